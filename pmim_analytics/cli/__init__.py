@@ -1,0 +1,27 @@
+"""The ``pmim`` command: thin typer wrappers over the library.
+
+Each command group lives in its own module and is registered here.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from pmim_analytics.cli import army_cmd, rules_cmd
+
+app = typer.Typer(
+    name="pmim",
+    help="Playtest analytics and replay database for Plastic Mechs and Iron Men.\n\n"
+    "Example: pmim rules diff v2 v3",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+app.add_typer(rules_cmd.app, name="rules")
+app.add_typer(army_cmd.app, name="army")
+
+
+def main() -> None:
+    """Entry point of the ``pmim`` console script."""
+    app()

@@ -1,0 +1,78 @@
+"""``pmim army``: validate and show army lists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from pmim_analytics.cli._common import err, guarded, out
+from pmim_analytics.errors import PmimError, display_path
+from pmim_analytics.rules import army_violations, build_roster, load_army, load_rules, load_scenario
+from pmim_analytics.rules.catalogue import find_unit
+
+app = typer.Typer(help="Army lists: validate them against a rules version and a scenario.", no_args_is_help=True)
+
+
+@app.command("validate")
+@guarded
+def validate_cmd(
+    files: list[Path] = typer.Argument(..., help="Army list YAML files."),
+    rules: str | None = typer.Option(None, "--rules", help="Check against this rules id instead of the file's own."),
+    scenario: str = typer.Option("take-and-hold", "--scenario", help="Scenario whose limits apply."),
+) -> None:
+    """Check army lists: points, Warmech count, tonnage, weapons per body type, names.
+
+    Prints every violation with the unit at fault. Exit 0 when all are valid, 1 when any
+    breaks a rule, 2 when a file cannot be read.
+
+    Example: pmim army validate data/armies/*.yaml --rules v3
+    """
+    scen = load_scenario(scenario)
+    worst = 0
+    for path in files:
+        name = display_path(path)
+        try:
+            army = load_army(path)
+            roster, violations = army_violations(army, rules, scen)
+        except PmimError as e:
+            err.print(f"[bold red]error:[/] {e.render()}", highlight=False, soft_wrap=True)
+            worst = max(worst, 2)
+            continue
+        if violations:
+            worst = max(worst, 1)
+            out.print(f"[red]INVALID[/] {name} ({army.name}, rules {roster.rules_id}):", highlight=False)
+            for v in violations:
+                out.print(f"  - {v}", highlight=False)
+        else:
+            out.print(f"[green]valid[/]   {name} ({army.name}, rules {roster.rules_id}): "
+                      f"{roster.points} points, {roster.warmech_count} Warmechs, {len(roster.units)} units",
+                      highlight=False)
+    raise typer.Exit(worst)
+
+
+@app.command("show")
+@guarded
+def show_cmd(
+    file: Path = typer.Argument(..., help="An army list YAML file."),
+    rules: str | None = typer.Option(None, "--rules", help="Show against this rules id instead of the file's own."),
+) -> None:
+    """Show an army's expanded roster with unit ids, stats and points.
+
+    Example: pmim army show data/armies/v3-balanced.yaml
+    """
+    army = load_army(file)
+    roster = build_roster(army, rules)
+    r = load_rules(roster.rules_id)
+    t = Table(title=f"{army.name} ({r.id}): {roster.points} points")
+    for col in ("id", "type", "weapons", "HP", "MOV", "DEF", "ARM", "PTS"):
+        t.add_column(col)
+    for u in roster.units:
+        spec = find_unit(r, u.code)
+        hp = "/".join(f"{k[0].upper()}{v}" for k, v in spec.hp.model_dump().items() if v) if spec.is_warmech \
+            else str(spec.hp)
+        t.add_row(u.id, u.type, " ".join(u.weapons), hp, str(spec.mov), str(spec.def_), str(spec.arm), str(u.pts))
+    out.print(t)
+    for v in roster.violations:
+        err.print(f"[yellow]warning:[/] {v}", highlight=False)

@@ -1,0 +1,244 @@
+"""The JSON Lines replay format: one game per file, a header line then one event a line.
+
+Line 1 is the header::
+
+    {"format": "pmim-replay", "version": 1, "game_id": "...", "source": "engine",
+     "rules": "v3", "scenario": "take-and-hold", "seed": 7, "game_index": 0,
+     "map": {"columns": 20, "rows": 14, "layout": "odd-q"},
+     "sides": {"blue": {"name": "...", "bot": "greedy", "player": null, "army_hash": "...",
+                        "points": 72, "units": [{"id": "B:TW1", "type": "Timber Wolf", ...}]},
+               "red": {...}},
+     "played": "2026-11-30"}
+
+Every further line is one event (:mod:`pmim_analytics.replay.events`). The ``game_id``
+is derived from the content (:func:`compute_game_id`), so the same game always gets the
+same id and ingesting it twice adds nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pmim_analytics.errors import Location, ReplayError, display_path
+from pmim_analytics.replay.events import Event, event_from_dict
+
+FORMAT_NAME = "pmim-replay"
+FORMAT_VERSION = 1
+
+
+class UnitRecord(BaseModel):
+    """A unit as listed in a replay header."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    type: str
+    code: str
+    kind: Literal["infantry", "vehicle", "warmech"]
+    weapons: tuple[str, ...]
+    mounts: tuple[str, ...]
+    pts: int = Field(ge=0)
+
+
+class SideRecord(BaseModel):
+    """One side of a game: its army, and who or what played it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    bot: str | None = None
+    player: str | None = None
+    army_hash: str
+    points: int = Field(ge=0)
+    units: tuple[UnitRecord, ...]
+
+
+class MapRecord(BaseModel):
+    """The map the game was played on."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    columns: int
+    rows: int
+    layout: str = "odd-q"
+
+
+class GameHeader(BaseModel):
+    """The first line of a replay."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    format: Literal["pmim-replay"] = FORMAT_NAME
+    version: int = FORMAT_VERSION
+    game_id: str
+    source: Literal["engine", "manual"]
+    rules: str
+    scenario: str
+    seed: int | None = None
+    game_index: int | None = None
+    batch: str | None = None
+    map: MapRecord
+    sides: dict[Literal["blue", "red"], SideRecord]
+    played: str | None = None
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A whole game: its header and its events in order."""
+
+    header: GameHeader
+    events: tuple[Event, ...]
+
+
+def _canonical(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+
+
+def compute_game_id(header: dict[str, Any], events: Iterable[Event]) -> str:
+    """A 16-hex-digit id from the game's content: header (less ``game_id`` and
+    ``played``) and every event."""
+    h = hashlib.sha256()
+    head = {k: v for k, v in header.items() if k not in ("game_id", "played")}
+    h.update(_canonical(head))
+    for ev in events:
+        h.update(_canonical(ev.to_dict()))
+    return h.hexdigest()[:16]
+
+
+def format_game(game: GameRecord) -> str:
+    """The whole replay as JSON Lines text (one trailing newline)."""
+    lines = [json.dumps(game.header.model_dump(mode="json"), separators=(",", ":"))]
+    lines.extend(json.dumps(ev.to_dict(), separators=(",", ":")) for ev in game.events)
+    return "\n".join(lines) + "\n"
+
+
+def write_game(game: GameRecord, path: str | Path) -> Path:
+    """Write a replay file atomically (a temporary file renamed into place)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(format_game(game), encoding="utf-8")
+    tmp.replace(p)
+    return p
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Yield (line number, text) of a UTF-8 file, raising :class:`ReplayError` on bad bytes."""
+    try:
+        with path.open("rb") as fh:
+            for n, raw in enumerate(fh, start=1):
+                try:
+                    yield n, raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise ReplayError(f"not UTF-8 text (byte {e.start})", Location(display_path(path), n)) from None
+    except FileNotFoundError:
+        raise ReplayError("file not found; check the path", Location(display_path(path))) from None
+
+
+def parse_header(obj: Any, where: Location) -> GameHeader:
+    """Validate a header object, raising a positioned :class:`ReplayError`."""
+    if not isinstance(obj, dict):
+        raise ReplayError("the first line must be the game header (a JSON object)", where)
+    if obj.get("format") != FORMAT_NAME:
+        raise ReplayError(f"format is {obj.get('format')!r}, expected {FORMAT_NAME!r}",
+                          Location(where.file, where.line, field="format"))
+    if obj.get("version") != FORMAT_VERSION:
+        raise ReplayError(f"replay version {obj.get('version')!r} is not supported (this tool reads {FORMAT_VERSION})",
+                          Location(where.file, where.line, field="version"))
+    try:
+        return GameHeader.model_validate(obj)
+    except ValidationError as e:
+        first = e.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise ReplayError(first["msg"], Location(where.file, where.line, field=field)) from None
+
+
+def parse_event(obj: Any, where: Location) -> Event:
+    """Validate one event object (types included), raising a positioned :class:`ReplayError`."""
+    if not isinstance(obj, dict):
+        raise ReplayError("an event must be a JSON object", where)
+    etype = obj.get("type")
+    from pmim_analytics.replay.events import EVENT_TYPES
+
+    cls = EVENT_TYPES.get(etype) if isinstance(etype, str) else None
+    if cls is None:
+        raise ReplayError(f"unknown event type {etype!r}", Location(where.file, where.line, field="type"))
+    try:
+        ev = event_from_dict(obj)
+    except KeyError as e:
+        raise ReplayError(f"missing field {e.args[0]!r}", Location(where.file, where.line, field=str(e.args[0]))) from None
+    except TypeError as e:
+        raise ReplayError(str(e), Location(where.file, where.line)) from None
+    _check_types(ev, cls, where)
+    return ev
+
+
+_INT_FIELDS = {"seq", "distance", "acc", "needed", "damage", "overkill", "path", "objective", "blue", "red",
+               "blue_vp", "red_vp", "rounds"}
+
+
+def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
+    def bad(field: str, why: str) -> ReplayError:
+        return ReplayError(why, Location(where.file, where.line, field=field))
+
+    d = ev.to_dict()
+    for key, value in d.items():
+        if key in _INT_FIELDS and (not isinstance(value, int) or isinstance(value, bool)):
+            raise bad(key, f"{key} must be a whole number, got {value!r}")
+        if key == "round" and value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise bad(key, f"round must be a whole number, got {value!r}")
+        if key in ("unit", "target", "weapon", "mount", "reason", "first") and not isinstance(value, str):
+            raise bad(key, f"{key} must be text, got {value!r}")
+        if key in ("hex", "from_hex", "to_hex") and (
+            len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        ):
+            raise bad(key, f"{key} must be [column, row], got {value!r}")
+        if key == "hit" and not isinstance(value, bool):
+            raise bad(key, f"hit must be true or false, got {value!r}")
+    if d["type"] == "attack":
+        roll = d["roll"]
+        if len(roll) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in roll):
+            raise bad("roll", f"roll must be two d6 results (1-6 each), got {roll!r}")
+        if not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in d["location_rolls"]):
+            raise bad("location_rolls", f"location rolls must be d6 results 1-6, got {d['location_rolls']!r}")
+        if d["damage"] < 0 or d["overkill"] < 0:
+            raise bad("damage", "damage and overkill are never negative")
+
+
+def read_game(path: str | Path) -> GameRecord:
+    """Read one JSON Lines replay.
+
+    Raises :class:`ReplayError` naming the file, line and field of the first problem
+    (bad UTF-8, invalid JSON, a wrong or missing field, events out of order).
+    """
+    p = Path(path)
+    name = display_path(p)
+    header: GameHeader | None = None
+    events: list[Event] = []
+    for n, text in iter_lines(p):
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ReplayError(f"invalid JSON: {e.msg}", Location(name, n, e.colno)) from None
+        where = Location(name, n)
+        if header is None:
+            header = parse_header(obj, where)
+            continue
+        ev = parse_event(obj, where)
+        if ev.seq != len(events) + 1:
+            raise ReplayError(f"event seq {ev.seq} out of order (expected {len(events) + 1})",
+                              Location(name, n, field="seq"))
+        events.append(ev)
+    if header is None:
+        raise ReplayError("the file is empty; a replay starts with a header line", Location(name))
+    return GameRecord(header, tuple(events))

@@ -1,0 +1,37 @@
+"""Rules as data: versions, variants, scenarios and army lists (no I/O beyond ``data/``)."""
+
+from pmim_analytics.rules.army import (
+    ArmyList,
+    Roster,
+    RosterUnit,
+    army_violations,
+    build_roster,
+    load_army,
+    validate_army,
+)
+from pmim_analytics.rules.catalogue import (
+    data_dir,
+    find_unit,
+    find_weapon,
+    list_rules_ids,
+    load_rules,
+    load_scenario,
+)
+from pmim_analytics.rules.models import RulesVersion
+
+__all__ = [
+    "ArmyList",
+    "Roster",
+    "RosterUnit",
+    "RulesVersion",
+    "army_violations",
+    "build_roster",
+    "data_dir",
+    "find_unit",
+    "find_weapon",
+    "list_rules_ids",
+    "load_army",
+    "load_rules",
+    "load_scenario",
+    "validate_army",
+]
