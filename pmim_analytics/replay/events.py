@@ -146,13 +146,14 @@ class VP(Event):
     """A side scores one VP for an objective at a round's end.
 
     ``objective`` is the objective's index in the scenario (0-5 for Take and Hold);
-    ``blue``/``red`` are the units of each side within its capture zone.
+    ``blue``/``red`` are the ids of each side's units within its capture zone (the
+    scoring side has more of them). The VP is shared among the scoring side's holders.
     """
 
     objective: int
     side: str
-    blue: int
-    red: int
+    blue: tuple[str, ...]
+    red: tuple[str, ...]
     type: ClassVar[str] = "vp"
 
 
@@ -220,8 +221,8 @@ EVENT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("by", "VARCHAR"),
     ("objective", "SMALLINT"),
     ("side", "VARCHAR"),  # scoring side (vp), first side (round_start), winner (game_end)
-    ("blue", "SMALLINT"),  # vp: blue units in the zone
-    ("red", "SMALLINT"),
+    ("blue_holders", "VARCHAR"),  # vp: ids of blue units in the zone, space-separated
+    ("red_holders", "VARCHAR"),
     ("blue_vp", "SMALLINT"),
     ("red_vp", "SMALLINT"),
     ("reason", "VARCHAR"),
@@ -253,7 +254,8 @@ def event_to_row(game_id: str, ev: Event) -> dict[str, Any]:
     elif isinstance(ev, (Immobilized, Disarmed, UnitDestroyed)):
         row.update(unit=ev.unit, by=ev.by)
     elif isinstance(ev, VP):
-        row.update(objective=ev.objective, side=ev.side, blue=ev.blue, red=ev.red)
+        row.update(objective=ev.objective, side=ev.side, blue_holders=" ".join(ev.blue),
+                   red_holders=" ".join(ev.red))
     elif isinstance(ev, RoundEnd):
         row.update(blue_vp=ev.blue_vp, red_vp=ev.red_vp)
     elif isinstance(ev, GameEnd):
@@ -272,7 +274,7 @@ def event_from_dict(d: dict[str, Any]) -> Event:
     kwargs: dict[str, Any] = {}
     for f in fields(cls):
         v = d[f.name]
-        if f.name in ("hex", "from_hex", "to_hex", "roll", "location_rolls") and isinstance(v, list):
+        if f.name in ("hex", "from_hex", "to_hex", "roll", "location_rolls", "blue", "red") and isinstance(v, list):
             v = tuple(v)
         kwargs[f.name] = v
     return cls(**kwargs)

@@ -181,7 +181,7 @@ def parse_event(obj: Any, where: Location) -> Event:
     return ev
 
 
-_INT_FIELDS = {"seq", "distance", "acc", "needed", "damage", "overkill", "path", "objective", "blue", "red",
+_INT_FIELDS = {"seq", "distance", "acc", "needed", "damage", "overkill", "path", "objective",
                "blue_vp", "red_vp", "rounds"}
 
 
@@ -201,6 +201,8 @@ def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
             len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
         ):
             raise bad(key, f"{key} must be [column, row], got {value!r}")
+        if key in ("blue", "red") and not all(isinstance(v, str) for v in value):
+            raise bad(key, f"{key} must be a list of unit ids, got {value!r}")
         if key == "hit" and not isinstance(value, bool):
             raise bad(key, f"hit must be true or false, got {value!r}")
     if d["type"] == "attack":

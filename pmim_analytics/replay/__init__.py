@@ -1,0 +1,1 @@
+"""Replays and manual logs: the event vocabulary, readers, writers and validation."""
