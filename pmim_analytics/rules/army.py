@@ -134,7 +134,7 @@ def _weapon_problems(
         mounts = BODY_MOUNTS[unit.body]
         if len(weapons) != len(mounts):
             problems.append(
-                f"{label}: a {unit.body} Warmech mounts exactly {len(mounts)} weapon"
+                f"{label}: {'an' if unit.body[0] in 'aeiou' else 'a'} {unit.body} Warmech mounts exactly {len(mounts)} weapon"
                 f"{'s' if len(mounts) > 1 else ''} ({', '.join(m.replace('_', ' ') for m in mounts)}), "
                 f"got {len(weapons)} ({names})"
             )
