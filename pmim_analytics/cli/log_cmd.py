@@ -26,7 +26,9 @@ def summarize(game: GameRecord) -> str:
         return f"{rec.name}" + (f" ({rec.player})" if rec.player else "")
 
     winner = getattr(end, "winner", None)
-    result = f"{winner} wins by {end.reason}" if winner else f"draw ({end.reason})"  # type: ignore[attr-defined]
+    how = {"vp": "on VP", "wipeout": "by wipeout", "round_limit": "at the round limit",
+           "manual": "(result as logged)"}.get(getattr(end, "reason", ""), "")
+    result = f"{winner} wins {how}" if winner else f"draw {how}"
     vp = (f", VP {end.blue_vp}-{end.red_vp}" if getattr(end, "blue_vp", None) is not None  # type: ignore[attr-defined]
           else ", VP not logged")
     rounds = f" after {end.rounds} rounds" if getattr(end, "rounds", None) else ""  # type: ignore[attr-defined]

@@ -429,7 +429,8 @@ class LogBuilder:
             if attacker.side == unit.side:
                 raise Reject(s.by, f"{s.by.text!r} is on the same side as {s.unit.text!r}")
             by = attacker.id
-        key = (s.kind if s.location is None else "location_destroyed", unit.id, s.location)
+        kind = {"destroyed": "unit_destroyed"}.get(s.kind, s.kind) if s.location is None else "location_destroyed"
+        key = (kind, unit.id, s.location)
         if key in self.pending:
             derived_by, line = self.pending[key]
             if by is not None and derived_by is not None and by != derived_by:
