@@ -181,7 +181,8 @@ class LogBuilder:
                 self.last_round, self.last_round_tok = r, tok
         if r >= 1 and self.ended is not None and not isinstance(stmt, (RoundMark, MarkerStmt)):
             rnd, winner, reason, line = self.ended
-            raise Reject(self._first_tok(stmt), f"the game was already over: {winner} won by {reason} "
+            first = self._first_tok(stmt)
+            raise Reject(first, f"the game was already over at {first.text!r}: {winner} won by {reason} "
                          f"on line {line}")
 
     def _unit(self, tok: Token, alive: bool = True) -> UnitState:
@@ -315,7 +316,7 @@ class LogBuilder:
         else:
             mount = mounts[0]
         if unit.is_warmech and unit.is_lost(mount):
-            raise Reject(s.weapon, f"{s.unit.text!r} lost its {location_name(mount)}, so its {weapon.code} "
+            raise Reject(s.weapon, f"{s.unit.text!r} lost its {location_name(mount)}, so its {s.weapon.text!r} "
                          f"cannot fire")
         return weapon, mount
 
@@ -328,9 +329,11 @@ class LogBuilder:
             limit = 2 if unit.is_warmech else 1
             if act.attacks >= limit:
                 raise Reject(s.weapon, f"{s.unit.text!r} already made {act.attacks} attack"
-                             f"{'s' if act.attacks > 1 else ''} this activation (at most {limit})")
+                             f"{'s' if act.attacks > 1 else ''} this activation (at most {limit}), so "
+                             f"{s.weapon.text!r} cannot fire")
             if mount in act.mounts:
-                raise Reject(s.weapon, f"{s.unit.text!r} already fired its {weapon.code} this activation")
+                raise Reject(s.weapon, f"{s.unit.text!r} already fired its {s.weapon.text!r} this activation; "
+                             f"a weapon fires once")
         target = self._unit(s.target, alive=False)
         if target.side == unit.side:
             raise Reject(s.target, f"{s.target.text!r} is on {unit.side}'s own side")
@@ -384,8 +387,8 @@ class LogBuilder:
             raise Reject(tok, f"a {target.spec.body} Warmech has no {location_name(loc)} {tok.text!r}; "  # type: ignore[union-attr,attr-defined]
                          f"its locations are {target.location_names()}")
         if target.is_lost(loc):
-            raise Reject(tok, f"{s.target.text!r}'s {location_name(loc)} is already destroyed; the rules "  # type: ignore[union-attr]
-                         f"re-roll a hit there")
+            raise Reject(tok, f"{s.target.text!r}'s {location_name(loc)} {tok.text!r} is already destroyed; "  # type: ignore[union-attr]
+                         f"the rules re-roll a hit there")
         if s.location_rolls:
             *rerolled, last = s.location_rolls
             if target.chart_location(last, self.rules) != loc:
@@ -474,13 +477,15 @@ class LogBuilder:
     def _vp(self, s: VPStmt) -> list[Event]:
         r = s.round
         if r is None or r == 0:
-            raise Reject(s.round_tok or s.vp_tok, f"a VP line belongs to a round from R1 on (e.g. 'R3 vp "
-                         f"{s.vp_tok.text}')")
+            raise Reject(s.vp_tok, f"a VP line belongs to a round from R1 on: write 'R3 vp {s.vp_tok.text}', "
+                         f"not just {s.vp_tok.text!r}")
         if r in self.vp_rounds:
-            raise Reject(s.vp_tok, f"R{r} already has its VP line (line {self.vp_rounds[r]})")
+            raise Reject(s.vp_tok, f"R{r} already has its VP line (line {self.vp_rounds[r]}), so "
+                         f"{s.vp_tok.text!r} is one too many")
         if self.ended is not None:
             rnd, winner, reason, line = self.ended
-            raise Reject(s.vp_tok, f"the game was already over: {winner} won by {reason} (line {line})")
+            raise Reject(s.vp_tok, f"the game was already over at {s.vp_tok.text!r}: {winner} won by {reason} "
+                         f"on line {line}")
         b0, r0 = self.vp
         if s.blue < b0 or s.red < r0:
             raise Reject(s.vp_tok, f"VP totals only grow, but {s.vp_tok.text!r} is below the {b0}-{r0} "
@@ -585,9 +590,9 @@ class LogBuilder:
         target = self.scenario.victory.vp_to_win
         wiped = {side for side in SIDES if all(u.is_destroyed for u in self.units.values() if u.side == side)}
         if winner in wiped:
-            raise Reject(win_tok, f"{winner} cannot have won: the log destroys every {winner} unit")
+            raise Reject(win_tok, f"{win_tok.text!r} cannot have won: the log destroys every {winner} unit")
         if winner is None and reason in ("vp", "wipeout"):
-            raise Reject(reason_tok, f"a draw cannot be won by {reason!r}")
+            raise Reject(reason_tok, f"a draw cannot be won by {reason_tok.text!r}")
         if self.ended is not None and reason != "manual":
             rnd, ewinner, ereason, line = self.ended
             if (winner, reason) != (ewinner, ereason):
@@ -598,25 +603,26 @@ class LogBuilder:
                 raise Reject(reason_tok, "a win on VP needs the final VP, e.g. 'result: blue vp 11-7'")
             mine, theirs = (vp[0], vp[1]) if winner == "blue" else (vp[1], vp[0])
             if not (mine > target and mine > theirs):
-                raise Reject(vp_tok, f"VP totals {vp[0]}-{vp[1]} are inconsistent with a {winner} win on VP, "
+                raise Reject(vp_tok, f"VP totals {vp_tok.text!r} are inconsistent with a {winner} win on VP, "
                              f"which needs more than {target} VP and more than the other side")
         elif reason == "wipeout":
             loser = "red" if winner == "blue" else "blue"
             if loser not in wiped:
                 left = " ".join(u.id for u in self.units.values() if u.side == loser and not u.is_destroyed)
-                raise Reject(reason_tok, f"{loser} is not wiped out in this log: {left} never destroyed")
+                raise Reject(reason_tok, f"{reason_tok.text!r} but {loser} is not wiped out in this log: "
+                             f"{left} never destroyed")
         elif reason == "round_limit":
             limit = self.scenario.victory.round_limit
             if rounds != limit:
-                raise Reject(reason_tok, f"'round_limit' needs the game to last {limit} rounds; the log has "
+                raise Reject(reason_tok, f"{reason_tok.text!r} needs the game to last {limit} rounds; the log has "
                              f"{rounds if rounds is not None else 'no round count'}")
             if vp is not None:
                 ahead = None if vp[0] == vp[1] else ("blue" if vp[0] > vp[1] else "red")
                 if ahead != winner:
-                    raise Reject(vp_tok, f"at the round limit the side ahead on VP wins, and {vp[0]}-{vp[1]} "
+                    raise Reject(vp_tok, f"at the round limit the side ahead on VP wins, and {vp_tok.text!r} "
                                  f"gives {ahead or 'a draw'}")
         if winner is None and vp is not None and vp[0] != vp[1] and reason != "manual":
-            raise Reject(vp_tok, f"a draw with VP {vp[0]}-{vp[1]} is inconsistent")
+            raise Reject(vp_tok, f"a draw with VP {vp_tok.text!r} is inconsistent")
 
     def finish(self) -> list[Event] | None:
         """The events with the game's end appended, or ``None`` when the log has no result."""
