@@ -20,7 +20,7 @@ from pmim_analytics.replay.events import (
     UnitDestroyed,
 )
 from pmim_analytics.replay.format import compute_game_id, read_game, write_game
-from pmim_analytics.replay.manual import LOG_SUFFIX, parse_log, read_log
+from pmim_analytics.replay.manual import LOG_SUFFIX, format_log, parse_log, read_log
 from pmim_analytics.rules import build_roster, load_army
 from pmim_analytics.rules.catalogue import REPO_ROOT
 
@@ -204,6 +204,8 @@ def test_every_shipped_log_reads_strictly_and_survives_the_json_lines_format(pat
     game = read_log(path)
     again = read_game(write_game(game, tmp_path / "g.jsonl"))
     assert again == game
+    rewritten, errors = parse_log(format_log(game), "w.pmimlog")
+    assert errors == [] and rewritten == game
 
 
 def test_read_log_reports_unreadable_files(tmp_path: Path) -> None:

@@ -49,6 +49,8 @@ CASES = {
     "same weapon twice": (["R1 B:GR1 GG>R:TY1 miss"], "R1 B:GR1 GG>R:TY2 miss", "GG", "already fired its 'GG'"),
     "move beyond MOV": (DEPLOY, "R1 B:GR1 move 0812-0808", "0812-0808", "more than its MOV 2"),
     "move from the wrong hex": (DEPLOY, "R1 B:GR1 move 0811-0810", "0811-0810", "is at 0812"),
+    "move without hex from a known hex": (DEPLOY, "R1 B:GR1 move", "B:GR1", "must name the hex it goes to"),
+    "move to a hex from an unknown hex": ([], "R1 B:GR1 move 0810", "0810", "needs its starting hex too"),
     "immobilized unit moving": (["R1 B:PA1 LL destroyed", "R1 B:PA1 RL destroyed"], "R2 B:PA1 move", "B:PA1",
                                 "immobilized"),
     "deployment outside the zone": ([], "B:GR1 deploy 0805", "0805", "outside blue's deployment zone"),

@@ -271,20 +271,28 @@ class LogBuilder:
                          f"a unit moves once")
         if unit.immobilized:
             raise Reject(s.unit, f"{s.unit.text!r} is immobilized and cannot move")
-        frm = s.from_hex if s.from_hex is not None else unit.pos
-        if s.hex_tok is not None:
+        # Every change of a known position is a move event: a move from a known hex must say
+        # where it goes, and a move to a hex must say where it starts when that is unknown.
+        if s.hex_tok is None:
+            if unit.pos is not None:
+                raise Reject(s.unit, f"{s.unit.text!r} is at {format_hex(unit.pos)} by this log, so its move must "
+                             f"name the hex it goes to: '{s.unit.text} move CCRR'")
+        else:
+            if s.from_hex is None and unit.pos is None:
+                raise Reject(s.hex_tok, f"the log does not know where {s.unit.text!r} starts, so {s.hex_tok.text!r} "
+                             f"needs its starting hex too: FROM-TO such as 0409-{s.hex_tok.text}")
             if s.from_hex is not None:
                 self._check_hex(s.from_hex, s.hex_tok)
                 if unit.pos is not None and unit.pos != s.from_hex:
                     raise Reject(s.hex_tok, f"{s.unit.text!r} is at {format_hex(unit.pos)}, not "
                                  f"{format_hex(s.from_hex)} as {s.hex_tok.text!r} says")
-            assert s.to_hex is not None
+            frm = s.from_hex if s.from_hex is not None else unit.pos
+            assert s.to_hex is not None and frm is not None
             self._check_hex(s.to_hex, s.hex_tok)
             other = self._occupant(s.to_hex, unit)
             if other is not None:
                 raise Reject(s.hex_tok, f"hex {format_hex(s.to_hex)} in {s.hex_tok.text!r} is taken by "
                              f"{other.id} (no stacking)")
-        if frm is not None and s.to_hex is not None:
             path = hex_distance(frm, s.to_hex)
             mov = unit.spec.mov  # type: ignore[attr-defined]
             if path > mov:
@@ -294,7 +302,7 @@ class LogBuilder:
         self._commit_activation(act)
         if act is not None:
             act.moves += 1
-        unit.pos = s.to_hex  # None when the log does not say where it went
+        unit.pos = s.to_hex  # stays unknown after a move without hexes
         return staged
 
     def _weapon(self, unit: UnitState, s: AttackStmt) -> tuple[Weapon, str]:

@@ -2,8 +2,10 @@
 
 Armies are written inline, so the text stands alone. Events the reader derives by itself
 are written as confirming marker lines (``R:TY3 destroyed by B:TW1``) or left out
-(``round_start``, ``activate``, and ``vp``, which it recomputes from the positions), so
-reading the text back gives the same events and the same game id.
+(``round_start``; ``activate``, which the unit's first move or attack line implies; and
+``vp``, which it recomputes from the positions), so reading the text back gives the same
+events and the same game id. An activation with no move or attack event was a move
+whose hexes were not logged, and is written as ``B:GE1 move``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pmim_analytics.replay.events import (
+    Activate,
     Attack,
     Deploy,
     Disarmed,
@@ -95,11 +98,18 @@ def format_log(game: GameRecord) -> str:
     lines = list(_header_lines(game))
     current: int | None = None
     end: GameEnd | None = None
-    for ev in game.events:
+    events = game.events
+    for i, ev in enumerate(events):
         if isinstance(ev, GameEnd):
             end = ev
             continue
         text = _event_line(ev, ambiguous)
+        if isinstance(ev, Activate):
+            # the next move or attack line starts the activation; a bare activation was a
+            # move whose hexes were not logged
+            nxt = events[i + 1] if i + 1 < len(events) else None
+            if not (isinstance(nxt, (Move, Attack)) and nxt.unit == ev.unit):
+                text = f"{ev.unit} move"
         if text is None:
             continue
         if ev.round != current:
