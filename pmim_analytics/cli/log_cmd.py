@@ -8,7 +8,7 @@ import typer
 
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.errors import ReplayError, display_path
-from pmim_analytics.replay.events import Attack, UnitDestroyed
+from pmim_analytics.replay.events import Attack, GameEnd, UnitDestroyed
 from pmim_analytics.replay.format import GameRecord, format_game
 from pmim_analytics.replay.manual import format_log, parse_log, read_log, read_log_text
 
@@ -20,18 +20,17 @@ def summarize(game: GameRecord) -> str:
     """One line about a game: rules, armies, result, VP and event counts."""
     h = game.header
     end = game.events[-1]
+    assert isinstance(end, GameEnd)
 
     def side(s: str) -> str:
         rec = h.sides[s]
-        return f"{rec.name}" + (f" ({rec.player})" if rec.player else "")
+        return rec.name + (f" ({rec.player})" if rec.player else "")
 
-    winner = getattr(end, "winner", None)
     how = {"vp": "on VP", "wipeout": "by wipeout", "round_limit": "at the round limit",
-           "manual": "(result as logged)"}.get(getattr(end, "reason", ""), "")
-    result = f"{winner} wins {how}" if winner else f"draw {how}"
-    vp = (f", VP {end.blue_vp}-{end.red_vp}" if getattr(end, "blue_vp", None) is not None  # type: ignore[attr-defined]
-          else ", VP not logged")
-    rounds = f" after {end.rounds} rounds" if getattr(end, "rounds", None) else ""  # type: ignore[attr-defined]
+           "manual": "(result as logged)"}.get(end.reason, end.reason)
+    result = f"{end.winner} wins {how}" if end.winner else f"draw {how}"
+    rounds = f" after {end.rounds} round{'s' if end.rounds != 1 else ''}" if end.rounds else ""
+    vp = f", VP {end.blue_vp}-{end.red_vp}" if end.blue_vp is not None else ", VP not logged"
     attacks = sum(isinstance(e, Attack) for e in game.events)
     kills = sum(isinstance(e, UnitDestroyed) for e in game.events)
     return (f"{h.rules} {h.scenario}, blue {side('blue')} vs red {side('red')}: {result}{rounds}{vp}; "
@@ -65,9 +64,9 @@ def check_cmd(files: list[Path] = typer.Argument(..., help="Manual log files (.p
                 pos = f"{w.line}:{w.column}" if w and w.column else f"{w.line if w else '?'}"
                 out.print(f"{name}:{pos}: {e.message}", highlight=False, soft_wrap=True, markup=False)
             out.print(f"[red]INVALID[/] {name}: {len(errors)} error{'s' if len(errors) > 1 else ''}",
-                      highlight=False)
+                      highlight=False, soft_wrap=True)
         elif game is not None:
-            out.print(f"[green]ok[/] {name}: ", end="", highlight=False)
+            out.print(f"[green]ok[/] {name}: ", end="", highlight=False, soft_wrap=True)
             out.print(summarize(game), highlight=False, soft_wrap=True, markup=False)
     raise typer.Exit(worst)
 
