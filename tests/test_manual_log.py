@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -216,3 +217,14 @@ def test_read_log_reports_unreadable_files(tmp_path: Path) -> None:
     with pytest.raises(ReplayError, match="not UTF-8") as e:
         read_log(bad)
     assert e.value.where.line == 2
+
+
+def _doc_example(first_line: str) -> str:
+    text = (REPO_ROOT / "docs" / "manual-logs.md").read_text()
+    return next(b for b in re.findall(r"```\n(.*?)```", text, re.S) if b.startswith(first_line))
+
+
+@pytest.mark.parametrize("first_line", ["# Sunday game", "rules: v2"])
+def test_the_docs_examples_are_valid_logs(first_line: str) -> None:
+    game, errors = parse_log(_doc_example(first_line), "doc.pmimlog", base_dir=PLAYTESTS)
+    assert errors == [] and game is not None

@@ -66,6 +66,7 @@ CASES = {
     "VP beyond the objectives": ([], "R1 vp 5-3", "5-3", "more than 6 objectives"),
     "VP line without a round": ([], "vp 1-0", "1-0", "belongs to a round"),
     "VP line twice": (["R1 vp 1-0"], "R1 vp 2-0", "2-0", "already has its VP line"),
+    "acting after the round's VP line": (["R1 vp 1-0"], "R1 B:NE2 move", "B:NE2", "R1 already ended"),
     "acting after a VP win": (["R1 vp 6-0", "R2 vp 11-0"], "R3 B:NE2 move", "R3",
                               "already over at 'R3': blue won by vp"),
     "result VP too low for a VP win": ([], "result: blue vp 10-7", "10-7", "inconsistent with a blue win on VP"),

@@ -31,6 +31,8 @@ from pmim_analytics.replay.events import (
     RoundStart,
     UnitDestroyed,
 )
+from pmim_analytics.replay.manual.attacks import check_damage, check_location, check_roll, resolve_weapon
+from pmim_analytics.replay.manual.ending import check_result, parse_result, score_objectives
 from pmim_analytics.replay.manual.header import SIDE_PREFIX, SIDES, LogHeader
 from pmim_analytics.replay.manual.notation import (
     AttackStmt,
@@ -39,6 +41,7 @@ from pmim_analytics.replay.manual.notation import (
     ErrorHook,
     MarkerStmt,
     MoveStmt,
+    Reject,
     RoundMark,
     Statement,
     Tag,
@@ -46,8 +49,6 @@ from pmim_analytics.replay.manual.notation import (
     VPStmt,
     format_hex,
     parse_unit_id,
-    parse_vp,
-    tokenize,
 )
 from pmim_analytics.replay.manual.state import (
     UnitState,
@@ -56,21 +57,10 @@ from pmim_analytics.replay.manual.state import (
     location_name,
     on_map,
 )
-from pmim_analytics.rules import find_unit, find_weapon
-from pmim_analytics.rules.models import Weapon
+from pmim_analytics.rules import find_unit
 
 _DERIVED = {"location_destroyed": LocationDestroyed, "unit_destroyed": UnitDestroyed,
             "immobilized": Immobilized, "disarmed": Disarmed}
-REASONS = ("vp", "wipeout", "round_limit", "manual")
-
-
-class Reject(Exception):
-    """A statement the builder refuses: the token at fault and a one-sentence reason."""
-
-    def __init__(self, tok: Token | None, message: str) -> None:
-        super().__init__(message)
-        self.tok = tok
-        self.message = message
 
 
 @dataclass
@@ -211,6 +201,9 @@ class LogBuilder:
         if r == 0:
             tok = stmt.round_tok or stmt.unit  # type: ignore[attr-defined]
             raise Reject(tok, f"R0 is deployment; a {what} belongs to a round from R1 on")
+        if r in self.vp_rounds:
+            raise Reject(stmt.unit, f"R{r} already ended with its VP line (line {self.vp_rounds[r]}), so "  # type: ignore[attr-defined]
+                         f"{stmt.unit.text!r} cannot act in it")  # type: ignore[attr-defined]
         cur = self.current
         if cur is not None and cur.unit == unit.id and cur.round == r:
             return cur
@@ -305,34 +298,11 @@ class LogBuilder:
         unit.pos = s.to_hex  # stays unknown after a move without hexes
         return staged
 
-    def _weapon(self, unit: UnitState, s: AttackStmt) -> tuple[Weapon, str]:
-        try:
-            weapon = find_weapon(self.rules, s.weapon.text)
-        except Exception:
-            weapon = None
-        carried = ", ".join(f"{w} ({m})" for w, m in zip(unit.weapons, unit.mounts, strict=True))
-        if weapon is None or weapon.code not in unit.weapons:
-            raise Reject(s.weapon, f"{s.unit.text!r} has no weapon {s.weapon.text!r}; it carries {carried}")
-        mounts = [m for w, m in zip(unit.weapons, unit.mounts, strict=True) if w == weapon.code]
-        if s.mount is not None:
-            if s.mount not in mounts:
-                raise Reject(s.weapon, f"{s.unit.text!r} has no {weapon.code} on {s.mount!r}; it carries {carried}")
-            mount = s.mount
-        elif len(mounts) > 1:
-            raise Reject(s.weapon, f"{s.unit.text!r} carries {weapon.code} on {' and '.join(mounts)}; write "
-                         f"{weapon.code}/{mounts[0]} to say which fired")
-        else:
-            mount = mounts[0]
-        if unit.is_warmech and unit.is_lost(mount):
-            raise Reject(s.weapon, f"{s.unit.text!r} lost its {location_name(mount)}, so its {s.weapon.text!r} "
-                         f"cannot fire")
-        return weapon, mount
-
     def _attack(self, s: AttackStmt) -> list[Event]:
         unit = self._unit(s.unit)
         staged: list[Event] = []
         act = self._activation(s, unit, "attack", staged)
-        weapon, mount = self._weapon(unit, s)
+        weapon, mount = resolve_weapon(unit, s, self.rules)
         if act is not None:
             limit = 2 if unit.is_warmech else 1
             if act.attacks >= limit:
@@ -355,19 +325,9 @@ class LogBuilder:
                 raise Reject(s.target, f"target {s.target.text!r} is {distance} hexes from {s.unit.text!r}, beyond "
                              f"its {weapon.code}'s range of {rng}")
         needed = target.spec.def_  # type: ignore[attr-defined]
-        if s.total is not None and s.roll_tok is not None:
-            hits = s.total + weapon.acc >= needed
-            if hits != s.hit:
-                verdict = "hits" if hits else "cannot hit"
-                raise Reject(s.roll_tok, f"roll {s.roll_tok.text!r} {verdict}: {s.total} + ACC {weapon.acc} "
-                             f"{'>=' if hits else '<'} DEF {needed}, but the line says {s.hit_tok.text!r}")
-        damage = max(0, weapon.strength - target.spec.arm) * weapon.rpt if s.hit else 0  # type: ignore[attr-defined]
-        location = self._location(s, target, damage)
-        if s.damage is not None and s.damage != damage:
-            arm = target.spec.arm  # type: ignore[attr-defined]
-            why = (f"(STR {weapon.strength} - ARM {arm}) x RPT {weapon.rpt} = {damage}" if s.hit
-                   else "a miss deals 0")
-            raise Reject(s.damage_tok, f"damage {s.damage_tok.text!r} does not match the rules: {why}")
+        check_roll(s, weapon, needed)
+        damage = check_damage(s, weapon, target)
+        location = check_location(s, target, damage, self.rules)
         overkill, follows = target.take_damage(damage, location) if damage else (0, [])
         self._emit(staged, Attack, s.round, unit=unit.id, weapon=weapon.code, mount=mount, target=target.id,
                    distance=distance, roll=s.dice, acc=weapon.acc, needed=needed, hit=s.hit, location=location,
@@ -378,36 +338,6 @@ class LogBuilder:
             act.attacks += 1
             act.mounts.add(mount)
         return staged
-
-    def _location(self, s: AttackStmt, target: UnitState, damage: int) -> str | None:
-        tok = s.location_tok
-        if s.location is None:
-            if s.hit and target.is_warmech and damage > 0:
-                raise Reject(s.hit_tok, f"a hit on the Warmech {s.target.text!r} needs its hit location "
-                             f"after {s.hit_tok.text!r} ({target.location_names()})")
-            return None
-        if not s.hit:
-            raise Reject(tok, f"a miss has no hit location, but the line gives {tok.text!r}")  # type: ignore[union-attr]
-        if not target.is_warmech:
-            raise Reject(tok, f"{s.target.text!r} is not a Warmech and has no hit location {tok.text!r}")  # type: ignore[union-attr]
-        loc = s.location
-        if not target.has_location(loc):
-            raise Reject(tok, f"a {target.spec.body} Warmech has no {location_name(loc)} {tok.text!r}; "  # type: ignore[union-attr,attr-defined]
-                         f"its locations are {target.location_names()}")
-        if target.is_lost(loc):
-            raise Reject(tok, f"{s.target.text!r}'s {location_name(loc)} {tok.text!r} is already destroyed; "  # type: ignore[union-attr]
-                         f"the rules re-roll a hit there")
-        if s.location_rolls:
-            *rerolled, last = s.location_rolls
-            if target.chart_location(last, self.rules) != loc:
-                raise Reject(tok, f"hit-location die {last} gives {target.chart_location(last, self.rules)} on the "  # type: ignore[union-attr]
-                             f"{target.spec.body} chart, not {loc} as {tok.text!r} says")  # type: ignore[attr-defined]
-            for d in rerolled:
-                where = target.chart_location(d, self.rules)
-                if target.has_location(where) and not target.is_lost(where):
-                    raise Reject(tok, f"hit-location die {d} gives {where}, which is not destroyed, so it is not "  # type: ignore[union-attr]
-                                 f"re-rolled ({tok.text!r})")
-        return loc
 
     def _follow(self, staged: list[Event], unit: UnitState, follows: list[tuple[str, str | None]],
                 by: str | None, s: Body) -> None:
@@ -506,7 +436,7 @@ class LogBuilder:
                          f"{n_obj} objectives can give in {rounds_since} round{'s' if rounds_since > 1 else ''}")
         staged: list[Event] = []
         if self._positions_known() and rounds_since == 1:
-            scored = self._score()
+            scored = score_objectives(list(self.units.values()), self.scenario)
             blue_got = sum(1 for side, *_ in scored if side == "blue")
             red_got = len(scored) - blue_got
             if (b0 + blue_got, r0 + red_got) != (s.blue, s.red):
@@ -525,19 +455,6 @@ class LogBuilder:
                 self.ended = (r, side, "vp", s.line)
         return staged
 
-    def _score(self) -> list[tuple[str, tuple[str, ...], tuple[str, ...], int]]:
-        """Objectives scored this round: (side, blue holders, red holders, objective index)."""
-        out: list[tuple[str, tuple[str, ...], tuple[str, ...], int]] = []
-        radius = self.scenario.objectives.radius
-        for i, obj in enumerate(self.scenario.objectives.hexes):
-            near = {side: tuple(u.id for u in self.units.values() if u.side == side and not u.is_destroyed
-                                and hex_distance(u.pos, obj) <= radius)  # type: ignore[arg-type]
-                    for side in SIDES}
-            if len(near["blue"]) != len(near["red"]):
-                side = "blue" if len(near["blue"]) > len(near["red"]) else "red"
-                out.append((side, near["blue"], near["red"], i))
-        return out
-
     def _visit_footer(self, tag: Tag) -> list[Event]:
         if tag.name == "rounds":
             if self.rounds_tag is not None:
@@ -554,34 +471,8 @@ class LogBuilder:
             return []
         if self.result_tag is not None:
             raise Reject(tag.key, f"the result is given twice (first on line {self.result_tag.line})")
-        end = self._result(tag)
-        self.result_tag = tag
-        self.game_end = end
-        return []
-
-    def _result(self, tag: Tag) -> GameEnd:
-        toks = tokenize(tag.value.text, tag.line, tag.value.column - 1)
-        if not toks:
-            raise Reject(tag.key, "the result names no winner; e.g. 'result: blue vp 11-7'")
-        win_tok, i = toks[0], 1
-        word = win_tok.text.lower()
-        if word not in ("blue", "red", "draw"):
-            raise Reject(win_tok, f"the result starts with the winner, blue, red or draw, got {win_tok.text!r}")
-        winner = None if word == "draw" else word
-        reason, reason_tok = "manual", None
-        if i < len(toks) and toks[i].text.lower() in REASONS:
-            reason_tok, reason = toks[i], toks[i].text.lower()
-            i += 1
-        vp_tok = vp = None
-        if i < len(toks):
-            vp_tok = toks[i]
-            vp = parse_vp(vp_tok.text)
-            if vp is None:
-                raise Reject(vp_tok, f"expected the reason ({', '.join(REASONS)}) or the final VP as BLUE-RED "
-                             f"(e.g. 11-7), got {vp_tok.text!r}")
-            i += 1
-        if i < len(toks):
-            raise Reject(toks[i], f"unexpected {toks[i].text!r} after the result's VP")
+        res = parse_result(tag)
+        vp, vp_tok = res.vp, res.vp_tok
         if vp is None and self.vp_rounds:
             vp = self.vp
         elif vp is not None and self.vp_rounds and vp != self.vp:
@@ -589,48 +480,11 @@ class LogBuilder:
             raise Reject(vp_tok, f"final VP {vp_tok.text!r} differ from the {self.vp[0]}-{self.vp[1]} "  # type: ignore[union-attr]
                          f"of R{last}'s VP line (line {self.vp_rounds[last]})")
         rounds = int(self.rounds_tag.value.text) if self.rounds_tag else (self.max_round or None)
-        self._check_result(winner, reason, vp, rounds, win_tok, reason_tok or win_tok, vp_tok or win_tok)
-        return GameEnd(seq=0, round=rounds, winner=winner, reason=reason, rounds=rounds,
-                       blue_vp=vp[0] if vp else None, red_vp=vp[1] if vp else None)
-
-    def _check_result(self, winner: str | None, reason: str, vp: tuple[int, int] | None, rounds: int | None,
-                      win_tok: Token, reason_tok: Token, vp_tok: Token) -> None:
-        target = self.scenario.victory.vp_to_win
-        wiped = {side for side in SIDES if all(u.is_destroyed for u in self.units.values() if u.side == side)}
-        if winner in wiped:
-            raise Reject(win_tok, f"{win_tok.text!r} cannot have won: the log destroys every {winner} unit")
-        if winner is None and reason in ("vp", "wipeout"):
-            raise Reject(reason_tok, f"a draw cannot be won by {reason_tok.text!r}")
-        if self.ended is not None and reason != "manual":
-            rnd, ewinner, ereason, line = self.ended
-            if (winner, reason) != (ewinner, ereason):
-                raise Reject(win_tok, f"the log shows {ewinner} winning by {ereason} (line {line}), not "
-                             f"{win_tok.text} by {reason}")
-        if reason == "vp":
-            if vp is None:
-                raise Reject(reason_tok, "a win on VP needs the final VP, e.g. 'result: blue vp 11-7'")
-            mine, theirs = (vp[0], vp[1]) if winner == "blue" else (vp[1], vp[0])
-            if not (mine > target and mine > theirs):
-                raise Reject(vp_tok, f"VP totals {vp_tok.text!r} are inconsistent with a {winner} win on VP, "
-                             f"which needs more than {target} VP and more than the other side")
-        elif reason == "wipeout":
-            loser = "red" if winner == "blue" else "blue"
-            if loser not in wiped:
-                left = " ".join(u.id for u in self.units.values() if u.side == loser and not u.is_destroyed)
-                raise Reject(reason_tok, f"{reason_tok.text!r} but {loser} is not wiped out in this log: "
-                             f"{left} never destroyed")
-        elif reason == "round_limit":
-            limit = self.scenario.victory.round_limit
-            if rounds != limit:
-                raise Reject(reason_tok, f"{reason_tok.text!r} needs the game to last {limit} rounds; the log has "
-                             f"{rounds if rounds is not None else 'no round count'}")
-            if vp is not None:
-                ahead = None if vp[0] == vp[1] else ("blue" if vp[0] > vp[1] else "red")
-                if ahead != winner:
-                    raise Reject(vp_tok, f"at the round limit the side ahead on VP wins, and {vp_tok.text!r} "
-                                 f"gives {ahead or 'a draw'}")
-        if winner is None and vp is not None and vp[0] != vp[1] and reason != "manual":
-            raise Reject(vp_tok, f"a draw with VP {vp_tok.text!r} is inconsistent")
+        check_result(res, vp, rounds, self.scenario, list(self.units.values()), self.ended)
+        self.result_tag = tag
+        self.game_end = GameEnd(seq=0, round=rounds, winner=res.winner, reason=res.reason, rounds=rounds,
+                                blue_vp=vp[0] if vp else None, red_vp=vp[1] if vp else None)
+        return []
 
     def finish(self) -> list[Event] | None:
         """The events with the game's end appended, or ``None`` when the log has no result."""

@@ -192,15 +192,18 @@ def parse_vp(text: str) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-class _Syntax(Exception):
-    def __init__(self, tok: Token, message: str) -> None:
+class Reject(Exception):
+    """A statement refused, by the notation or the rules: the token at fault and why."""
+
+    def __init__(self, tok: Token | None, message: str) -> None:
+        super().__init__(message)
         self.tok = tok
         self.message = message
 
 
 def _expect(toks: list[Token], i: int, what: str, after: Token) -> Token:
     if i >= len(toks):
-        raise _Syntax(after, f"expected {what} after {after.text!r}, but the line ends")
+        raise Reject(after, f"expected {what} after {after.text!r}, but the line ends")
     return toks[i]
 
 
@@ -214,7 +217,7 @@ def _parse_by(toks: list[Token], i: int) -> tuple[Token | None, int]:
     if i < len(toks) and toks[i].text.lower() == "by":
         by = _expect(toks, i + 1, "the unit id of the attacker", toks[i])
         if parse_unit_id(by) is None:
-            raise _Syntax(by, f"expected a unit id such as 'B:TW1' after 'by', got {by.text!r}")
+            raise Reject(by, f"expected a unit id such as 'B:TW1' after 'by', got {by.text!r}")
         return by, i + 2
     return None, i
 
@@ -224,15 +227,15 @@ def _parse_attack(head: Body, unit: Token, toks: list[Token]) -> AttackStmt:
     wtok = toks[0]
     wm = _WEAPON_RE.match(wtok.text)
     if wm is None:
-        raise _Syntax(wtok, f"expected a weapon acronym such as 'MAC', got {wtok.text!r}")
+        raise Reject(wtok, f"expected a weapon acronym such as 'MAC', got {wtok.text!r}")
     weapon = Token(wm.group(1), wtok.line, wtok.column)
     mount = wm.group(2).upper() if wm.group(2) else None
     gt = _expect(toks, 1, "'>' and the target", wtok)
     if gt.text != ">":
-        raise _Syntax(gt, f"expected '>' between the weapon and the target, got {gt.text!r}")
+        raise Reject(gt, f"expected '>' between the weapon and the target, got {gt.text!r}")
     target = _expect(toks, 2, "the target's unit id", gt)
     if parse_unit_id(target) is None:
-        raise _Syntax(target, f"expected the target's unit id such as 'R:TY3', got {target.text!r}")
+        raise Reject(target, f"expected the target's unit id such as 'R:TY3', got {target.text!r}")
     i = 3
     roll_tok = total = dice = None
     if i < len(toks) and (_TOTAL_RE.match(toks[i].text) or _DICE_RE.match(toks[i].text)):
@@ -241,18 +244,18 @@ def _parse_attack(head: Body, unit: Token, toks: list[Token]) -> AttackStmt:
         if dm:
             dice = (int(dm.group(1)), int(dm.group(2)))
             if not all(1 <= d <= 6 for d in dice):
-                raise _Syntax(roll_tok, f"each die of a roll is 1 to 6, got {roll_tok.text!r}")
+                raise Reject(roll_tok, f"each die of a roll is 1 to 6, got {roll_tok.text!r}")
             total = sum(dice)
         else:
             total = int(roll_tok.text)
             if not 2 <= total <= 12:
-                raise _Syntax(roll_tok, f"a 2d6 roll totals 2 to 12, got {roll_tok.text!r}")
+                raise Reject(roll_tok, f"a 2d6 roll totals 2 to 12, got {roll_tok.text!r}")
         i += 1
     prev = roll_tok or target
     hit_tok = _expect(toks, i, "'hit' or 'miss'", prev)
     word = hit_tok.text.lower()
     if word not in ("hit", "miss"):
-        raise _Syntax(hit_tok, f"expected 'hit' or 'miss' after {prev.text!r}, got {hit_tok.text!r}")
+        raise Reject(hit_tok, f"expected 'hit' or 'miss' after {prev.text!r}, got {hit_tok.text!r}")
     i += 1
     location = location_tok = damage = damage_tok = None
     location_rolls: tuple[int, ...] = ()
@@ -262,12 +265,12 @@ def _parse_attack(head: Body, unit: Token, toks: list[Token]) -> AttackStmt:
         assert lm is not None
         location = lm.group(1).upper()
         if location not in LOCATIONS:
-            raise _Syntax(location_tok, f"unknown hit location {location_tok.text!r}; use one of "
+            raise Reject(location_tok, f"unknown hit location {location_tok.text!r}; use one of "
                           f"{' '.join(sorted(LOCATIONS))}")
         if lm.group(2):
             location_rolls = tuple(int(d) for d in lm.group(2).split(","))
             if not all(1 <= d <= 6 for d in location_rolls):
-                raise _Syntax(location_tok, f"hit-location dice are 1 to 6, got {location_tok.text!r}")
+                raise Reject(location_tok, f"hit-location dice are 1 to 6, got {location_tok.text!r}")
         i += 1
     if i < len(toks) and toks[i].text.isdigit():
         damage_tok = toks[i]
@@ -275,7 +278,7 @@ def _parse_attack(head: Body, unit: Token, toks: list[Token]) -> AttackStmt:
         i += 1
     if i < len(toks):
         t = toks[i]
-        raise _Syntax(t, f"unexpected {t.text!r} at the end of an attack (… hit|miss [location] [damage])")
+        raise Reject(t, f"unexpected {t.text!r} at the end of an attack (… hit|miss [location] [damage])")
     return AttackStmt(head.line, head.round, head.round_tok, unit, weapon, mount, target, roll_tok, total, dice,
                       word == "hit", hit_tok, location, location_rolls, location_tok, damage, damage_tok)
 
@@ -288,9 +291,9 @@ def _parse_action(head: Body, unit: Token, toks: list[Token]) -> Statement:
         h = _expect(toks, 1, "the hex to deploy in (e.g. 0412)", verb)
         hx = parse_hex(h.text)
         if hx is None:
-            raise _Syntax(h, f"expected a hex as four digits, column then row (e.g. 0412), got {h.text!r}")
+            raise Reject(h, f"expected a hex as four digits, column then row (e.g. 0412), got {h.text!r}")
         if len(rest) > 1:
-            raise _Syntax(rest[1], f"unexpected {rest[1].text!r} after the deployment hex")
+            raise Reject(rest[1], f"unexpected {rest[1].text!r} after the deployment hex")
         return DeployStmt(head.line, head.round, head.round_tok, unit, hx, h)
     if low == "move":
         if not rest:
@@ -298,9 +301,9 @@ def _parse_action(head: Body, unit: Token, toks: list[Token]) -> Statement:
         h = rest[0]
         m = _MOVE_RE.match(h.text)
         if m is None:
-            raise _Syntax(h, f"expected the hex moved to (0412) or from-to (0409-0412), got {h.text!r}")
+            raise Reject(h, f"expected the hex moved to (0412) or from-to (0409-0412), got {h.text!r}")
         if len(rest) > 1:
-            raise _Syntax(rest[1], f"unexpected {rest[1].text!r} after the move's hexes")
+            raise Reject(rest[1], f"unexpected {rest[1].text!r} after the move's hexes")
         if m.group(2):
             return MoveStmt(head.line, head.round, head.round_tok, unit, parse_hex(m.group(1)),
                             parse_hex(m.group(2)), h)
@@ -308,17 +311,17 @@ def _parse_action(head: Body, unit: Token, toks: list[Token]) -> Statement:
     if low in MARKERS:
         by, i = _parse_by(toks, 1)
         if i < len(toks):
-            raise _Syntax(toks[i], f"unexpected {toks[i].text!r} after {verb.text!r} (only 'by UNIT' may follow)")
+            raise Reject(toks[i], f"unexpected {toks[i].text!r} after {verb.text!r} (only 'by UNIT' may follow)")
         return MarkerStmt(head.line, head.round, head.round_tok, unit, MARKERS[low], None, None, verb, by)
     if verb.text.upper() in LOCATIONS and len(toks) > 1 and toks[1].text.lower() == "destroyed":
         by, i = _parse_by(toks, 2)
         if i < len(toks):
-            raise _Syntax(toks[i], f"unexpected {toks[i].text!r} after 'destroyed' (only 'by UNIT' may follow)")
+            raise Reject(toks[i], f"unexpected {toks[i].text!r} after 'destroyed' (only 'by UNIT' may follow)")
         return MarkerStmt(head.line, head.round, head.round_tok, unit, "destroyed", verb.text.upper(), verb,
                           toks[1], by)
     if len(toks) > 1 and toks[1].text == ">":
         return _parse_attack(head, unit, toks)
-    raise _Syntax(verb, f"expected deploy, move, an attack (WEAPON>TARGET), a location or 'destroyed' "
+    raise Reject(verb, f"expected deploy, move, an attack (WEAPON>TARGET), a location or 'destroyed' "
                   f"after the unit id, got {verb.text!r}")
 
 
@@ -327,7 +330,7 @@ def parse_body(toks: list[Token], line: int, current_round: int | None,
     """Parse one body line's tokens (comment already removed).
 
     ``current_round`` is the round in force from an earlier marker. Raises
-    :class:`_Syntax` (internal) with the offending token.
+    :class:`Reject` with the offending token.
     """
     i = 0
     if _ROUND_RE.match(toks[0].text):
@@ -342,15 +345,15 @@ def parse_body(toks: list[Token], line: int, current_round: int | None,
         v = _expect(toks, i + 1, "the VP totals, blue first (e.g. 5-3)", first)
         vp = parse_vp(v.text)
         if vp is None:
-            raise _Syntax(v, f"expected the VP totals as BLUE-RED (e.g. 5-3), got {v.text!r}")
+            raise Reject(v, f"expected the VP totals as BLUE-RED (e.g. 5-3), got {v.text!r}")
         if i + 2 < len(toks):
-            raise _Syntax(toks[i + 2], f"unexpected {toks[i + 2].text!r} after the VP totals")
+            raise Reject(toks[i + 2], f"unexpected {toks[i + 2].text!r} after the VP totals")
         return VPStmt(line, current_round, round_tok, vp[0], vp[1], v)
     if parse_unit_id(first) is None:
-        raise _Syntax(first, f"expected a round (R3), a unit id (B:TW1), 'vp' or a tag (key: value), "
+        raise Reject(first, f"expected a round (R3), a unit id (B:TW1), 'vp' or a tag (key: value), "
                       f"got {first.text!r}")
     if i + 1 == len(toks):
-        raise _Syntax(first, f"expected an action after the unit id {first.text!r}, but the line ends")
+        raise Reject(first, f"expected an action after the unit id {first.text!r}, but the line ends")
     return _parse_action(head, first, toks[i + 1:])
 
 
@@ -374,10 +377,11 @@ def iter_statements(text: str, source: str, on_error: ErrorHook) -> Iterator[Sta
         toks = tokenize(body, n)
         try:
             stmt = parse_body(toks, n, current_round, round_tok)
-        except _Syntax as e:
+        except Reject as e:
             if _ROUND_RE.match(toks[0].text):
                 current_round, round_tok = _round(toks[0]), toks[0]
-            on_error(ReplayError(e.message, Location(source, e.tok.line, e.tok.column)))
+            tok = e.tok or toks[0]
+            on_error(ReplayError(e.message, Location(source, tok.line, tok.column)))
             continue
         current_round, round_tok = stmt.round, stmt.round_tok
         yield stmt
