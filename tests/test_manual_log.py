@@ -228,3 +228,12 @@ def _doc_example(first_line: str) -> str:
 def test_the_docs_examples_are_valid_logs(first_line: str) -> None:
     game, errors = parse_log(_doc_example(first_line), "doc.pmimlog", base_dir=PLAYTESTS)
     assert errors == [] and game is not None
+
+
+def test_windows_line_endings_tabs_and_a_byte_order_mark_read_alike(tmp_path: Path) -> None:
+    text = "rules: v3\nblue army: v3-balanced\nred army: v3-tank-heavy\nR1 B:GE1 move\nresult: draw\n"
+    plain = tmp_path / "plain.pmimlog"
+    plain.write_text(text)
+    windows = tmp_path / "windows.pmimlog"
+    windows.write_bytes(b"\xef\xbb\xbf" + text.replace(" B:GE1", "\tB:GE1").replace("\n", "\r\n").encode())
+    assert read_log(windows) == read_log(plain)

@@ -104,7 +104,7 @@ def read_log_text(path: str | Path) -> str:
     """The text of a log file; raises :class:`ReplayError` when it is missing or not UTF-8."""
     p = Path(path)
     try:
-        return p.read_bytes().decode("utf-8")
+        return p.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:
         raise ReplayError("file not found; check the path", Location(display_path(p))) from None
     except IsADirectoryError:
