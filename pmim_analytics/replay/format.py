@@ -174,7 +174,8 @@ def parse_event(obj: Any, where: Location) -> Event:
     try:
         ev = event_from_dict(obj)
     except KeyError as e:
-        raise ReplayError(f"missing field {e.args[0]!r}", Location(where.file, where.line, field=str(e.args[0]))) from None
+        raise ReplayError(f"missing field {e.args[0]!r}",
+                          Location(where.file, where.line, field=str(e.args[0]))) from None
     except TypeError as e:
         raise ReplayError(str(e), Location(where.file, where.line)) from None
     _check_types(ev, cls, where)

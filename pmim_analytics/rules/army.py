@@ -232,7 +232,9 @@ def build_roster(army: ArmyList, rules_id: str | None = None) -> Roster:
     return Roster(army.name, rules.id, tuple(units), tuple(violations))
 
 
-def army_violations(army: ArmyList, rules_id: str | None = None, scenario: Scenario | None = None) -> tuple[Roster, list[str]]:
+def army_violations(
+    army: ArmyList, rules_id: str | None = None, scenario: Scenario | None = None
+) -> tuple[Roster, list[str]]:
     """Return the roster and every rule the army breaks (empty when it is legal)."""
     roster = build_roster(army, rules_id)
     violations = list(roster.violations)
