@@ -237,3 +237,11 @@ def test_windows_line_endings_tabs_and_a_byte_order_mark_read_alike(tmp_path: Pa
     windows = tmp_path / "windows.pmimlog"
     windows.write_bytes(b"\xef\xbb\xbf" + text.replace(" B:GE1", "\tB:GE1").replace("\n", "\r\n").encode())
     assert read_log(windows) == read_log(plain)
+
+
+def test_case_and_spacing_around_the_arrow_do_not_matter() -> None:
+    canonical = parse("R1 B:GR1 GG>R:BA1 5+5 hit LT(5) 4\nR:BA1 LT destroyed by B:GR1\nR1 vp 0-0\n"
+                      "result: draw manual\n")
+    relaxed = parse("r1 b:gr1 gg > r:ba1 5+5 HIT lt(5) 4\nr:ba1 lt DESTROYED BY b:gr1\nr1 VP 0-0\n"
+                    "result: DRAW Manual\n", HEADER.replace("rules:", "Rules:"))
+    assert relaxed == canonical
