@@ -1,0 +1,139 @@
+"""``greedy``: heads for the contested objectives and takes the best shot it has.
+
+Each activation it picks one objective -- the one where one more unit matters most (a
+tie it would break, a VP it would deny), nearer ones first -- and moves as close to its
+capture zone as it can; among equally good hexes it takes the one with the best shots.
+Each weapon fires at the target with the highest expected points removed (damage, with a
+bonus for a kill), before the move when the start hex offers the better shot.
+"""
+
+from __future__ import annotations
+
+from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.bots.base import Bot
+from pmim_analytics.engine.bots.tactics import (
+    best_target,
+    firepower_from,
+    objective_counts,
+    objective_priority,
+    spread_deployment,
+)
+from pmim_analytics.engine.state import DEPLOY, GameState, UnitState
+
+#: How many VP-priority points one hex of distance costs when choosing an objective.
+DISTANCE_WEIGHT = 0.15
+#: At most this many equally good destinations are compared by their shots.
+TIE_LIMIT = 8
+
+
+class GreedyBot(Bot):
+    """Contested objectives first, then the best expected damage or kill."""
+
+    name = "greedy"
+    description = "moves to contested objectives, fires at the best expected damage or kill"
+
+    def __init__(self, rng) -> None:  # noqa: ANN001 - same signature as Bot
+        super().__init__(rng)
+        self._order_round = -1
+        self._order: list[UnitState] = []
+        self._plan_key: tuple[str, int] | None = None
+        self._dest = -1
+        self._fire_first: list[int] = []
+
+    def choose(self, state: GameState) -> Action:
+        """Place, activate, move or fire, as described in the module docstring."""
+        if state.phase == DEPLOY:
+            u = state.next_to_place()
+            assert u is not None
+            ks = list(range(len(state.board.objectives)))
+            self.rng.shuffle(ks)
+            return PlaceUnit(u.id, state.grid.hexes[spread_deployment(state, u, ks)])
+        u = state.active
+        if u is None:
+            return ActivateUnit(self._next_unit(state).id)
+        if self._plan_key != (u.id, state.round):
+            self._plan(state, u)
+        if not state.moved:
+            while self._fire_first:
+                m = self._fire_first.pop()
+                if m in state.fireable_mounts(u):
+                    _, t = best_target(state, u, m)
+                    if t is not None:
+                        return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
+            if self._dest >= 0 and self._dest != u.pos and state.can_move(u) and state.occ[self._dest] < 0:
+                return MoveUnit(u.id, state.grid.hexes[self._dest])
+        for m in state.fireable_mounts(u):
+            value, t = best_target(state, u, m)
+            if t is not None and value > 0:
+                return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
+        return EndActivation(u.id)
+
+    # -- activation order: units that can reach an enemy this round first, dearest first
+    def _next_unit(self, state: GameState) -> UnitState:
+        side = state.to_act
+        if self._order_round != state.round:
+            self._order_round = state.round
+            self._order = self.activation_order(state, side)
+        for w in self._order:
+            if w.alive and not w.activated:
+                return w
+        return next(w for w in state.side_units[side] if w.alive and not w.activated)
+
+    @staticmethod
+    def activation_order(state: GameState, side: int) -> list[UnitState]:
+        """This side's living units: those with an enemy within MOV + range first, then by cost."""
+        enemies = [e.pos for e in state.side_units[1 - side] if e.alive]
+        dist = state.grid.dist
+        keyed = []
+        for w in state.side_units[side]:
+            if not w.alive:
+                continue
+            reach = (0 if w.immobilized else w.p.mov) + max((wm.rng for wm in w.p.mounts), default=0)
+            row = dist[w.pos]
+            engaged = any(row[e] <= reach for e in enemies)
+            keyed.append((not engaged, -w.p.pts, w.index, w))
+        keyed.sort(key=lambda t: t[:3])
+        return [t[3] for t in keyed]
+
+    # -- the plan of one activation: a destination, and which mounts fire before moving
+    def _plan(self, state: GameState, u: UnitState) -> None:
+        self._plan_key = (u.id, state.round)
+        self._dest = -1
+        self._fire_first = []
+        mounts = state.fireable_mounts(u)
+        if not state.can_move(u):
+            return
+        board = state.board
+        mine, theirs = objective_counts(state, exclude=u)
+        if u.side == 1:
+            mine, theirs = theirs, mine
+        od = board.objective_dist
+        radius = state.spec.scenario.objectives.radius
+        pos = u.pos
+        goal = max(range(len(od)), key=lambda k: objective_priority(mine[k], theirs[k])
+                   - DISTANCE_WEIGHT * max(0, od[k][pos] - radius))
+        goal_dist = od[goal]
+        reach = state.reachable(u)
+        best = max(0, goal_dist[pos] - radius)
+        tied = [pos]
+        for h in reach:
+            d = goal_dist[h] - radius
+            if d < 0:
+                d = 0
+            if d < best:
+                best, tied = d, [h]
+            elif d == best and len(tied) < TIE_LIMIT:
+                tied.append(h)
+        dest = tied[0]
+        if len(tied) > 1 and mounts and self._enemy_near(state, u):
+            dest = max(tied, key=lambda h: firepower_from(state, u, h, mounts))
+        self._dest = dest if dest != pos else -1
+        if self._dest >= 0 and mounts:
+            self._fire_first = [m for m in mounts
+                                if best_target(state, u, m)[0] > best_target(state, u, m, dest)[0]]
+
+    @staticmethod
+    def _enemy_near(state: GameState, u: UnitState) -> bool:
+        reach = u.p.mov + max(wm.rng for wm in u.p.mounts)
+        row = state.grid.dist[u.pos]
+        return any(e.alive and row[e.pos] <= reach for e in state.side_units[1 - u.side])
