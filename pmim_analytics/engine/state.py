@@ -119,6 +119,51 @@ class GameState:
         if not self.units or not self.side_units[BLUE] or not self.side_units[RED]:
             raise IllegalActionError("each side needs at least one unit")
 
+    @classmethod
+    def from_position(cls, spec: GameSpec, placements: dict[str, tuple[int, int]], round_no: int = 1) -> GameState:
+        """A hand-built position: every unit on the given hex, at the start of ``round_no``.
+
+        For tests and what-if questions; deployment zones do not apply, stacking does.
+        Raises :class:`IllegalActionError` for a missing, unknown, off-map or stacked unit.
+        """
+        st = cls(spec)
+        missing = [u.id for u in st.units if u.id not in placements]
+        if missing:
+            raise IllegalActionError(f"no hex given for {', '.join(missing)}")
+        for uid, h in placements.items():
+            u = st.unit(uid)
+            if not st.grid.contains(h):
+                raise IllegalActionError(f"{uid} cannot stand on {h[0]},{h[1]}: off the map")
+            i = st.grid.index(h)
+            if st.occ[i] >= 0:
+                raise IllegalActionError(f"{uid} cannot stand on {h[0]},{h[1]}: {st.units[st.occ[i]].id} is there")
+            st.occ[i] = u.index
+            u.pos = i
+            u.placed = True
+            st._emit(Deploy(len(st.events) + 1, 0, u.id, (h[0], h[1])))
+        st.unplaced = [0, 0]
+        st.phase = BATTLE
+        st._start_round(round_no)
+        return st
+
+    def place_at(self, unit_id: str, h: tuple[int, int]) -> None:
+        """Put a unit on a free hex outside the rules, recording nothing.
+
+        For following a recorded game that broke the rules (the verifier) and what-if
+        set-ups. Raises :class:`IllegalActionError` for an unknown unit or a taken hex.
+        """
+        u = self.unit(unit_id)
+        if not self.grid.contains(h):
+            raise IllegalActionError(f"{unit_id} cannot stand on {h[0]},{h[1]}: off the map")
+        i = self.grid.index(h)
+        if self.occ[i] >= 0 and self.occ[i] != u.index:
+            raise IllegalActionError(f"{unit_id} cannot stand on {h[0]},{h[1]}: {self.units[self.occ[i]].id} is there")
+        if u.pos >= 0 and self.occ[u.pos] == u.index:
+            self.occ[u.pos] = -1
+        self.occ[i] = u.index
+        u.pos = i
+        self._reach = (None, {})
+
     # ----------------------------------------------------------------- queries
     def is_terminal(self) -> bool:
         """True once the game has ended."""

@@ -5,15 +5,19 @@ tie it would break, a VP it would deny), nearer ones first -- and moves as close
 capture zone as it can; among equally good hexes it takes the one with the best shots.
 Each weapon fires at the target with the highest expected points removed (damage, with a
 bonus for a kill), before the move when the start hex offers the better shot.
+
+The steps are methods (:meth:`goal`, :meth:`pick_hex`, :meth:`target`,
+:meth:`activation_order`) so a stronger bot can refine them one at a time.
 """
 
 from __future__ import annotations
+
+import random
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
 from pmim_analytics.engine.bots.base import Bot
 from pmim_analytics.engine.bots.tactics import (
     best_target,
-    firepower_from,
     objective_counts,
     objective_priority,
     spread_deployment,
@@ -32,7 +36,7 @@ class GreedyBot(Bot):
     name = "greedy"
     description = "moves to contested objectives, fires at the best expected damage or kill"
 
-    def __init__(self, rng) -> None:  # noqa: ANN001 - same signature as Bot
+    def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
         self._order_round = -1
         self._order: list[UnitState] = []
@@ -57,27 +61,35 @@ class GreedyBot(Bot):
             while self._fire_first:
                 m = self._fire_first.pop()
                 if m in state.fireable_mounts(u):
-                    _, t = best_target(state, u, m)
-                    if t is not None:
+                    value, t = self.target(state, u, m, u.pos)
+                    if t is not None and value > 0:
                         return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
             if self._dest >= 0 and self._dest != u.pos and state.can_move(u) and state.occ[self._dest] < 0:
                 return MoveUnit(u.id, state.grid.hexes[self._dest])
         for m in state.fireable_mounts(u):
-            value, t = best_target(state, u, m)
+            value, t = self.target(state, u, m, u.pos)
             if t is not None and value > 0:
                 return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
         return EndActivation(u.id)
 
-    # -- activation order: units that can reach an enemy this round first, dearest first
-    def _next_unit(self, state: GameState) -> UnitState:
-        side = state.to_act
-        if self._order_round != state.round:
-            self._order_round = state.round
-            self._order = self.activation_order(state, side)
-        for w in self._order:
-            if w.alive and not w.activated:
-                return w
-        return next(w for w in state.side_units[side] if w.alive and not w.activated)
+    # -- hooks -------------------------------------------------------------
+    def target(self, state: GameState, u: UnitState, m: int, pos: int) -> tuple[float, UnitState | None]:
+        """(value, enemy) of the best shot of mount ``m`` from hex ``pos``."""
+        return best_target(state, u, m, pos)
+
+    def goal(self, state: GameState, u: UnitState, mine: list[int], theirs: list[int]) -> int:
+        """The objective to head for: most needed, nearest first."""
+        od = state.board.objective_dist
+        radius = state.spec.scenario.objectives.radius
+        pos = u.pos
+        return max(range(len(od)), key=lambda k: objective_priority(mine[k], theirs[k])
+                   - DISTANCE_WEIGHT * max(0, od[k][pos] - radius))
+
+    def pick_hex(self, state: GameState, u: UnitState, tied: list[int], mounts: list[int]) -> int:
+        """Among hexes equally close to the goal (the start hex first), the one with the best shots."""
+        if len(tied) == 1 or not mounts or not self._enemy_near(state, u):
+            return tied[0]
+        return max(tied, key=lambda h: sum(self.target(state, u, m, h)[0] for m in mounts))
 
     @staticmethod
     def activation_order(state: GameState, side: int) -> list[UnitState]:
@@ -95,28 +107,34 @@ class GreedyBot(Bot):
         keyed.sort(key=lambda t: t[:3])
         return [t[3] for t in keyed]
 
-    # -- the plan of one activation: a destination, and which mounts fire before moving
+    # -- machinery ---------------------------------------------------------
+    def _next_unit(self, state: GameState) -> UnitState:
+        side = state.to_act
+        if self._order_round != state.round:
+            self._order_round = state.round
+            self._order = self.activation_order(state, side)
+        for w in self._order:
+            if w.alive and not w.activated:
+                return w
+        return next(w for w in state.side_units[side] if w.alive and not w.activated)
+
     def _plan(self, state: GameState, u: UnitState) -> None:
+        """Choose this activation's destination and which mounts fire before moving."""
         self._plan_key = (u.id, state.round)
         self._dest = -1
         self._fire_first = []
-        mounts = state.fireable_mounts(u)
         if not state.can_move(u):
             return
-        board = state.board
+        mounts = state.fireable_mounts(u)
         mine, theirs = objective_counts(state, exclude=u)
         if u.side == 1:
             mine, theirs = theirs, mine
-        od = board.objective_dist
+        goal_dist = state.board.objective_dist[self.goal(state, u, mine, theirs)]
         radius = state.spec.scenario.objectives.radius
         pos = u.pos
-        goal = max(range(len(od)), key=lambda k: objective_priority(mine[k], theirs[k])
-                   - DISTANCE_WEIGHT * max(0, od[k][pos] - radius))
-        goal_dist = od[goal]
-        reach = state.reachable(u)
         best = max(0, goal_dist[pos] - radius)
         tied = [pos]
-        for h in reach:
+        for h in state.reachable(u):
             d = goal_dist[h] - radius
             if d < 0:
                 d = 0
@@ -124,13 +142,12 @@ class GreedyBot(Bot):
                 best, tied = d, [h]
             elif d == best and len(tied) < TIE_LIMIT:
                 tied.append(h)
-        dest = tied[0]
-        if len(tied) > 1 and mounts and self._enemy_near(state, u):
-            dest = max(tied, key=lambda h: firepower_from(state, u, h, mounts))
-        self._dest = dest if dest != pos else -1
-        if self._dest >= 0 and mounts:
-            self._fire_first = [m for m in mounts
-                                if best_target(state, u, m)[0] > best_target(state, u, m, dest)[0]]
+        dest = self.pick_hex(state, u, tied, mounts)
+        if dest == pos:
+            return
+        self._dest = dest
+        self._fire_first = [m for m in mounts
+                            if self.target(state, u, m, pos)[0] > self.target(state, u, m, dest)[0]]
 
     @staticmethod
     def _enemy_near(state: GameState, u: UnitState) -> bool:
