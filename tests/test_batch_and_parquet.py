@@ -141,12 +141,13 @@ def test_interrupt_leaves_only_complete_files(tmp_path: Path, workers: int) -> N
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run_batch(batch(games=30), workers=workers, out=tmp_path, fmt="parquet", progress_callback=interrupt,
-                  part_size=5)
+        run_batch(batch(games=40), workers=workers, out=tmp_path, fmt="parquet", progress_callback=interrupt,
+                  part_size=2)
     files = sorted(p.name for p in tmp_path.iterdir())
     assert not [f for f in files if f.endswith(".tmp")]
     parts = list_parts(tmp_path)
-    assert parts and len(parts) < 6
+    # the pool holds at most workers + 1 chunks beyond the one that finished: most never start
+    assert parts and len(parts) <= 2 * workers + 2
     for part in parts:
         assert f"events.{part:05d}.parquet" in files
-        assert len(read_part(tmp_path, part)) == 5
+        assert len(read_part(tmp_path, part)) == 2

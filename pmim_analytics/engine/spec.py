@@ -9,9 +9,16 @@ computed here once.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
-from pmim_analytics.engine.combat import LOC_INDEX, LOCATIONS, chart_codes, weapon_range
+from pmim_analytics.engine.combat import (
+    LOC_INDEX,
+    LOCATIONS,
+    attack_damage,
+    chart_codes,
+    hit_probability,
+    weapon_range,
+)
 from pmim_analytics.engine.hexgrid import HexGrid, grid_for
 from pmim_analytics.errors import UnknownNameError
 from pmim_analytics.rules.army import Roster
@@ -172,6 +179,15 @@ class GameSpec:
         blue_units = build_profiles(rules, BLUE, blue, 0)
         red_units = build_profiles(rules, RED, red, len(blue_units))
         return cls(rules, scenario, blue, red, build_board(scenario), tuple(blue_units + red_units))
+
+    @cached_property
+    def shot_table(self) -> tuple[tuple[tuple[tuple[float, int], ...], ...], ...]:
+        """``shot_table[attacker][mount][target]`` = (chance to hit, damage of a hit) for every
+        pair of units, indexed by unit index (computed once per spec; bots read it)."""
+        return tuple(
+            tuple(tuple((float(hit_probability(wm.acc, t.def_)), attack_damage(wm.strength, wm.rpt, t.arm))
+                        for t in self.profiles) for wm in a.mounts)
+            for a in self.profiles)
 
     def roster(self, side: int) -> Roster:
         """The roster of side 0 (blue) or 1 (red)."""

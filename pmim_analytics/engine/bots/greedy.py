@@ -17,9 +17,9 @@ import random
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
 from pmim_analytics.engine.bots.base import Bot
 from pmim_analytics.engine.bots.tactics import (
-    best_target,
     objective_counts,
     objective_priority,
+    shot_value,
     spread_deployment,
 )
 from pmim_analytics.engine.state import DEPLOY, GameState, UnitState
@@ -73,23 +73,40 @@ class GreedyBot(Bot):
         return EndActivation(u.id)
 
     # -- hooks -------------------------------------------------------------
+    def shot_value(self, state: GameState, u: UnitState, m: int, e: UnitState) -> float:
+        """Worth of one attack of mount ``m`` on ``e``: expected points removed, a kill counts extra."""
+        return shot_value(u, m, e, state.spec.shot_table)
+
     def target(self, state: GameState, u: UnitState, m: int, pos: int) -> tuple[float, UnitState | None]:
         """(value, enemy) of the best shot of mount ``m`` from hex ``pos``."""
-        return best_target(state, u, m, pos)
+        rng = u.p.mounts[m].rng
+        row = state.grid.dist[pos]
+        best, pick = 0.0, None
+        for e in state.side_units[1 - u.side]:
+            if e.alive and row[e.pos] <= rng:
+                v = self.shot_value(state, u, m, e)
+                if pick is None or v > best:
+                    best, pick = v, e
+        return best, pick
 
     def goal(self, state: GameState, u: UnitState, mine: list[int], theirs: list[int]) -> int:
         """The objective to head for: most needed, nearest first."""
-        od = state.board.objective_dist
         radius = state.spec.scenario.objectives.radius
         pos = u.pos
-        return max(range(len(od)), key=lambda k: objective_priority(mine[k], theirs[k])
-                   - DISTANCE_WEIGHT * max(0, od[k][pos] - radius))
+        best_k, best = 0, -1e9
+        for k, dist_row in enumerate(state.board.objective_dist):
+            d = dist_row[pos] - radius
+            score = objective_priority(mine[k], theirs[k]) - DISTANCE_WEIGHT * (d if d > 0 else 0)
+            if score > best:
+                best_k, best = k, score
+        return best_k
 
-    def pick_hex(self, state: GameState, u: UnitState, tied: list[int], mounts: list[int]) -> int:
+    def pick_hex(self, state: GameState, u: UnitState, tied: list[int], shots: ShotLists) -> int:
         """Among hexes equally close to the goal (the start hex first), the one with the best shots."""
-        if len(tied) == 1 or not mounts or not self._enemy_near(state, u):
+        if len(tied) == 1 or not shots:
             return tied[0]
-        return max(tied, key=lambda h: sum(self.target(state, u, m, h)[0] for m in mounts))
+        dist = state.grid.dist
+        return max(tied, key=lambda h: firepower(shots, dist[h]))
 
     @staticmethod
     def activation_order(state: GameState, side: int) -> list[UnitState]:
@@ -142,15 +159,46 @@ class GreedyBot(Bot):
                 best, tied = d, [h]
             elif d == best and len(tied) < TIE_LIMIT:
                 tied.append(h)
-        dest = self.pick_hex(state, u, tied, mounts)
+        shots = self.shot_lists(state, u, mounts)
+        dest = self.pick_hex(state, u, tied, shots)
         if dest == pos:
             return
         self._dest = dest
-        self._fire_first = [m for m in mounts
-                            if self.target(state, u, m, pos)[0] > self.target(state, u, m, dest)[0]]
+        if not shots:
+            return
+        here, there = state.grid.dist[pos], state.grid.dist[dest]
+        self._fire_first = [m for m, (rng, values) in zip(mounts, shots, strict=True)
+                            if best_in_range(rng, values, here) > best_in_range(rng, values, there)]
 
-    @staticmethod
-    def _enemy_near(state: GameState, u: UnitState) -> bool:
-        reach = u.p.mov + max(wm.rng for wm in u.p.mounts)
+    def shot_lists(self, state: GameState, u: UnitState, mounts: list[int]) -> ShotLists:
+        """Per mount: (range, [(value, enemy hex)] best first) over the enemies the unit could
+        reach this activation -- computed once, then read for every candidate hex."""
+        if not mounts:
+            return []
         row = state.grid.dist[u.pos]
-        return any(e.alive and row[e.pos] <= reach for e in state.side_units[1 - u.side])
+        mov = u.p.mov
+        out = []
+        for m in mounts:
+            rng = u.p.mounts[m].rng
+            reach = rng + mov
+            values = [(self.shot_value(state, u, m, e), e.pos)
+                      for e in state.side_units[1 - u.side] if e.alive and row[e.pos] <= reach]
+            values.sort(reverse=True)
+            out.append((rng, values))
+        return out if any(values for _, values in out) else []
+
+
+ShotLists = list[tuple[int, list[tuple[float, int]]]]
+
+
+def best_in_range(rng: int, values: list[tuple[float, int]], row: tuple[int, ...]) -> float:
+    """The best value in a best-first shot list whose enemy lies within ``rng`` on distance row ``row``."""
+    for v, pos in values:
+        if row[pos] <= rng:
+            return v
+    return 0.0
+
+
+def firepower(shots: ShotLists, row: tuple[int, ...]) -> float:
+    """Sum over mounts of the best shot from the hex whose distance row is ``row``."""
+    return sum(best_in_range(rng, values, row) for rng, values in shots)

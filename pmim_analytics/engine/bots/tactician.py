@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 
-from pmim_analytics.engine.bots.greedy import GreedyBot
+from pmim_analytics.engine.bots.greedy import GreedyBot, ShotLists, firepower
 from pmim_analytics.engine.bots.tactics import objective_priority, shot_value
 from pmim_analytics.engine.state import GameState, UnitState
 
@@ -37,21 +37,10 @@ class TacticianBot(GreedyBot):
         super().__init__(rng)
         self._next_key: tuple[int, int] | None = None
 
-    def target(self, state: GameState, u: UnitState, m: int, pos: int) -> tuple[float, UnitState | None]:
+    def shot_value(self, state: GameState, u: UnitState, m: int, e: UnitState) -> float:
         """Focus fire: kills count heavily, enemies in capture zones count more."""
-        wm = u.p.mounts[m]
-        rng = wm.rng
-        row = state.grid.dist[pos]
-        zones = state.board.zones_of
-        best, pick = 0.0, None
-        for e in state.side_units[1 - u.side]:
-            if e.alive and row[e.pos] <= rng:
-                v = shot_value(wm, e, KILL_BONUS)
-                if zones[e.pos]:
-                    v *= ZONE_TARGET_BONUS
-                if pick is None or v > best:
-                    best, pick = v, e
-        return best, pick
+        v = shot_value(u, m, e, state.spec.shot_table, KILL_BONUS)
+        return v * ZONE_TARGET_BONUS if state.board.zones_of[e.pos] else v
 
     def goal(self, state: GameState, u: UnitState, mine: list[int], theirs: list[int]) -> int:
         """The objective with the most gain per round needed to reach its zone."""
@@ -66,19 +55,19 @@ class TacticianBot(GreedyBot):
 
         return max(range(len(od)), key=gain)
 
-    def pick_hex(self, state: GameState, u: UnitState, tied: list[int], mounts: list[int]) -> int:
+    def pick_hex(self, state: GameState, u: UnitState, tied: list[int], shots: ShotLists) -> int:
         """Best shots minus the threat, among hexes equally close to the goal."""
         if len(tied) == 1:
             return tied[0]
         threats = self._threats(state, u)
-        if not threats and not mounts:
+        if not threats and not shots:
             return tied[0]
         dist = state.grid.dist
 
         def score(h: int) -> float:
             row = dist[h]
             threat = sum(v for pos, reach, v in threats if row[pos] <= reach)
-            return sum(self.target(state, u, m, h)[0] for m in mounts) - THREAT_WEIGHT * threat
+            return firepower(shots, row) - THREAT_WEIGHT * threat
 
         return max(tied, key=score)
 
@@ -101,13 +90,14 @@ class TacticianBot(GreedyBot):
     def _threats(state: GameState, u: UnitState) -> list[tuple[int, int, float]]:
         """(position, reach, value) of each enemy weapon that can hurt ``u``."""
         out = []
+        table = state.spec.shot_table
         for e in state.side_units[1 - u.side]:
             if not e.alive:
                 continue
             mov = 0 if e.immobilized else e.p.mov
             for m, wm in enumerate(e.p.mounts):
                 if e.can_use(m):
-                    v = shot_value(wm, u)
+                    v = shot_value(e, m, u, table)
                     if v > 0:
                         out.append((e.pos, mov + wm.rng, v))
         return out

@@ -7,60 +7,43 @@ directly and allocates little, because bots run at every decision of thousands o
 
 from __future__ import annotations
 
-from pmim_analytics.engine import combat
-from pmim_analytics.engine.spec import WeaponMount
 from pmim_analytics.engine.state import GameState, UnitState
 
-#: P(2d6 >= n) for n = 0..13 as floats.
-_AT_LEAST = tuple(float(combat.two_d6_at_least(n)) for n in range(14))
 
+def shot_value(u: UnitState, m: int, tgt: UnitState, table: tuple, kill_bonus: float = 0.5) -> float:
+    """Expected points removed by one attack of ``u``'s mount ``m`` on ``tgt``.
 
-def hit_chance(acc: int, defence: int) -> float:
-    """Chance that 2d6 + acc reaches defence."""
-    n = defence - acc
-    return 1.0 if n <= 0 else 0.0 if n > 12 else _AT_LEAST[n]
-
-
-def shot_value(wm: WeaponMount, tgt: UnitState, kill_bonus: float = 0.5) -> float:
-    """Expected points removed by one attack of ``wm`` on ``tgt``.
-
-    Basic units: damage up to the HP left, a share of the unit's cost, plus ``kill_bonus``
-    times its cost when one hit kills. Warmechs: damage up to the sturdiest standing
-    location's HP, as a share of the mech's total HP.
+    ``table`` is ``state.spec.shot_table``. Basic units: damage up to the HP left, as a
+    share of the unit's cost, plus ``kill_bonus`` times its cost when one hit kills.
+    Warmechs: damage up to the sturdiest standing location's HP, as a share of the
+    mech's total HP.
     """
-    per = wm.strength - tgt.p.arm
-    if per <= 0:
+    p, dmg = table[u.index][m][tgt.index]
+    if dmg == 0:
         return 0.0
-    dmg = per * wm.rpt
-    p = hit_chance(wm.acc, tgt.p.def_)
-    pts = tgt.p.pts
-    if tgt.p.body is None:
+    tp = tgt.p
+    if tp.body is None:
         left = tgt.hp
         if dmg >= left:
-            return p * pts * (left / tgt.p.hp + kill_bonus)
-        return p * pts * dmg / tgt.p.hp
+            return p * tp.pts * (left / tp.hp + kill_bonus)
+        return p * tp.pts * dmg / tp.hp
     cap = max(tgt.loc_hp)
-    return p * pts * min(dmg, cap) / tgt.p.hp
+    return p * tp.pts * (dmg if dmg < cap else cap) / tp.hp
 
 
 def best_target(state: GameState, u: UnitState, m: int, pos: int = -1,
                 kill_bonus: float = 0.5) -> tuple[float, UnitState | None]:
     """The most valuable enemy the weapon on mount ``m`` reaches from ``pos`` (default: where u is)."""
-    wm = u.p.mounts[m]
-    rng = wm.rng
+    rng = u.p.mounts[m].rng
     dist_row = state.grid.dist[u.pos if pos < 0 else pos]
+    table = state.spec.shot_table
     best, pick = 0.0, None
     for e in state.side_units[1 - u.side]:
         if e.alive and dist_row[e.pos] <= rng:
-            v = shot_value(wm, e, kill_bonus)
+            v = shot_value(u, m, e, table, kill_bonus)
             if v > best or pick is None:
                 best, pick = v, e
     return best, pick
-
-
-def firepower_from(state: GameState, u: UnitState, pos: int, mounts: list[int]) -> float:
-    """Sum over ``mounts`` of the best shot value each has from ``pos``."""
-    return sum(best_target(state, u, m, pos)[0] for m in mounts)
 
 
 def objective_counts(state: GameState, exclude: UnitState | None = None) -> tuple[list[int], list[int]]:
@@ -69,10 +52,12 @@ def objective_counts(state: GameState, exclude: UnitState | None = None) -> tupl
     counts = ([0] * n, [0] * n)
     zones_of = state.board.zones_of
     for w in state.units:
-        if w.alive and w.pos >= 0 and w is not exclude:
-            side_counts = counts[w.side]
-            for k in zones_of[w.pos]:
-                side_counts[k] += 1
+        if w.alive and w is not exclude and w.pos >= 0:
+            zones = zones_of[w.pos]
+            if zones:
+                side_counts = counts[w.side]
+                for k in zones:
+                    side_counts[k] += 1
     return counts
 
 
@@ -113,8 +98,11 @@ def zone_by_objective(state: GameState, side: int, kind: str, k: int) -> tuple[i
 
 def nearest_objective(state: GameState, pos: int) -> int:
     """Index of the objective nearest to hex ``pos`` (lowest index on ties)."""
-    od = state.board.objective_dist
-    return min(range(len(od)), key=lambda k: od[k][pos])
+    best_k, best = 0, 1 << 30
+    for k, dist_row in enumerate(state.board.objective_dist):
+        if dist_row[pos] < best:
+            best_k, best = k, dist_row[pos]
+    return best_k
 
 
 def spread_deployment(state: GameState, u: UnitState, choices: list[int]) -> int:
