@@ -149,9 +149,10 @@ def simulate(
 def verify_cmd(
     paths: list[Path] = typer.Argument(..., help="Replay files (.jsonl) or batch folders."),
 ) -> None:
-    """Replay games through the engine's rules and report every event that breaks them.
+    """Replay engine games through the rules and report every event that breaks them.
 
-    Prints one line per violation with the file and line. Exit 0 when all are clean,
+    Prints one line per violation with the file and line (manual games are skipped:
+    `pmim log check` checks those). Exit 0 when all are clean,
     1 when any breaks a rule, 2 when a file cannot be read.
 
     Example: pmim replay verify replays/game.jsonl
@@ -159,6 +160,10 @@ def verify_cmd(
     games = bad = 0
     for path in paths:
         for loaded in iter_games(path):
+            if loaded.record.header.source != "engine":
+                err.print(f"{loaded.source}: a {loaded.record.header.source} game, skipped "
+                          "(`pmim log check` checks manual logs)", highlight=False)
+                continue
             games += 1
             found = verify_game(loaded.record, loaded.lines)
             if found:
