@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pmim_analytics.engine.bots import check_bot_name
 from pmim_analytics.engine.driver import play_game
@@ -108,17 +109,26 @@ def jsonl_name(game_index: int) -> str:
     return f"game-{game_index:06d}.jsonl"
 
 
+class PartStopped(Exception):
+    """A chunk was abandoned before it was written (the batch is being interrupted)."""
+
+
 def play_part(batch: BatchSpec, part: int, start: int, stop: int, out: str | Path | None,
-              fmt: str = "parquet") -> list[GameOutcome]:
+              fmt: str = "parquet", should_stop: Callable[[], bool] | None = None) -> list[GameOutcome]:
     """Play games ``[start, stop)`` of ``batch`` and write them as part ``part`` under ``out``.
 
-    With ``out=None`` nothing is written (benchmarks). Raises :class:`PmimError` for an
-    unknown format.
+    With ``out=None`` nothing is written (benchmarks). ``should_stop`` is asked between
+    games; when it says yes the chunk is dropped unwritten and :class:`PartStopped` is
+    raised. Raises :class:`PmimError` for an unknown format.
     """
     if fmt not in FORMATS:
         raise PmimError(f"unknown format {fmt!r}; choose jsonl or parquet")
     specs: dict[bool, GameSpec] = {}
-    records = [play_batch_game(batch, i, specs) for i in range(start, stop)]
+    records = []
+    for i in range(start, stop):
+        if should_stop is not None and should_stop():
+            raise PartStopped(f"part {part} stopped before game {i}")
+        records.append(play_batch_game(batch, i, specs))
     if out is not None:
         folder = Path(out)
         if fmt == "parquet":
@@ -172,8 +182,19 @@ class BatchSummary:
         return self.total_rounds / self.games if self.games else 0.0
 
 
-def _ignore_sigint() -> None:
+_STOP: Any = None  # in pool workers: the batch's stop event
+
+
+def _init_worker(stop: Any) -> None:
+    """Pool workers leave Ctrl-C to the parent, which tells them to stop through ``stop``."""
+    global _STOP
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _STOP = stop
+
+
+def _play_part_in_worker(batch: BatchSpec, part: int, start: int, stop: int, out: Path | None,
+                         fmt: str) -> list[GameOutcome]:
+    return play_part(batch, part, start, stop, out, fmt, should_stop=_STOP.is_set if _STOP else None)
 
 
 def _remove_temporaries(out: Path | None) -> None:
@@ -187,9 +208,10 @@ def run_batch(batch: BatchSpec, workers: int = 1, out: str | Path | None = None,
               part_size: int = PART_SIZE) -> BatchSummary:
     """Play a whole batch on ``workers`` processes and write it under ``out`` (if given).
 
-    ``progress_callback(done, total)`` is called as chunks finish. On Ctrl-C the chunks
-    being played finish and are written completely, nothing else starts, temporary files
-    are removed and ``KeyboardInterrupt`` propagates. Raises :class:`PmimError` for a bad
+    ``progress_callback(done, total)`` is called as chunks finish. On Ctrl-C (or any
+    exception from the callback) the workers drop the chunks they are playing after the
+    current game, nothing more is written, temporary files are removed, and the exception
+    propagates: the folder holds only complete parts. Raises :class:`PmimError` for a bad
     format, worker count or bot name.
     """
     if fmt not in FORMATS:
@@ -215,11 +237,13 @@ def run_batch(batch: BatchSpec, workers: int = 1, out: str | Path | None = None,
                     progress_callback(done, batch.games)
         else:
             ctx = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint) as pool:
+            stop_event = ctx.Event()
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                                     initargs=(stop_event,)) as pool:
                 pending: set[Future] = set()
                 try:
                     for part, start, stop in jobs:
-                        pending.add(pool.submit(play_part, batch, part, start, stop, folder, fmt))
+                        pending.add(pool.submit(_play_part_in_worker, batch, part, start, stop, folder, fmt))
                     while pending:
                         finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                         for fut in finished:
@@ -229,8 +253,7 @@ def run_batch(batch: BatchSpec, workers: int = 1, out: str | Path | None = None,
                         if progress_callback:
                             progress_callback(done, batch.games)
                 except BaseException:
-                    for fut in pending:
-                        fut.cancel()
+                    stop_event.set()
                     pool.shutdown(wait=True, cancel_futures=True)
                     raise
     except BaseException:
