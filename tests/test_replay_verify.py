@@ -37,7 +37,7 @@ MATCHUPS = [
     ("v3", "v3-tank-heavy", "v3-infantry-swarm"),
     ("v3-llaser-rpt4", "v3-fast-gev", "v3-mech-heavy"),
 ]
-BOT_PAIRS = [("random", "random")] * 20 + [("greedy", "random"), ("tactician", "greedy"), ("random", "tactician")]
+BOT_PAIRS = [("random", "random")] * 30 + [("greedy", "random"), ("tactician", "greedy"), ("random", "tactician")]
 SEEN: Counter = Counter()
 
 
