@@ -5,23 +5,19 @@ games). Game ``i`` is fully determined by (batch, i): its dice come from
 :func:`~pmim_analytics.engine.dice.game_seed_sequence` and army A plays blue in even games,
 red in odd games. Games are played in chunks of :data:`PART_SIZE` consecutive indices;
 :func:`play_part` plays one chunk and writes it (one Parquet part, or one JSON Lines file a
-game), so the output is the same whatever the number of workers or the backend -- a
-cluster backend only has to call :func:`play_part` for every chunk.
+game), so the output is the same whatever the number of workers or the backend: a
+backend (:mod:`pmim_analytics.engine.backends`) only has to run a :class:`PartJob` for
+every chunk, and :func:`~pmim_analytics.engine.runner.run_batch` drives one.
 """
 
 from __future__ import annotations
 
 import math
-import multiprocessing
-import signal
 from collections import Counter
-from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pmim_analytics.engine.bots import check_bot_name
 from pmim_analytics.engine.driver import play_game
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.errors import PmimError
@@ -142,6 +138,47 @@ def play_part(batch: BatchSpec, part: int, start: int, stop: int, out: str | Pat
     return [outcome_of(batch, r) for r in records]
 
 
+@dataclass(frozen=True)
+class PartJob:
+    """One chunk of one batch: games ``[start, stop)`` written as part ``part`` under ``out``.
+
+    The unit of work every backend schedules. The same job always plays the same games and
+    writes the same files, so running it twice (a retried task) changes nothing.
+    """
+
+    batch: BatchSpec
+    part: int
+    start: int
+    stop: int
+    out: Path | None
+    fmt: str = "parquet"
+
+    @property
+    def games(self) -> int:
+        """Number of games in the chunk."""
+        return self.stop - self.start
+
+    def play(self, should_stop: Callable[[], bool] | None = None) -> list[GameOutcome]:
+        """Play and write the chunk (see :func:`play_part`)."""
+        return play_part(self.batch, self.part, self.start, self.stop, self.out, self.fmt, should_stop)
+
+    def files(self) -> list[Path]:
+        """The files the chunk writes under ``out`` (events before games for Parquet).
+
+        Raises :class:`PmimError` if the job writes nothing (``out`` is None).
+        """
+        if self.out is None:
+            raise PmimError("this job writes no files")
+        return part_files(self.out, self.fmt, self.part, self.start, self.stop)
+
+
+def batch_jobs(batch: BatchSpec, out: Path | None, fmt: str = "parquet", part_size: int = PART_SIZE,
+               skip: Collection[int] = ()) -> list[PartJob]:
+    """The jobs of a whole batch, leaving out the parts in ``skip`` (already written)."""
+    return [PartJob(batch, part, start, stop, out, fmt)
+            for part, start, stop in chunks(batch.games, part_size) if part not in skip]
+
+
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
     """Wilson score interval of a proportion (95% with the default z)."""
     if n == 0:
@@ -180,84 +217,3 @@ class BatchSummary:
     def mean_rounds(self) -> float:
         """Average number of rounds per game."""
         return self.total_rounds / self.games if self.games else 0.0
-
-
-_STOP: Any = None  # in pool workers: the batch's stop event
-
-
-def _init_worker(stop: Any) -> None:
-    """Pool workers leave Ctrl-C to the parent, which tells them to stop through ``stop``."""
-    global _STOP
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _STOP = stop
-
-
-def _play_part_in_worker(batch: BatchSpec, part: int, start: int, stop: int, out: Path | None,
-                         fmt: str) -> list[GameOutcome]:
-    return play_part(batch, part, start, stop, out, fmt, should_stop=_STOP.is_set if _STOP else None)
-
-
-def _remove_temporaries(out: Path | None) -> None:
-    if out is not None and out.is_dir():
-        for tmp in out.glob("*.tmp"):
-            tmp.unlink(missing_ok=True)
-
-
-def run_batch(batch: BatchSpec, workers: int = 1, out: str | Path | None = None, fmt: str = "parquet",
-              progress_callback: Callable[[int, int], None] | None = None,
-              part_size: int = PART_SIZE) -> BatchSummary:
-    """Play a whole batch on ``workers`` processes and write it under ``out`` (if given).
-
-    ``progress_callback(done, total)`` is called as chunks finish. On Ctrl-C (or any
-    exception from the callback) the workers drop the chunks they are playing after the
-    current game, nothing more is written, temporary files are removed, and the exception
-    propagates: the folder holds only complete parts. Raises :class:`PmimError` for a bad
-    format, worker count or bot name.
-    """
-    if fmt not in FORMATS:
-        raise PmimError(f"unknown format {fmt!r}; choose jsonl or parquet")
-    if workers < 1:
-        raise PmimError(f"--workers must be at least 1, got {workers}")
-    if batch.games < 1:
-        raise PmimError(f"--games must be at least 1, got {batch.games}")
-    check_bot_name(batch.bot_a)
-    check_bot_name(batch.bot_b)
-    folder = Path(out) if out is not None else None
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-    summary = BatchSummary()
-    jobs = list(chunks(batch.games, part_size))
-    done = 0
-    try:
-        if workers == 1:
-            for part, start, stop in jobs:
-                summary.add(play_part(batch, part, start, stop, folder, fmt))
-                done += stop - start
-                if progress_callback:
-                    progress_callback(done, batch.games)
-        else:
-            ctx = multiprocessing.get_context("fork")
-            stop_event = ctx.Event()
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                                     initargs=(stop_event,)) as pool:
-                pending: set[Future] = set()
-                try:
-                    for part, start, stop in jobs:
-                        pending.add(pool.submit(_play_part_in_worker, batch, part, start, stop, folder, fmt))
-                    while pending:
-                        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for fut in finished:
-                            outcomes = fut.result()
-                            summary.add(outcomes)
-                            done += len(outcomes)
-                        if progress_callback:
-                            progress_callback(done, batch.games)
-                except BaseException:
-                    stop_event.set()
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    raise
-    except BaseException:
-        _remove_temporaries(folder)
-        raise
-    summary.outcomes.sort(key=lambda o: o.game_index)
-    return summary

@@ -1,0 +1,135 @@
+"""Where batch jobs run: the local process pool, or Ray (:mod:`pmim_analytics.engine.ray_backend`).
+
+A backend takes a list of :class:`~pmim_analytics.engine.batch.PartJob` and yields
+``(job, outcomes)`` as each job finishes, in whatever order they finish; every job has
+written its files by the time it is yielded. A job's games depend only on the job, so the
+backend and its number of workers change how fast a batch is played, never what is in it.
+
+If the consumer stops early (Ctrl-C, an exception, ``close()`` on the generator), the
+backend stops the jobs still running after their current game, writes nothing more and
+removes temporary files: the output folders hold only complete parts.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Protocol
+
+from pmim_analytics.engine.batch import GameOutcome, PartJob
+from pmim_analytics.errors import PmimError
+
+BACKENDS = ("local", "ray")
+JobResult = tuple[PartJob, list[GameOutcome]]
+
+
+class Backend(Protocol):
+    """Runs part jobs and yields each with its outcomes as it finishes."""
+
+    name: str
+
+    def run(self, jobs: Sequence[PartJob]) -> Iterator[JobResult]:
+        """Run ``jobs``; yield ``(job, outcomes)`` in completion order."""
+        ...
+
+
+def remove_temporaries(folders: set[Path]) -> None:
+    """Delete ``*.tmp`` files left in ``folders`` by writes that were cut short."""
+    for folder in folders:
+        if folder.is_dir():
+            for tmp in folder.glob("*.tmp"):
+                tmp.unlink(missing_ok=True)
+
+
+def output_folders(jobs: Sequence[PartJob]) -> set[Path]:
+    """The folders ``jobs`` write into."""
+    return {job.out for job in jobs if job.out is not None}
+
+
+_STOP: Any = None  # in pool workers: the run's stop event
+
+
+def _init_worker(stop: Any) -> None:
+    """Pool workers leave Ctrl-C to the parent, which tells them to stop through ``stop``."""
+    global _STOP
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _STOP = stop
+
+
+def _play_in_worker(job: PartJob) -> list[GameOutcome]:
+    return job.play(should_stop=_STOP.is_set if _STOP else None)
+
+
+class LocalBackend:
+    """A process pool of ``workers`` processes on this machine (in-process with one worker)."""
+
+    name = "local"
+
+    def __init__(self, workers: int = 1) -> None:
+        if workers < 1:
+            raise PmimError(f"--workers must be at least 1, got {workers}")
+        self.workers = workers
+
+    def __repr__(self) -> str:
+        return f"LocalBackend(workers={self.workers})"
+
+    def __enter__(self) -> LocalBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def run(self, jobs: Sequence[PartJob]) -> Iterator[JobResult]:
+        """Play ``jobs`` on the pool; yield each with its outcomes as it finishes."""
+        try:
+            if self.workers == 1 or len(jobs) <= 1:
+                for job in jobs:
+                    yield job, job.play()
+                return
+            yield from self._run_pool(jobs)
+        except BaseException:
+            remove_temporaries(output_folders(jobs))
+            raise
+
+    def _run_pool(self, jobs: Sequence[PartJob]) -> Iterator[JobResult]:
+        ctx = multiprocessing.get_context("fork")
+        stop_event = ctx.Event()
+        with ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_init_worker,
+                                 initargs=(stop_event,)) as pool:
+            pending: dict[Future, PartJob] = {}
+            try:
+                for job in jobs:
+                    pending[pool.submit(_play_in_worker, job)] = job
+                while pending:
+                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        job = pending.pop(fut)
+                        yield job, fut.result()
+            except BaseException:
+                stop_event.set()
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+
+
+def open_backend(name: str = "local", workers: int = 1, address: str | None = None) -> AbstractContextManager[Any]:
+    """The backend called ``name`` as a context manager (Ray connects on enter, disconnects on exit).
+
+    ``workers`` is the pool size, or the CPUs of a local Ray instance; ``address`` (Ray only)
+    is ``auto`` or ``ray://host:port`` of a running cluster. Raises :class:`PmimError` for an
+    unknown backend, a bad worker count, an address without Ray, or Ray not installed.
+    """
+    if name not in BACKENDS:
+        raise PmimError(f"unknown backend {name!r}; choose local or ray")
+    if workers < 1:
+        raise PmimError(f"--workers must be at least 1, got {workers}")
+    if name == "local":
+        if address is not None:
+            raise PmimError("--address needs --backend ray")
+        return LocalBackend(workers)
+    from pmim_analytics.engine.ray_backend import RayBackend
+
+    return RayBackend(workers=workers, address=address)

@@ -1,0 +1,59 @@
+"""Play a whole batch on a backend and count its results."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Callable
+from contextlib import closing
+from pathlib import Path
+
+from pmim_analytics.engine.backends import Backend, LocalBackend
+from pmim_analytics.engine.batch import FORMATS, PART_SIZE, BatchSpec, BatchSummary, batch_jobs
+from pmim_analytics.engine.bots import check_bot_name
+from pmim_analytics.errors import PmimError
+
+
+def check_batch(batch: BatchSpec, fmt: str) -> None:
+    """Refuse a batch that cannot be played. Raises :class:`PmimError` (format, games, bot names)."""
+    if fmt not in FORMATS:
+        raise PmimError(f"unknown format {fmt!r}; choose jsonl or parquet")
+    if batch.games < 1:
+        raise PmimError(f"--games must be at least 1, got {batch.games}")
+    check_bot_name(batch.bot_a)
+    check_bot_name(batch.bot_b)
+
+
+def dated(batch: BatchSpec) -> BatchSpec:
+    """The batch with ``played`` fixed to today if unset, so every game of it carries one date."""
+    return batch if batch.played is not None else dataclasses.replace(batch, played=dt.date.today().isoformat())
+
+
+def run_batch(batch: BatchSpec, workers: int = 1, out: str | Path | None = None, fmt: str = "parquet",
+              progress_callback: Callable[[int, int], None] | None = None,
+              part_size: int = PART_SIZE, backend: Backend | None = None) -> BatchSummary:
+    """Play a whole batch and write it under ``out`` (if given).
+
+    It runs on ``backend`` (an entered backend from
+    :func:`~pmim_analytics.engine.backends.open_backend`), by default a local pool of
+    ``workers`` processes. ``progress_callback(done, total)`` is called as chunks finish.
+    On Ctrl-C (or any exception from the callback) the jobs still running stop after their
+    current game, nothing more is written, temporary files are removed, and the exception
+    propagates: the folder holds only complete parts. Raises :class:`PmimError` for a bad
+    format, worker count or bot name.
+    """
+    check_batch(batch, fmt)
+    runner = backend if backend is not None else LocalBackend(workers)
+    folder = Path(out) if out is not None else None
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    summary = BatchSummary()
+    done = 0
+    with closing(runner.run(batch_jobs(dated(batch), folder, fmt, part_size))) as results:
+        for _job, outcomes in results:
+            summary.add(outcomes)
+            done += len(outcomes)
+            if progress_callback:
+                progress_callback(done, batch.games)
+    summary.outcomes.sort(key=lambda o: o.game_index)
+    return summary
