@@ -80,17 +80,21 @@ def play_batch_game(batch: BatchSpec, game_index: int, specs: dict[bool, GameSpe
     return play_game(spec, blue_bot, red_bot, batch.seed, game_index, batch.name, batch.played)
 
 
+def outcome_from_end(game_index: int, winner: str | None, reason: str, rounds: int, blue_vp: int,
+                     red_vp: int) -> GameOutcome:
+    """A game's result seen from army A and army B, from its ``game_end`` (army A is red in odd games)."""
+    swapped = game_index % 2 == 1
+    a_side = "red" if swapped else "blue"
+    by_army = None if winner is None else ("A" if winner == a_side else "B")
+    vp_a, vp_b = (red_vp, blue_vp) if swapped else (blue_vp, red_vp)
+    return GameOutcome(game_index, by_army, reason, rounds, vp_a, vp_b)
+
+
 def outcome_of(batch: BatchSpec, record: GameRecord) -> GameOutcome:
     """The result of a played game, seen from army A and army B."""
     end = record.events[-1]
-    i = record.header.game_index or 0
-    swapped = i % 2 == 1
-    winner = end.winner  # type: ignore[attr-defined]
-    a_side = "red" if swapped else "blue"
-    by_army = None if winner is None else ("A" if winner == a_side else "B")
-    vp = (end.blue_vp, end.red_vp)  # type: ignore[attr-defined]
-    return GameOutcome(i, by_army, end.reason, end.rounds,  # type: ignore[attr-defined]
-                       vp[1] if swapped else vp[0], vp[0] if swapped else vp[1])
+    return outcome_from_end(record.header.game_index or 0, end.winner, end.reason, end.rounds,  # type: ignore[attr-defined]
+                            end.blue_vp, end.red_vp)  # type: ignore[attr-defined]
 
 
 def part_files(out: Path, fmt: str, part: int, start: int, stop: int) -> list[Path]:

@@ -17,6 +17,7 @@ from pmim_analytics.engine.ray_backend import PartFiles, RayBackend, play_detach
 from pmim_analytics.engine.runner import run_batch
 from pmim_analytics.errors import IllegalActionError, PmimError
 from pmim_analytics.replay.parquet import list_parts
+from pmim_analytics.rules.catalogue import REPO_ROOT as REPO
 from tests.test_replay_verify import army
 
 GAMES, PART = 24, 6
@@ -114,3 +115,25 @@ def test_backend_choice_errors_are_one_sentence(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(PmimError, match=r"needs Ray: pip install 'pmim-analytics\[distributed\]'"):
         with open_backend("ray"):
             pass
+
+
+def test_cli_sweep_and_simulate_on_ray_write_what_the_local_pool_writes(ray_instance: Any, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from pmim_analytics.cli import app
+    from tests.test_sweep import files, sweep_file
+
+    runner = CliRunner()
+    path = sweep_file(tmp_path)
+    for backend in ("local", "ray"):
+        r = runner.invoke(app, ["sweep", str(path), "--out", str(tmp_path / backend), "--backend", backend,
+                                "--workers", "2"])
+        assert r.exit_code == 0, r.output
+    assert files(tmp_path / "ray") == files(tmp_path / "local") and len(files(tmp_path / "ray")) == 6
+    armies = REPO / "data" / "armies"
+    for backend in ("local", "ray"):
+        r = runner.invoke(app, ["simulate", "--blue", str(armies / "v3-balanced.yaml"), "--red",
+                                str(armies / "v3-fast-gev.yaml"), "--games", "6", "--format", "parquet",
+                                "--backend", backend, "--out", str(tmp_path / f"sim-{backend}" / "b")])
+        assert r.exit_code == 0, r.output
+    assert files(tmp_path / "sim-ray") == files(tmp_path / "sim-local")

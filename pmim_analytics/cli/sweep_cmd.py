@@ -1,0 +1,87 @@
+"""``pmim sweep``: a round-robin of compositions under rules versions, on the local pool or Ray."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from pmim_analytics.cli._common import err, guarded, out
+from pmim_analytics.engine.backends import open_backend
+from pmim_analytics.engine.batch import wilson_interval
+from pmim_analytics.errors import display_path
+from pmim_analytics.sweep import Sweep, SweepResult, load_sweep, run_sweep
+
+SWEEPS_DIR = Path("replays") / "sweeps"
+
+
+def _plan_table(sweep: Sweep) -> Table:
+    t = Table(title=f"sweep {sweep.spec.name}: {len(sweep.pairings)} pairings, {sweep.games:,} games")
+    for col in ("pairing", "seed", "games"):
+        t.add_column(col)
+    for p in sweep.pairings:
+        t.add_row(p.id, str(p.seed), str(p.games))
+    return t
+
+
+def _result_table(sweep: Sweep, result: SweepResult) -> Table:
+    t = Table(title=f"sweep {sweep.spec.name}: {result.games:,} games "
+                    f"({result.played:,} played now, {result.resumed:,} from earlier runs)")
+    for col in ("rules", "A vs B", "games", "A wins (95%)", "B wins", "draws"):
+        t.add_column(col)
+    many_bots = len({(p.bot_a, p.bot_b) for p in sweep.pairings}) > 1
+    for p in sweep.pairings:
+        s = result.summaries[p.id]
+        n = max(s.games, 1)
+        lo, hi = wilson_interval(s.wins_a, s.games)
+        label = f"{p.key_a} vs {p.key_b}" + (f" ({p.bot_a}/{p.bot_b})" if many_bots else "")
+        t.add_row(p.rules_id, label, str(s.games), f"{s.wins_a / n:.0%} ({lo:.0%}-{hi:.0%})",
+                  f"{s.wins_b / n:.0%}", f"{s.draws / n:.0%}")
+    return t
+
+
+@guarded
+def sweep(
+    file: Path = typer.Argument(..., help="Sweep file (YAML): rules ids, compositions, bots, games, seed."),
+    backend: str = typer.Option("local", "--backend", help="local (process pool) or ray."),
+    workers: int = typer.Option(os.cpu_count() or 1, "--workers", min=1,
+                                help="Worker processes (or CPUs of a local Ray instance)."),
+    address: str | None = typer.Option(None, "--address", help="Ray cluster: auto or ray://host:port."),
+    out_dir: Path | None = typer.Option(None, "--out", help="Output folder (default replays/sweeps/<name>)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the pairings and seeds; play nothing."),
+) -> None:
+    """Play every pairing of a sweep file as a batch of Parquet parts; resume if interrupted.
+
+    Pairings are every pair of compositions under every rules id (and bot pairing). Each
+    pairing's seed comes from the sweep seed and the pairing, so the games are the same on
+    any backend. Running the same command again skips every complete part. Exit 2 for a bad
+    sweep file or an output folder holding another sweep, 130 when interrupted.
+
+    Example: pmim sweep data/sweeps/demo.yaml --out replays/sweeps/demo
+    """
+    plan = load_sweep(file)
+    if dry_run:
+        out.print(_plan_table(plan))
+        return
+    folder = out_dir if out_dir is not None else SWEEPS_DIR / plan.spec.name
+    with open_backend(backend, workers, address) as runner, \
+            Progress(TextColumn(f"sweep {plan.spec.name}"), BarColumn(), MofNCompleteColumn(),
+                     TimeRemainingColumn(), console=err, transient=True, auto_refresh=False) as progress:
+        task = progress.add_task("games", total=plan.games)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done)
+            progress.refresh()
+
+        try:
+            result = run_sweep(plan, folder, runner, advance)
+        except KeyboardInterrupt:
+            progress.stop()
+            err.print(f"[yellow]interrupted[/]: complete parts are kept in {display_path(folder)}; "
+                      "run the same command again to resume", highlight=False)
+            raise typer.Exit(130) from None
+    out.print(_result_table(plan, result))
+    err.print(f"{result.games:,} games in {display_path(folder)}", highlight=False)
