@@ -113,6 +113,12 @@ def compute_game_id(header: dict[str, Any], events: Iterable[Event]) -> str:
     return h.hexdigest()[:16]
 
 
+def game_id_of(header: GameHeader, events: Iterable[Event]) -> str:
+    """The content id of a game whose header is a :class:`GameHeader`: :func:`compute_game_id`
+    over the header's full JSON form (defaults included) and the events."""
+    return compute_game_id(header.model_dump(mode="json"), events)
+
+
 def format_game(game: GameRecord) -> str:
     """The whole replay as JSON Lines text (one trailing newline)."""
     lines = [json.dumps(game.header.model_dump(mode="json"), separators=(",", ":"))]
