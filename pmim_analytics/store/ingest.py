@@ -56,6 +56,7 @@ class IngestResult:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     inputs: int = 0
+    interrupted: bool = False
 
     @property
     def ok(self) -> bool:
@@ -68,7 +69,7 @@ class IngestResult:
                 f"skipped {self.duplicates} duplicate{'s' if self.duplicates != 1 else ''}, "
                 f"rejected {len(self.rejected)}")
         if self.not_attempted:
-            text += f", stopped before {self.not_attempted} more input{'s' if self.not_attempted != 1 else ''}"
+            text += f", {self.not_attempted} input{'s' if self.not_attempted != 1 else ''} not read"
         return text + f" in {self.seconds:.1f} s"
 
 
@@ -138,25 +139,28 @@ def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, stric
     if progress:
         progress(0, inputs.count, result)
     i = 0
-    while i < len(batches):
-        opened = time.perf_counter()
-        with open_writer(db, on_wait=on_wait) as con:
-            while i < len(batches):
-                batch = batches[i]
-                stop = _run_batch(con, batch, parser, scenarios, run_id, strict, result)
-                i += 1
-                done += batch.size
-                result.seconds = time.perf_counter() - started
-                if progress:
-                    progress(done, inputs.count, result)
-                if stop:
-                    result.not_attempted = inputs.count - done
-                    i = len(batches)
-                    break
-                if time.perf_counter() - opened > yield_every:
-                    break
-        if i < len(batches):
-            time.sleep(YIELD_PAUSE)
+    try:
+        while i < len(batches):
+            opened = time.perf_counter()
+            with open_writer(db, on_wait=on_wait) as con:
+                while i < len(batches):
+                    batch = batches[i]
+                    stop = _run_batch(con, batch, parser, scenarios, run_id, strict, result)
+                    i += 1
+                    done += batch.size
+                    result.seconds = time.perf_counter() - started
+                    if progress:
+                        progress(done, inputs.count, result)
+                    if stop:
+                        i = len(batches)
+                        break
+                    if time.perf_counter() - opened > yield_every:
+                        break
+            if i < len(batches):
+                time.sleep(YIELD_PAUSE)
+    except KeyboardInterrupt:
+        result.interrupted = True
+    result.not_attempted = inputs.count - done
     result.seconds = time.perf_counter() - started
     return result
 
@@ -168,7 +172,8 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         create_staging(con)
         buf = StageBuffer()
         rejects: dict[int, Rejection] = {}
-        g = _stage_jsonl(con, batch.jsonl, buf, parser, rejects, 0)
+        identity: dict[int, Rejection] = {}  # content differs from game_id: reported if nothing worse
+        g = _stage_jsonl(con, batch.jsonl, buf, parser, rejects, identity, 0)
         g = _stage_manual(con, batch.manual, buf, parser, rejects, g)
         if batch.parquet:
             staged = stage_parts(con, batch.parquet, buf, parser, g, rejects)
@@ -179,6 +184,8 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         materialize_units(con)
         for p in find_problems(con, scenarios):
             rejects[p.g] = _rejection(con, p)
+        for gg, rej in identity.items():
+            rejects.setdefault(gg, rej)
         candidates = con.execute("SELECT g, game_id FROM st_games ORDER BY g").fetchall()
         good, dups = _dedupe(con, [(gg, gid) for gg, gid in candidates if gg not in rejects])
         stop = False
@@ -217,7 +224,7 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
 
 
 def _stage_jsonl(con: duckdb.DuckDBPyConnection, files: list[Path], buf: StageBuffer, parser: HeaderParser,
-                 rejects: dict[int, Rejection], g0: int) -> int:
+                 rejects: dict[int, Rejection], identity: dict[int, Rejection], g0: int) -> int:
     fast: list[tuple[int, str]] = []
     slow: list[int] = []
     paths: dict[int, Path] = {}
@@ -260,6 +267,8 @@ def _stage_jsonl(con: duckdb.DuckDBPyConnection, files: list[Path], buf: StageBu
         except ReplayError as e:
             rejects[gg] = Rejection.from_error(e, _error_type(e))
             continue
+        if game.id_problem is not None:
+            identity[gg] = Rejection.from_error(game.id_problem, "identity")
         buf.add_game(gg, game.header, game.sides, file=name, events_file=name, path=str(p), kind="jsonl",
                      game_id=game.game_id)
         buf.add_events(gg, game.events, list(game.lines))

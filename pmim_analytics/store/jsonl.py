@@ -37,6 +37,7 @@ class SlowGame:
     events: tuple[Event, ...]
     lines: list[int]
     game_id: str
+    id_problem: ReplayError | None = None
 
 
 def read_header_line(path: Path, name: str, parser: HeaderParser) -> tuple[GameHeader, dict[str, SideInfo], str] | None:
@@ -57,8 +58,10 @@ def read_header_line(path: Path, name: str, parser: HeaderParser) -> tuple[GameH
 def read_game_lines(path: Path, name: str, parser: HeaderParser) -> SlowGame:
     """Read a whole replay in Python, checking types and order; the careful path.
 
-    Raises :class:`ReplayError` naming the line and field of the first problem, including
-    a ``game_id`` that does not match the content.
+    Raises :class:`ReplayError` naming the line and field of the first problem. A
+    ``game_id`` that does not match the content is returned as ``id_problem`` (with the
+    computed id as ``game_id``) so that the rules checks can name a more telling problem
+    first (a file cut short also changes the content).
     """
     header: GameHeader | None = None
     raw_header: dict[str, Any] = {}
@@ -69,7 +72,7 @@ def read_game_lines(path: Path, name: str, parser: HeaderParser) -> SlowGame:
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
+            obj = json.loads(text.rstrip("\r\n"))
         except json.JSONDecodeError as e:
             raise ReplayError(f"invalid JSON: {e.msg}", Location(name, n, e.colno)) from None
         where = Location(name, n)
@@ -90,10 +93,11 @@ def read_game_lines(path: Path, name: str, parser: HeaderParser) -> SlowGame:
         raise ReplayError("the file is empty; a replay starts with a header line", Location(name))
     evs = tuple(events)
     gid = game_id_of(header, evs)
-    if header.game_id != gid and header.game_id != compute_game_id(raw_header, evs):
-        raise ReplayError(f"game_id {header.game_id!r} does not match the replay's content (computed {gid!r}); "
+    if header.game_id == gid or header.game_id == compute_game_id(raw_header, evs):
+        return SlowGame(header, sides, evs, lines, header.game_id)
+    problem = ReplayError(f"game_id {header.game_id!r} does not match the replay's content (computed {gid!r}); "
                           "the file was changed after it was written", Location(name, 1, field="game_id"))
-    return SlowGame(header, sides, evs, lines, header.game_id)
+    return SlowGame(header, sides, evs, lines, gid, problem)
 
 
 def stage_fast(con: duckdb.DuckDBPyConnection, files: list[tuple[int, str]]) -> list[int]:
