@@ -23,7 +23,7 @@ run: $(STAMP)
 
 ## make test: set up with the test extras, lint, check the layers, run every test
 test: $(STAMP)
-	$(BIN)/ruff check pmim_analytics app tests bench
+	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/pytest -q
 

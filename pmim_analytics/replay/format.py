@@ -180,7 +180,8 @@ def parse_event(obj: Any, where: Location) -> Event:
     try:
         ev = event_from_dict(obj)
     except KeyError as e:
-        raise ReplayError(f"missing field {e.args[0]!r}", Location(where.file, where.line, field=str(e.args[0]))) from None
+        missing = str(e.args[0])
+        raise ReplayError(f"missing field {missing!r}", Location(where.file, where.line, field=missing)) from None
     except TypeError as e:
         raise ReplayError(str(e), Location(where.file, where.line)) from None
     _check_types(ev, cls, where)
@@ -189,6 +190,9 @@ def parse_event(obj: Any, where: Location) -> Event:
 
 _INT_FIELDS = {"seq", "distance", "acc", "needed", "damage", "overkill", "path", "objective",
                "blue_vp", "red_vp", "rounds"}
+#: (event type, field) pairs that may be null: what a manual log does not know.
+_NULLABLE = {("attack", "distance"), ("attack", "roll"), ("game_end", "rounds"),
+             ("game_end", "blue_vp"), ("game_end", "red_vp")}
 
 
 def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
@@ -197,6 +201,8 @@ def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
 
     d = ev.to_dict()
     for key, value in d.items():
+        if value is None and (d["type"], key) in _NULLABLE:
+            continue
         if key in _INT_FIELDS and (not isinstance(value, int) or isinstance(value, bool)):
             raise bad(key, f"{key} must be a whole number, got {value!r}")
         if key == "round" and value is not None and (not isinstance(value, int) or isinstance(value, bool)):
@@ -213,7 +219,10 @@ def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
             raise bad(key, f"hit must be true or false, got {value!r}")
     if d["type"] == "attack":
         roll = d["roll"]
-        if len(roll) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in roll):
+        if roll is not None and (
+            not isinstance(roll, tuple | list) or len(roll) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in roll)
+        ):
             raise bad("roll", f"roll must be two d6 results (1-6 each), got {roll!r}")
         if not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in d["location_rolls"]):
             raise bad("location_rolls", f"location rolls must be d6 results 1-6, got {d['location_rolls']!r}")

@@ -134,7 +134,8 @@ def _weapon_problems(
         mounts = BODY_MOUNTS[unit.body]
         if len(weapons) != len(mounts):
             problems.append(
-                f"{label}: a {unit.body} Warmech mounts exactly {len(mounts)} weapon"
+                f"{label}: {'an' if unit.body[0] in 'aeiou' else 'a'} {unit.body} Warmech mounts exactly "
+                f"{len(mounts)} weapon"
                 f"{'s' if len(mounts) > 1 else ''} ({', '.join(m.replace('_', ' ') for m in mounts)}), "
                 f"got {len(weapons)} ({names})"
             )
@@ -232,7 +233,9 @@ def build_roster(army: ArmyList, rules_id: str | None = None) -> Roster:
     return Roster(army.name, rules.id, tuple(units), tuple(violations))
 
 
-def army_violations(army: ArmyList, rules_id: str | None = None, scenario: Scenario | None = None) -> tuple[Roster, list[str]]:
+def army_violations(
+    army: ArmyList, rules_id: str | None = None, scenario: Scenario | None = None
+) -> tuple[Roster, list[str]]:
     """Return the roster and every rule the army breaks (empty when it is legal)."""
     roster = build_roster(army, rules_id)
     violations = list(roster.violations)
