@@ -59,7 +59,7 @@ def _value_sql(key: str) -> str:
     other length does not re-serialise to the same text."""
     x = f's."{key}"'
     if FIELD_KINDS.get(key) == "pair":
-        return f"[{x}[1], {x}[2]]"
+        return f"CASE WHEN {x} IS NOT NULL THEN [{x}[1], {x}[2]] END"
     return x
 
 

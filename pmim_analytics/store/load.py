@@ -25,7 +25,7 @@ def unit_stats_sql(events: str, units: str, games: str) -> str:
 
     Damage dealt and taken count what landed (damage less overkill). A VP is shared among
     the scoring side's holders. VP share and VP rounds are NULL when unknown: the game
-    has VP but no VP events (a summary log), or a VP event names no holders.
+    has (or may have) VP but no VP events (a summary log), or a VP event names no holders.
     """
     return f"""
     WITH ev AS (
@@ -62,7 +62,7 @@ def unit_stats_sql(events: str, units: str, games: str) -> str:
            CASE WHEN vp_unknown THEN NULL ELSE coalesce(vpu.vp_rounds, 0) END
     FROM {units} u
     JOIN (SELECT gg.*, coalesce(vpg.n_anonymous, 0) > 0
-                       OR (coalesce(vpg.n_vp, 0) = 0 AND coalesce(gg.blue_vp, 0) + coalesce(gg.red_vp, 0) > 0)
+                       OR (coalesce(vpg.n_vp, 0) = 0 AND coalesce(gg.blue_vp + gg.red_vp, 1) > 0)
                        AS vp_unknown
           FROM {games} gg LEFT JOIN vpg USING (game_id)) g USING (game_id)
     LEFT JOIN atk USING (game_id, unit_id)

@@ -24,7 +24,10 @@ from pmim_analytics.replay.events import EVENT_COLUMNS, EVENT_TYPES, GAME_END_RE
 from pmim_analytics.rules.models import LOCATION_CODES
 from pmim_analytics.store.event_sql import event_keys
 
+#: Fields that may be null: in every event, or (type, key) for what a manual log may not know.
 OPTIONAL_KEYS = {"round", "location", "by", "winner"}
+OPTIONAL_BY_TYPE = {("attack", "distance"), ("attack", "roll"), ("game_end", "rounds"),
+                    ("game_end", "blue_vp"), ("game_end", "red_vp")}
 #: JSON key -> the wide columns it fills.
 KEY_COLUMNS = {"hex": ("to_col", "to_row"), "first": ("side",), "from_hex": ("from_col", "from_row"),
                "to_hex": ("to_col", "to_row"), "roll": ("die1", "die2"), "blue": ("blue_holders",),
@@ -58,7 +61,8 @@ def _required_checks() -> list[str]:
     """One arm per event type: any required field null, naming the first such field."""
     arms = []
     for etype in EVENT_TYPES:
-        keys = [k for k in event_keys(etype) if k not in OPTIONAL_KEYS and k != "type"]
+        keys = [k for k in event_keys(etype)
+                if k not in OPTIONAL_KEYS and (etype, k) not in OPTIONAL_BY_TYPE and k != "type"]
         conds = {k: " OR ".join(f'e."{c}" IS NULL' for c in KEY_COLUMNS.get(k, (k,))) for k in keys}
         which = "CASE " + " ".join(f"WHEN {c} THEN '{k}'" for k, c in conds.items()) + " END"
         anyc = " OR ".join(f"({c})" for c in conds.values())
@@ -100,6 +104,7 @@ def event_checks_sql() -> str:
         "array_to_string(list_transform(a.arms, lambda x: replace(x, '@', ' on ')), ', '))]",
         "WHEN e.type = 'attack' AND a.side = t.side THEN "
         "['target', 'rules', printf('%s attacks %s of its own side', e.unit, e.target)]",
+        "WHEN (e.die1 IS NULL) <> (e.die2 IS NULL) THEN ['roll', 'format', 'a roll has two dice or none']",
         "WHEN e.die1 NOT BETWEEN 1 AND 6 OR e.die2 NOT BETWEEN 1 AND 6 THEN "
         "['roll', 'roll', printf('roll [%d, %d] is not two d6 results (1-6 each)', e.die1, e.die2)]",
         "WHEN e.type = 'attack' AND NOT regexp_full_match(e.location_rolls, '([1-6](,[1-6])*)?') THEN "
