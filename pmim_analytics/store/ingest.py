@@ -13,7 +13,9 @@ dashboard's readers get in during a long ingest.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -37,6 +39,9 @@ from pmim_analytics.store.sources import Inputs, find_inputs
 from pmim_analytics.store.staging import StageBuffer, create_staging, drop_staging, materialize_units
 from pmim_analytics.store.validate import PARQUET_FIELD, Problem, find_problems
 
+#: Test hook: "N:SECONDS" sleeps that long inside the Nth batch's transaction, just before
+#: COMMIT, after saying so on stderr, so fault tests can kill the process at that point.
+PAUSE_HOOK_ENV = "PMIM_TEST_PAUSE_BEFORE_COMMIT"
 BATCH_FILES = 500
 BATCH_BYTES = 64 * 1024 * 1024
 BATCH_PARQUET_ROWS = 2_000_000
@@ -57,6 +62,7 @@ class IngestResult:
     seconds: float = 0.0
     inputs: int = 0
     interrupted: bool = False
+    batches_committed: int = 0
 
     @property
     def ok(self) -> bool:
@@ -205,10 +211,12 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         try:
             n_events = load_good_games(con) if good else 0
             _record_rejects(con, run_id, ordered)
+            _pause_hook(result)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
+        result.batches_committed += 1
         result.loaded += len(good)
         result.events += n_events
         result.duplicates += len(dups)
@@ -221,6 +229,16 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
             drop_staging(con)
         except duckdb.Error:
             pass
+
+
+def _pause_hook(result: IngestResult) -> None:
+    hook = os.environ.get(PAUSE_HOOK_ENV)
+    if not hook:
+        return
+    batch, seconds = hook.split(":")
+    if result.batches_committed + 1 == int(batch):
+        print(f"pausing before commit {batch}", file=sys.stderr, flush=True)
+        time.sleep(float(seconds))
 
 
 def _stage_jsonl(con: duckdb.DuckDBPyConnection, files: list[Path], buf: StageBuffer, parser: HeaderParser,

@@ -80,7 +80,10 @@ def read_game_lines(path: Path, name: str, parser: HeaderParser) -> SlowGame:
             header, sides = parser.parse(obj, where)
             raw_header = obj
             continue
-        ev = parse_event(obj, where)
+        try:
+            ev = parse_event(obj, where)
+        except (TypeError, ValueError, AttributeError) as e:  # a shape the format's checks did not foresee
+            raise ReplayError(f"malformed event ({e})", where) from None
         for key, value in ev.to_dict().items():
             if isinstance(value, int) and not -_INT64 < value < _INT64:
                 raise ReplayError(f"{key} {value} is out of range", Location(name, n, field=key))

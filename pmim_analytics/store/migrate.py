@@ -17,7 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from pmim_analytics.errors import Location, PmimError, StoreError, display_path
-from pmim_analytics.rules.catalogue import REPO_ROOT, data_dir, list_rules_ids, load_rules
+from pmim_analytics.rules.catalogue import REPO_ROOT, clear_caches, data_dir, list_rules_ids, load_rules
 from pmim_analytics.rules.models import Warmech
 
 SQL_DIR = REPO_ROOT / "sql"
@@ -108,6 +108,8 @@ def load_rules_tables(con: duckdb.DuckDBPyConnection, *, force: bool = False) ->
     stored = con.execute("SELECT value FROM store_meta WHERE key = 'rules_fingerprint'").fetchall()
     if stored and stored[0][0] == fingerprint and not force:
         return []
+    if stored:
+        clear_caches()  # the files changed since they were last read
     versions, units, weapons, warnings = [], [], [], []
     for rid in list_rules_ids():
         try:
