@@ -26,13 +26,22 @@ _NAME = re.compile(r"^(\d{3})_[\w-]+\.sql$")
 
 @cache
 def list_migrations() -> tuple[tuple[int, Path], ...]:
-    """Every migration as (version, file), in order."""
-    found = []
+    """Every migration as (version, file), in order.
+
+    Raises :class:`StoreError` when two files share a number (branches merged without
+    renumbering): only one of them would ever be applied.
+    """
+    found: dict[int, Path] = {}
     for p in sorted(SQL_DIR.glob("*.sql")):
         m = _NAME.match(p.name)
-        if m:
-            found.append((int(m.group(1)), p))
-    return tuple(found)
+        if not m:
+            continue
+        version = int(m.group(1))
+        if version in found:
+            raise StoreError(f"migrations {found[version].name} and {p.name} share the number {version}; "
+                             "renumber one of them", Location(display_path(SQL_DIR)))
+        found[version] = p
+    return tuple(sorted(found.items()))
 
 
 def latest_version() -> int:

@@ -121,3 +121,15 @@ def test_a_named_file_that_is_not_a_replay_is_refused(tmp_path: Path) -> None:
     (tmp_path / "army.yaml").write_text("name: x\n", encoding="utf-8")
     with pytest.raises(ReplayError, match="not a replay"):
         find_inputs([tmp_path / "army.yaml"])
+
+
+def test_two_migrations_with_one_number_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "002_views.sql").write_text("SELECT 1;", encoding="utf-8")
+    (tmp_path / "002_more.sql").write_text("SELECT 1;", encoding="utf-8")
+    monkeypatch.setattr(migrate_mod, "SQL_DIR", tmp_path)
+    migrate_mod.list_migrations.cache_clear()
+    try:
+        with pytest.raises(StoreError, match="share the number 2"):
+            migrate_mod.list_migrations()
+    finally:
+        migrate_mod.list_migrations.cache_clear()
