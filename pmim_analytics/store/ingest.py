@@ -14,7 +14,6 @@ dashboard's readers get in during a long ingest.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 import uuid
@@ -26,17 +25,17 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pmim_analytics.errors import Location, PmimError, ReplayError, StoreError, display_path
-from pmim_analytics.replay.format import game_id_of
+from pmim_analytics.errors import StoreError
 from pmim_analytics.rules.catalogue import data_dir
 from pmim_analytics.store import jsonl
 from pmim_analytics.store.connection import open_writer
 from pmim_analytics.store.headers import HeaderParser
 from pmim_analytics.store.load import load_good_games
+from pmim_analytics.store.manual_logs import stage_logs
 from pmim_analytics.store.parquet import ParquetPart, stage_parts
-from pmim_analytics.store.rejects import Rejection, shorten
+from pmim_analytics.store.rejects import Rejection, fill_raw, record_rejects
 from pmim_analytics.store.sources import Inputs, find_inputs
-from pmim_analytics.store.staging import StageBuffer, create_staging, drop_staging, materialize_units
+from pmim_analytics.store.staging import StageBuffer, create_staging, drop_staging, forget_games, materialize_units
 from pmim_analytics.store.validate import PARQUET_FIELD, Problem, find_problems
 
 #: Test hook: "N:SECONDS" sleeps that long inside the Nth batch's transaction, just before
@@ -179,14 +178,14 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         buf = StageBuffer()
         rejects: dict[int, Rejection] = {}
         identity: dict[int, Rejection] = {}  # content differs from game_id: reported if nothing worse
-        g = _stage_jsonl(con, batch.jsonl, buf, parser, rejects, identity, 0)
-        g = _stage_manual(con, batch.manual, buf, parser, rejects, g)
+        g = jsonl.stage_files(con, batch.jsonl, buf, parser, rejects, identity, 0)
+        g = stage_logs(con, batch.manual, buf, parser, rejects, g)
         if batch.parquet:
             staged = stage_parts(con, batch.parquet, buf, parser, g, rejects)
             result.duplicates += staged.duplicates
             result.notes.extend(staged.notes)
         buf.flush(con)
-        _forget(con, rejects)
+        forget_games(con, rejects)
         materialize_units(con)
         for p in find_problems(con, scenarios):
             rejects[p.g] = _rejection(con, p)
@@ -202,7 +201,7 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
             rejects = {first_bad: rejects[first_bad]}
             stop = True
         ordered = [rejects[k] for k in sorted(rejects)]
-        _fill_raw(con, ordered)
+        fill_raw(con, ordered)
         con.register("_good", pa.table({"g": pa.array([gg for gg, _ in good], pa.int32()),
                                         "game_id": pa.array([gid for _, gid in good], pa.string())}))
         con.execute("CREATE OR REPLACE TEMP TABLE st_good AS SELECT * FROM _good")
@@ -210,7 +209,7 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         con.execute("BEGIN TRANSACTION")
         try:
             n_events = load_good_games(con) if good else 0
-            _record_rejects(con, run_id, ordered)
+            record_rejects(con, run_id, ordered)
             _pause_hook(result)
             con.execute("COMMIT")
         except BaseException:
@@ -241,126 +240,6 @@ def _pause_hook(result: IngestResult) -> None:
         time.sleep(float(seconds))
 
 
-def _stage_jsonl(con: duckdb.DuckDBPyConnection, files: list[Path], buf: StageBuffer, parser: HeaderParser,
-                 rejects: dict[int, Rejection], identity: dict[int, Rejection], g0: int) -> int:
-    fast: list[tuple[int, str]] = []
-    slow: list[int] = []
-    paths: dict[int, Path] = {}
-    g = g0
-    for p in files:
-        name = display_path(p)
-        paths[g] = p
-        try:
-            size = p.stat().st_size
-        except OSError as e:
-            rejects[g] = Rejection(name, None, None, "io", f"cannot be read ({e.strerror})", None)
-            g += 1
-            continue
-        if size > jsonl.MAX_REPLAY_BYTES:
-            rejects[g] = Rejection(name, None, None, "size", f"{size / 2**20:.0f} MB is too large for one game "
-                                   f"(the limit is {jsonl.MAX_REPLAY_BYTES >> 20} MB)", None)
-        else:
-            try:
-                head = jsonl.read_header_line(p, name, parser)
-            except ReplayError as e:
-                rejects[g] = Rejection.from_error(e, "header")
-                head = None
-            if head is not None:
-                header, sides, canon = head
-                buf.add_game(g, header, sides, file=name, events_file=name, path=str(p), kind="jsonl",
-                             head_canon=canon)
-                fast.append((g, str(p)))
-            elif g not in rejects:
-                slow.append(g)
-        g += 1
-    buf.flush(con)
-    slow.extend(jsonl.stage_fast(con, fast))
-    if slow:
-        _forget(con, dict.fromkeys(slow))
-    for gg in sorted(slow):
-        p = paths[gg]
-        name = display_path(p)
-        try:
-            game = jsonl.read_game_lines(p, name, parser)
-        except ReplayError as e:
-            rejects[gg] = Rejection.from_error(e, _error_type(e))
-            continue
-        if game.id_problem is not None:
-            identity[gg] = Rejection.from_error(game.id_problem, "identity")
-        buf.add_game(gg, game.header, game.sides, file=name, events_file=name, path=str(p), kind="jsonl",
-                     game_id=game.game_id)
-        buf.add_events(gg, game.events, list(game.lines))
-    return g
-
-
-def _error_type(e: ReplayError) -> str:
-    m = e.message
-    if m.startswith("invalid JSON"):
-        return "syntax"
-    if m.startswith("not UTF-8"):
-        return "encoding"
-    if "does not match the replay's content" in m:
-        return "identity"
-    if "out of order" in m:
-        return "sequence"
-    if e.where and e.where.line == 1:
-        return "header"
-    return "type"
-
-
-def _stage_manual(con: duckdb.DuckDBPyConnection, files: list[Path], buf: StageBuffer, parser: HeaderParser,
-                  rejects: dict[int, Rejection], g0: int) -> int:
-    g = g0
-    if not files:
-        return g
-    try:
-        from pmim_analytics.replay.manual import read_log  # written alongside; optional until merged
-    except ImportError:
-        read_log = None
-    for p in files:
-        name = display_path(p)
-        if read_log is None:
-            rejects[g] = Rejection(name, None, None, "unsupported",
-                                   "manual logs cannot be read: this installation has no manual-log reader", None)
-            g += 1
-            continue
-        try:
-            rec = read_log(p)
-            sides = {k: parser.side_info(v) for k, v in rec.header.sides.items()}
-            if set(sides) != {"blue", "red"}:
-                raise ReplayError("a game needs both sides, blue and red", Location(name, field="sides"))
-            for ev in rec.events:
-                for key, value in ev.to_dict().items():
-                    if isinstance(value, int) and not -(2**63) < value < 2**63:
-                        raise ReplayError(f"{key} {value} is out of range", Location(name, field=key))
-        except PmimError as e:
-            rejects[g] = Rejection.from_error(e, "syntax")
-            g += 1
-            continue
-        gid = rec.header.game_id
-        if not re.fullmatch(r"[0-9a-f]{16}", gid or ""):
-            gid = game_id_of(rec.header, rec.events)
-        buf.add_game(g, rec.header, sides, file=name, events_file=name, path=str(p), kind="manual",
-                     head_line=None, game_id=gid)
-        buf.add_events(g, rec.events, [ev.seq for ev in rec.events])
-        g += 1
-    return g
-
-
-def _forget(con: duckdb.DuckDBPyConnection, gs: dict[int, object]) -> None:
-    """Drop staged rows of games that are rejected or will be staged again."""
-    if not gs:
-        return
-    con.register("_forget", pa.table({"g": pa.array(sorted(gs), pa.int32())}))
-    for t in ("st_games", "st_sides"):
-        con.execute(f"DELETE FROM {t} WHERE g IN (SELECT g FROM _forget)")
-    kind = con.execute("SELECT table_type FROM information_schema.tables WHERE table_catalog = 'temp' "
-                       "AND table_name = 'st_events'").fetchall()
-    if kind and kind[0][0] != "VIEW":
-        con.execute("DELETE FROM st_events WHERE g IN (SELECT g FROM _forget)")
-    con.unregister("_forget")
-
-
 def _rejection(con: duckdb.DuckDBPyConnection, p: Problem) -> Rejection:
     file, events_file, kind = con.execute(
         "SELECT file, events_file, kind FROM st_games WHERE g = ?", [p.g]).fetchall()[0]
@@ -389,42 +268,3 @@ def _dedupe(con: duckdb.DuckDBPyConnection, cands: list[tuple[int, str]]) -> tup
             seen.add(gid)
             good.append((g, gid))
     return good, dups
-
-
-def _fill_raw(con: duckdb.DuckDBPyConnection, rejects: list[Rejection]) -> None:
-    """Give each rejection the raw text of its line (or Parquet row), shortened."""
-    for i, r in enumerate(rejects):
-        if r.raw is not None or r.line is None:
-            continue
-        raw = None
-        path = Path(r.file)
-        try:
-            if r.file.endswith(".parquet"):
-                row = con.execute("SELECT to_json(t) FROM (SELECT * EXCLUDE (file_row_number) FROM "
-                                  "read_parquet(?, file_row_number = true) WHERE file_row_number = ?) t",
-                                  [str(path), r.line - 1]).fetchall()
-                raw = row[0][0] if row else None
-            else:
-                with path.open("rb") as fh:
-                    for n, b in enumerate(fh, start=1):
-                        if n == r.line:
-                            raw = b[:1000].decode("utf-8", errors="replace")
-                            break
-        except (OSError, duckdb.Error):
-            raw = None
-        if raw is not None:
-            rejects[i] = Rejection(r.file, r.line, r.field, r.error_type, r.message, shorten(raw))
-
-
-def _record_rejects(con: duckdb.DuckDBPyConnection, run_id: str, rejects: list[Rejection]) -> None:
-    if not rejects:
-        return
-    con.register("_rej", pa.Table.from_pylist([
-        {"run_id": run_id, "file": r.file, "line": r.line, "field": r.field, "error_type": r.error_type,
-         "message": r.message, "raw": r.raw} for r in rejects],
-        schema=pa.schema([("run_id", pa.string()), ("file", pa.string()), ("line", pa.int32()),
-                          ("field", pa.string()), ("error_type", pa.string()), ("message", pa.string()),
-                          ("raw", pa.string())])))
-    con.execute("INSERT INTO ingest_rejects (run_id, file, line, field, error_type, message, raw) "
-                "SELECT * FROM _rej")
-    con.unregister("_rej")

@@ -18,11 +18,13 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pmim_analytics.errors import Location, ReplayError
+from pmim_analytics.errors import Location, ReplayError, display_path
 from pmim_analytics.replay.events import Event
 from pmim_analytics.replay.format import GameHeader, compute_game_id, game_id_of, iter_lines, parse_event
 from pmim_analytics.store import event_sql
 from pmim_analytics.store.headers import HeaderParser, SideInfo, header_canonical
+from pmim_analytics.store.rejects import Rejection
+from pmim_analytics.store.staging import StageBuffer, forget_games
 
 MAX_REPLAY_BYTES = 64 * 1024 * 1024  # a 20-round game is well under 1 MB
 _INT64 = 2**63
@@ -144,3 +146,76 @@ def stage_fast(con: duckdb.DuckDBPyConnection, files: list[tuple[int, str]]) -> 
     con.execute("UPDATE st_games SET game_id = claimed_id WHERE g IN (SELECT g FROM _fast_good)")
     con.unregister("_fast_good")
     return failed
+
+
+def stage_files(con: duckdb.DuckDBPyConnection, files: list[Path], buf: StageBuffer, parser: HeaderParser,
+                rejects: dict[int, Rejection], identity: dict[int, Rejection], g0: int) -> int:
+    """Stage the replays ``files`` as games ``g0``, ``g0 + 1``...; return the next ``g``.
+
+    Games refused while reading go to ``rejects``; a content id mismatch goes to
+    ``identity`` (reported only if validation finds nothing more telling).
+    """
+    fast: list[tuple[int, str]] = []
+    slow: list[int] = []
+    paths: dict[int, Path] = {}
+    g = g0
+    for p in files:
+        name = display_path(p)
+        paths[g] = p
+        try:
+            size = p.stat().st_size
+        except OSError as e:
+            rejects[g] = Rejection(name, None, None, "io", f"cannot be read ({e.strerror})", None)
+            g += 1
+            continue
+        if size > MAX_REPLAY_BYTES:
+            rejects[g] = Rejection(name, None, None, "size", f"{size / 2**20:.0f} MB is too large for one game "
+                                   f"(the limit is {MAX_REPLAY_BYTES >> 20} MB)", None)
+        else:
+            try:
+                head = read_header_line(p, name, parser)
+            except ReplayError as e:
+                rejects[g] = Rejection.from_error(e, "header")
+                head = None
+            if head is not None:
+                header, sides, canon = head
+                buf.add_game(g, header, sides, file=name, events_file=name, path=str(p), kind="jsonl",
+                             head_canon=canon)
+                fast.append((g, str(p)))
+            elif g not in rejects:
+                slow.append(g)
+        g += 1
+    buf.flush(con)
+    slow.extend(stage_fast(con, fast))
+    if slow:
+        forget_games(con, slow)
+    for gg in sorted(slow):
+        p = paths[gg]
+        name = display_path(p)
+        try:
+            game = read_game_lines(p, name, parser)
+        except ReplayError as e:
+            rejects[gg] = Rejection.from_error(e, error_type(e))
+            continue
+        if game.id_problem is not None:
+            identity[gg] = Rejection.from_error(game.id_problem, "identity")
+        buf.add_game(gg, game.header, game.sides, file=name, events_file=name, path=str(p), kind="jsonl",
+                     game_id=game.game_id)
+        buf.add_events(gg, game.events, list(game.lines))
+    return g
+
+
+def error_type(e: ReplayError) -> str:
+    """The reject-table kind of a careful-path error."""
+    m = e.message
+    if m.startswith("invalid JSON"):
+        return "syntax"
+    if m.startswith("not UTF-8"):
+        return "encoding"
+    if "does not match the replay's content" in m:
+        return "identity"
+    if "out of order" in m:
+        return "sequence"
+    if e.where and e.where.line == 1:
+        return "header"
+    return "type"

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
 
 from pmim_analytics.errors import PmimError
 
@@ -44,3 +48,43 @@ class Rejection:
         if self.field:
             parts.append(f"field {self.field!r}")
         return f"{', '.join(parts)}: {self.message} [{self.error_type}]"
+
+
+def fill_raw(con: duckdb.DuckDBPyConnection, rejects: list[Rejection]) -> None:
+    """Give each rejection the raw text of its line (or Parquet row), shortened."""
+    for i, r in enumerate(rejects):
+        if r.raw is not None or r.line is None:
+            continue
+        raw = None
+        path = Path(r.file)
+        try:
+            if r.file.endswith(".parquet"):
+                row = con.execute("SELECT to_json(t) FROM (SELECT * EXCLUDE (file_row_number) FROM "
+                                  "read_parquet(?, file_row_number = true) WHERE file_row_number = ?) t",
+                                  [str(path), r.line - 1]).fetchall()
+                raw = row[0][0] if row else None
+            else:
+                with path.open("rb") as fh:
+                    for n, b in enumerate(fh, start=1):
+                        if n == r.line:
+                            raw = b[:1000].decode("utf-8", errors="replace")
+                            break
+        except (OSError, duckdb.Error):
+            raw = None
+        if raw is not None:
+            rejects[i] = Rejection(r.file, r.line, r.field, r.error_type, r.message, shorten(raw))
+
+
+def record_rejects(con: duckdb.DuckDBPyConnection, run_id: str, rejects: list[Rejection]) -> None:
+    """Insert rejections into ``ingest_rejects`` (in the caller's transaction)."""
+    if not rejects:
+        return
+    con.register("_rej", pa.Table.from_pylist([
+        {"run_id": run_id, "file": r.file, "line": r.line, "field": r.field, "error_type": r.error_type,
+         "message": r.message, "raw": r.raw} for r in rejects],
+        schema=pa.schema([("run_id", pa.string()), ("file", pa.string()), ("line", pa.int32()),
+                          ("field", pa.string()), ("error_type", pa.string()), ("message", pa.string()),
+                          ("raw", pa.string())])))
+    con.execute("INSERT INTO ingest_rejects (run_id, file, line, field, error_type, message, raw) "
+                "SELECT * FROM _rej")
+    con.unregister("_rej")

@@ -11,6 +11,7 @@ nothing of them behind.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,3 +144,18 @@ class StageBuffer:
             con.execute("INSERT INTO st_events BY NAME SELECT * FROM _stage_rows")
             con.unregister("_stage_rows")
             self.events.clear()
+
+
+def forget_games(con: duckdb.DuckDBPyConnection, gs: Iterable[int]) -> None:
+    """Drop staged rows of games that are rejected or will be staged again."""
+    gs = sorted(gs)
+    if not gs:
+        return
+    con.register("_forget", pa.table({"g": pa.array(gs, pa.int32())}))
+    for t in ("st_games", "st_sides"):
+        con.execute(f"DELETE FROM {t} WHERE g IN (SELECT g FROM _forget)")
+    kind = con.execute("SELECT table_type FROM information_schema.tables WHERE table_catalog = 'temp' "
+                       "AND table_name = 'st_events'").fetchall()
+    if kind and kind[0][0] != "VIEW":
+        con.execute("DELETE FROM st_events WHERE g IN (SELECT g FROM _forget)")
+    con.unregister("_forget")
