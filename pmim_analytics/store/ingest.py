@@ -25,7 +25,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pmim_analytics.errors import StoreError
+from pmim_analytics.errors import StoreError, display_path
 from pmim_analytics.rules.catalogue import data_dir
 from pmim_analytics.store import jsonl
 from pmim_analytics.store.connection import open_writer
@@ -150,7 +150,20 @@ def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, stric
             with open_writer(db, on_wait=on_wait) as con:
                 while i < len(batches):
                     batch = batches[i]
-                    stop = _run_batch(con, batch, parser, scenarios, run_id, strict, result)
+                    try:
+                        stop = _run_batch(con, batch, parser, scenarios, run_id, strict, result)
+                    except StoreError as e:
+                        if not batch.parquet:
+                            raise
+                        # A Parquet file that cannot be read (corrupt pages): find the part and refuse it.
+                        if len(batch.parquet) > 1:
+                            batches[i:i + 1] = [_Batch(parquet=[part]) for part in batch.parquet]
+                            continue
+                        part = batch.parquet[0]
+                        why = str(e.__cause__ or e.message).strip().splitlines()[0]
+                        result.rejected.append(Rejection(display_path(part.events), None, None, "io",
+                                                         f"cannot be read ({why}); the whole part is refused", None))
+                        stop = strict
                     i += 1
                     done += batch.size
                     result.seconds = time.perf_counter() - started

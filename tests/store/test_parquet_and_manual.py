@@ -110,3 +110,17 @@ def test_manual_logs_are_routed_to_the_manual_reader(tmp_path: Path, db: Path, m
     result = ingest_paths([tmp_path], db)
     assert result.loaded == 2
     assert read_frame("SELECT source FROM games ORDER BY source", db=db).to_series().to_list() == ["engine", "manual"]
+
+
+def test_a_part_with_corrupt_pages_is_refused_and_the_other_parts_load(tmp_path: Path, db: Path) -> None:
+    write_parquet_parts(tmp_path, list(iter_games(6, seed=21)), part_size=2)
+    events = tmp_path / "events.00001.parquet"
+    data = bytearray(events.read_bytes())
+    for i in range(4, len(data) // 2):  # scramble the pages, keep the footer (the schema still reads)
+        data[i] = (data[i] * 7 + 13) % 256
+    events.write_bytes(bytes(data))
+    result = ingest_paths([tmp_path], db)
+    assert result.loaded == 4
+    [rej] = result.rejected
+    assert rej.file.endswith("events.00001.parquet") and rej.error_type == "io" and "cannot be read" in rej.message
+    assert check_db(db).ok
