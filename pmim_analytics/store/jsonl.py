@@ -118,16 +118,12 @@ def stage_fast(con: duckdb.DuckDBPyConnection, files: list[tuple[int, str]]) -> 
         return []
     con.register("_fast_files", pa.table({"g": pa.array([g for g, _ in files], pa.int32()),
                                           "path": pa.array([p for _, p in files], pa.string())}))
-    con.execute(f"""
-        INSERT INTO st_events BY NAME
-        SELECT g, line, {event_sql.wide_columns_sql()},
-               coalesce(raw = {event_sql.writer_form_sql()}, false) AS ok, {event_sql.canonical_sql()} AS canon
-        FROM (SELECT g, line, raw, try(from_json(raw, '{event_sql.json_struct()}')) AS s
-              FROM (SELECT g, generate_subscripts(ls, 1) AS line, unnest(ls) AS raw
-                    FROM (SELECT f.g, string_split(try(decode(b.content)), chr(10)) AS ls
-                          FROM read_blob(?) b JOIN _fast_files f ON b.filename = f.path))
-              WHERE line > 1 AND raw <> '')
-    """, [[p for _, p in files]])
+    try:
+        _insert_fast(con, files)
+    except duckdb.Error:  # a file vanished or became unreadable since it was listed: read each in Python
+        con.unregister("_fast_files")
+        forget_games(con, [g for g, _ in files], events_only=True)
+        return [g for g, _ in files]
     passed = con.execute("""
         SELECT p.g FROM (
             SELECT g, bool_and(ok) AS all_ok, string_agg(canon, '' ORDER BY line) AS body
@@ -138,14 +134,24 @@ def stage_fast(con: duckdb.DuckDBPyConnection, files: list[tuple[int, str]]) -> 
     con.unregister("_fast_files")
     good = {g for (g,) in passed}
     failed = [g for g, _ in files if g not in good]
-    if failed:
-        con.register("_fast_failed", pa.table({"g": pa.array(failed, pa.int32())}))
-        con.execute("DELETE FROM st_events WHERE g IN (SELECT g FROM _fast_failed)")
-        con.unregister("_fast_failed")
+    forget_games(con, failed, events_only=True)
     con.register("_fast_good", pa.table({"g": pa.array(sorted(good), pa.int32())}))
     con.execute("UPDATE st_games SET game_id = claimed_id WHERE g IN (SELECT g FROM _fast_good)")
     con.unregister("_fast_good")
     return failed
+
+
+def _insert_fast(con: duckdb.DuckDBPyConnection, files: list[tuple[int, str]]) -> None:
+    con.execute(f"""
+        INSERT INTO st_events BY NAME
+        SELECT g, line, {event_sql.wide_columns_sql()},
+               coalesce(raw = {event_sql.writer_form_sql()}, false) AS ok, {event_sql.canonical_sql()} AS canon
+        FROM (SELECT g, line, raw, try(from_json(raw, '{event_sql.json_struct()}')) AS s
+              FROM (SELECT g, generate_subscripts(ls, 1) AS line, unnest(ls) AS raw
+                    FROM (SELECT f.g, string_split(try(decode(b.content)), chr(10)) AS ls
+                          FROM read_blob(?) b JOIN _fast_files f ON b.filename = f.path))
+              WHERE line > 1 AND raw <> '')
+    """, [[p for _, p in files]])
 
 
 def stage_files(con: duckdb.DuckDBPyConnection, files: list[Path], buf: StageBuffer, parser: HeaderParser,

@@ -146,13 +146,13 @@ class StageBuffer:
             self.events.clear()
 
 
-def forget_games(con: duckdb.DuckDBPyConnection, gs: Iterable[int]) -> None:
+def forget_games(con: duckdb.DuckDBPyConnection, gs: Iterable[int], *, events_only: bool = False) -> None:
     """Drop staged rows of games that are rejected or will be staged again."""
     gs = sorted(gs)
     if not gs:
         return
     con.register("_forget", pa.table({"g": pa.array(gs, pa.int32())}))
-    for t in ("st_games", "st_sides"):
+    for t in () if events_only else ("st_games", "st_sides"):
         con.execute(f"DELETE FROM {t} WHERE g IN (SELECT g FROM _forget)")
     kind = con.execute("SELECT table_type FROM information_schema.tables WHERE table_catalog = 'temp' "
                        "AND table_name = 'st_events'").fetchall()

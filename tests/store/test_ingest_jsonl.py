@@ -110,3 +110,20 @@ def test_globs_are_expanded(tmp_path: Path, db: Path, pattern: str, monkeypatch:
     write_games(tmp_path / "sub", iter_games(2, seed=3))
     monkeypatch.chdir(tmp_path / ("sub" if pattern == "*.jsonl" else "."))
     assert ingest_paths([pattern], db).loaded == 2
+
+
+def test_when_duckdb_cannot_read_the_files_python_reads_them(tmp_path: Path, db: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import duckdb
+
+    from pmim_analytics.store import jsonl
+
+    def unreadable(con: object, files: object) -> None:
+        raise duckdb.IOException("IO Error: No files found that match the pattern")
+
+    monkeypatch.setattr(jsonl, "_insert_fast", unreadable)
+    write_games(tmp_path, iter_games(3, seed=2))
+    (tmp_path / "gone.jsonl").write_text("", encoding="utf-8")
+    result = ingest_paths([tmp_path], db)
+    assert result.loaded == 3 and [r.file.endswith("gone.jsonl") for r in result.rejected] == [True]
+    assert check_db(db).ok
