@@ -7,8 +7,10 @@ Checks, each naming the line and field at fault:
 - every event: a known type with its required fields; ``seq`` = 1, 2, ... in file order;
   units, targets, attackers and VP holders that are in the rosters (on the right side);
   an attack uses a weapon the unit carries on that mount, at an enemy; rolls are d6 (1-6);
-  ``hit`` agrees with 2d6 + ACC against the number needed; damage and overkill are never
-  negative, overkill never exceeds damage, a miss deals none; values fit their columns;
+  ``hit`` agrees with 2d6 + ACC against the number needed; ACC, the number needed (the
+  target's DEF) and the damage of a hit ((STR - ARM) x RPT) are those of the game's rules
+  version; damage and overkill are never negative, overkill never exceeds damage, a miss
+  deals none; values fit their columns;
 - every game: at least one event, exactly one ``game_end``, and it comes last.
 
 The first problem of each game (by line) is its rejection.
@@ -150,6 +152,7 @@ def find_problems(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> list[
             LEFT JOIN st_units t ON t.g = e.g AND t.unit_id = e.target
             LEFT JOIN st_units b ON b.g = e.g AND b.unit_id = e."by")
         WHERE chk IS NOT NULL""")
+    con.execute(f"INSERT INTO st_problems {_attack_rules_sql()}")
     con.execute(f"INSERT INTO st_problems {_sequence_checks_sql()}")
     con.execute(f"INSERT INTO st_problems {_vp_checks_sql()}")
     con.execute(f"INSERT INTO st_problems {_game_checks_sql()}")
@@ -159,6 +162,29 @@ def find_problems(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> list[
         ORDER BY g""").fetchall()
     con.execute("DROP TABLE st_problems")
     return [Problem(*r) for r in rows]
+
+
+def _attack_rules_sql() -> str:
+    """An attack's numbers come from the game's rules version: ACC of the weapon, DEF of the
+    target as the number needed, and on a hit (STR - ARM) x RPT damage, never below 0."""
+    return """
+        SELECT e.g, false, e.line,
+               CASE WHEN e.acc <> w.acc THEN 'acc' WHEN e.needed <> r.def THEN 'needed' ELSE 'damage' END,
+               'rules',
+               CASE WHEN e.acc <> w.acc
+                    THEN printf('acc %d is not the ACC %d of %s in rules %s', e.acc, w.acc, e.weapon, sg.rules_id)
+                    WHEN e.needed <> r.def
+                    THEN printf('needed %d is not the DEF %d of %s (%s) in rules %s', e.needed, r.def, e.target,
+                                r.name, sg.rules_id)
+                    ELSE printf('damage %d is not (STR %d - ARM %d) x RPT %d = %d', e.damage, w.strength, r.arm,
+                                w.rpt, greatest(0, w.strength - r.arm) * w.rpt) END
+        FROM st_events e JOIN st_games sg USING (g)
+        JOIN st_units t ON t.g = e.g AND t.unit_id = e.target
+        JOIN rules_weapons w ON w.rules_id = sg.rules_id AND w.code = e.weapon
+        JOIN rules_units r ON r.rules_id = sg.rules_id AND r.code = t.code
+        WHERE e.type = 'attack'
+          AND (e.acc <> w.acc OR e.needed <> r.def OR (e.hit AND e.damage <> greatest(0, w.strength - r.arm) * w.rpt))
+    """
 
 
 def _sequence_checks_sql() -> str:
