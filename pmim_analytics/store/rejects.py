@@ -41,10 +41,10 @@ class Rejection:
                    error_type, e.message, shorten(raw))
 
     def render(self) -> str:
-        """One line: ``file, line N, field 'x': why``."""
+        """One line: ``file, line N, field 'x': why [kind]`` (``row N`` in a Parquet file)."""
         parts = [self.file]
         if self.line is not None:
-            parts.append(f"line {self.line}")
+            parts.append(f"{'row' if self.file.endswith('.parquet') else 'line'} {self.line}")
         if self.field:
             parts.append(f"field {self.field!r}")
         return f"{', '.join(parts)}: {self.message} [{self.error_type}]"
