@@ -78,14 +78,22 @@ def test_sigkill_inside_a_transaction_leaves_whole_batches_and_a_rerun_completes
     assert read_frame("SELECT count(*) = count(DISTINCT game_id) FROM games", db=db).item()
 
 
-def test_sigkill_at_a_random_moment_never_leaves_a_broken_database(replays: Path, db: Path) -> None:
-    proc = subprocess.Popen([PMIM, "ingest", str(replays), "--db", str(db), "-q"], cwd=REPO_ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(2.0)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    if db.exists():
-        assert check_db(db).ok
+def test_sigkill_at_any_moment_never_leaves_a_broken_database(replays: Path, db: Path) -> None:
+    # Small batches with pauses between them: the run lasts a few seconds, so each kill lands mid-run.
+    code = (f"from pmim_analytics.store import ingest_paths; "
+            f"ingest_paths([{str(replays)!r}], {str(db)!r}, batch_files=5, yield_every=0)")
+    counts = []
+    for delay in (1.3, 1.9, 2.5):
+        proc = _python(code)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        if db.exists():
+            report = check_db(db)
+            assert report.ok, report.findings
+            assert report.games % 5 == 0, "a killed run left part of a batch"
+            counts.append(report.games)
+    assert counts and counts[-1] < 60, "the runs should have been killed before the end"
     ingest_paths([replays], db)
     report = check_db(db)
     assert report.ok and report.games == 60
