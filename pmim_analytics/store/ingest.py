@@ -56,7 +56,7 @@ class IngestResult:
     events: int = 0
     duplicates: int = 0
     rejected: list[Rejection] = field(default_factory=list)
-    not_attempted: int = 0
+    not_attempted: int = 0  # inputs not reached (interrupted, or stopped by --strict)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     inputs: int = 0
@@ -129,9 +129,10 @@ def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, stric
     """Ingest files, folders and globs into the database; see the module docstring.
 
     With ``strict`` the run stops at the first rejected game (games before it in input
-    order are loaded, none after). Raises :class:`ReplayError` for a path that does not
-    exist (before anything is read) and :class:`StoreError` when the database cannot be
-    written; ``KeyboardInterrupt`` rolls back the batch in flight and propagates.
+    order are loaded, none after). Ctrl-C (``KeyboardInterrupt``) rolls back the batch in
+    flight and returns what was done before, with ``interrupted`` set. Raises
+    :class:`ReplayError` for a path that does not exist (before anything is read) and
+    :class:`StoreError` when the database cannot be written.
     """
     started = time.perf_counter()
     inputs = find_inputs(paths)
@@ -150,20 +151,10 @@ def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, stric
             with open_writer(db, on_wait=on_wait) as con:
                 while i < len(batches):
                     batch = batches[i]
-                    try:
-                        stop = _run_batch(con, batch, parser, scenarios, run_id, strict, result)
-                    except StoreError as e:
-                        if not batch.parquet:
-                            raise
-                        # A Parquet file that cannot be read (corrupt pages): find the part and refuse it.
-                        if len(batch.parquet) > 1:
-                            batches[i:i + 1] = [_Batch(parquet=[part]) for part in batch.parquet]
-                            continue
-                        part = batch.parquet[0]
-                        why = str(e.__cause__ or e.message).strip().splitlines()[0]
-                        result.rejected.append(Rejection(display_path(part.events), None, None, "io",
-                                                         f"cannot be read ({why}); the whole part is refused", None))
-                        stop = strict
+                    stop = _attempt(con, batch, parser, scenarios, run_id, strict, result)
+                    if stop is None:  # an unreadable Parquet file among several parts: try them one by one
+                        batches[i:i + 1] = [_Batch(parquet=[part]) for part in batch.parquet]
+                        continue
                     i += 1
                     done += batch.size
                     result.seconds = time.perf_counter() - started
@@ -181,6 +172,23 @@ def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, stric
     result.not_attempted = inputs.count - done
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _attempt(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderParser, scenarios: list[str],
+             run_id: str, strict: bool, result: IngestResult) -> bool | None:
+    """Run one batch; a Parquet part that DuckDB cannot read (corrupt pages) is refused
+    whole. Returns whether to stop, or None when a batch of several parts must be split."""
+    try:
+        return _run_batch(con, batch, parser, scenarios, run_id, strict, result)
+    except StoreError as e:
+        if not batch.parquet:
+            raise
+        if len(batch.parquet) > 1:
+            return None
+        why = str(e.__cause__ or e.message).strip().splitlines()[0]
+        result.rejected.append(Rejection(display_path(batch.parquet[0].events), None, None, "io",
+                                         f"cannot be read ({why}); the whole part is refused", None))
+        return strict
 
 
 def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderParser, scenarios: list[str],
