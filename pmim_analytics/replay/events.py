@@ -32,12 +32,17 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         """The JSON Lines form: ``seq``, ``round``, ``type`` then the event's own fields."""
         d: dict[str, Any] = {"seq": self.seq, "round": self.round, "type": self.type}
-        for f in fields(self):
-            if f.name in ("seq", "round"):
-                continue
-            v = getattr(self, f.name)
-            d[f.name] = list(v) if isinstance(v, tuple) else v
+        names = _OWN_FIELDS.get(type(self))
+        if names is None:
+            names = _OWN_FIELDS[type(self)] = tuple(f.name for f in fields(self) if f.name not in ("seq", "round"))
+        for name in names:
+            v = getattr(self, name)
+            d[name] = list(v) if isinstance(v, tuple) else v
         return d
+
+
+#: Each event class's own field names in order (filled on first use; ``fields()`` is slow).
+_OWN_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 @dataclass(frozen=True, slots=True)

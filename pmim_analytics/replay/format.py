@@ -98,8 +98,11 @@ class GameRecord:
     events: tuple[Event, ...]
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # = json.dumps(obj, sort_keys=..., ...)
+
+
 def _canonical(obj: Any) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+    return _CANONICAL.encode(obj).encode()
 
 
 def compute_game_id(header: dict[str, Any], events: Iterable[Event]) -> str:
