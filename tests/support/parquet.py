@@ -1,59 +1,34 @@
-"""Write games in the Parquet batch format (the engine's batch runner writes the same).
-
-A batch is a folder of pairs ``events.<part>.parquet`` + ``games.<part>.parquet``
-(part = 5 digits). ``events`` has the columns of ``EVENT_COLUMNS``; ``games`` one row a
-game with ``header_json`` as the source of truth for sides and units. The events file
-of a part is written first: a part is complete when its games file exists.
-"""
+"""Parquet batches for the store tests, written by the engine's own batch writer
+(:mod:`pmim_analytics.replay.parquet`), plus the raw tables for crafting broken parts."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from pmim_analytics.replay.events import EVENT_COLUMNS, event_to_row
+from pmim_analytics.replay.events import event_to_row
 from pmim_analytics.replay.format import GameRecord
-
-_ARROW = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "SMALLINT": pa.int16(), "TINYINT": pa.int8(),
-          "BOOLEAN": pa.bool_(), "BIGINT": pa.int64()}
-EVENTS_SCHEMA = pa.schema([(name, _ARROW[t]) for name, t in EVENT_COLUMNS])
-GAMES_SCHEMA = pa.schema([("game_id", pa.string()), ("source", pa.string()), ("rules", pa.string()),
-                          ("scenario", pa.string()), ("seed", pa.int64()), ("game_index", pa.int32()),
-                          ("batch", pa.string()), ("played", pa.string()), ("header_json", pa.string())])
+from pmim_analytics.replay.parquet import EVENT_SCHEMA, GAME_SCHEMA, header_json, write_part
 
 
 def games_table(games: list[GameRecord]) -> pa.Table:
-    """The ``games`` rows of a part."""
-    rows = []
-    for g in games:
-        h = g.header
-        rows.append({"game_id": h.game_id, "source": h.source, "rules": h.rules, "scenario": h.scenario,
-                     "seed": h.seed, "game_index": h.game_index, "batch": h.batch, "played": h.played,
-                     "header_json": json.dumps(h.model_dump(mode="json"), separators=(",", ":"))})
-    return pa.Table.from_pylist(rows, schema=GAMES_SCHEMA)
+    """The ``games`` rows of a part, as the writer makes them."""
+    rows = [{"game_id": g.header.game_id, "source": g.header.source, "rules": g.header.rules,
+             "scenario": g.header.scenario, "seed": g.header.seed, "game_index": g.header.game_index,
+             "batch": g.header.batch, "played": g.header.played, "header_json": header_json(g)} for g in games]
+    return pa.Table.from_pylist(rows, schema=GAME_SCHEMA)
 
 
 def events_table(games: list[GameRecord]) -> pa.Table:
     """The ``events`` rows of a part (every game's events in order)."""
-    rows = [event_to_row(g.header.game_id, ev) for g in games for ev in g.events]
-    return pa.Table.from_pylist(rows, schema=EVENTS_SCHEMA)
-
-
-def write_part(folder: Path, part: int, games: list[GameRecord]) -> tuple[Path, Path]:
-    """Write one part: events first, then games (which marks the part complete)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    ev_path, g_path = folder / f"events.{part:05d}.parquet", folder / f"games.{part:05d}.parquet"
-    pq.write_table(events_table(games), ev_path)
-    pq.write_table(games_table(games), g_path)
-    return ev_path, g_path
+    return pa.Table.from_pylist([event_to_row(g.header.game_id, ev) for g in games for ev in g.events],
+                                schema=EVENT_SCHEMA)
 
 
 def write_parquet_parts(folder: Path, games: Iterable[GameRecord], part_size: int = 500) -> list[int]:
-    """Write games into parts of ``part_size`` games; return the part numbers."""
+    """Write games into parts of ``part_size`` games with the batch writer; return the part numbers."""
     parts: list[int] = []
     chunk: list[GameRecord] = []
     for g in games:
