@@ -117,7 +117,7 @@ CREATE TABLE IF NOT EXISTS events (
     location_rolls VARCHAR,
     damage      SMALLINT,
     overkill    SMALLINT,
-    by          VARCHAR,
+    "by"        VARCHAR,
     objective   SMALLINT,
     side        VARCHAR,
     blue_holders VARCHAR,

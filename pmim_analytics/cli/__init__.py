@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from pmim_analytics.cli import army_cmd, log_cmd, play_cmd, rules_cmd, sweep_cmd
+from pmim_analytics.cli import army_cmd, db_cmd, log_cmd, play_cmd, rules_cmd, sweep_cmd
 
 app = typer.Typer(
     name="pmim",
@@ -24,6 +24,7 @@ app.add_typer(log_cmd.app, name="log")
 app.command("play")(play_cmd.play)
 app.command("simulate")(play_cmd.simulate)
 app.add_typer(play_cmd.replay_app, name="replay")
+db_cmd.register(app)
 app.command("sweep")(sweep_cmd.sweep)
 
 
