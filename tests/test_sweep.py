@@ -152,10 +152,10 @@ def test_cli_sweep_plays_prints_and_resumes(tmp_path: Path) -> None:
     r = runner.invoke(app, ["sweep", str(path), "--dry-run"])
     assert r.exit_code == 0 and "1 pairings, 12 games" in r.output and "v3-balanced--v3-infantry-swarm" in r.output
     out = tmp_path / "out"
-    r = runner.invoke(app, ["sweep", str(path), "--out", str(out), "--workers", "1"])
+    r = runner.invoke(app, ["sweep", str(path), "--out", str(out), "--workers", "1", "--no-ingest"])
     assert r.exit_code == 0, r.output
     assert "12 played now, 0 from earlier runs" in r.output and "v3-infantry-swarm" in r.output
-    r = runner.invoke(app, ["sweep", str(path), "--out", str(out), "--workers", "1"])
+    r = runner.invoke(app, ["sweep", str(path), "--out", str(out), "--workers", "1", "--no-ingest"])
     assert r.exit_code == 0 and "0 played now, 12 from earlier runs" in r.output
     r = runner.invoke(app, ["sweep", str(tmp_path / "missing.yaml")])
     assert r.exit_code == 2 and "missing.yaml: file not found" in r.output
@@ -164,3 +164,34 @@ def test_cli_sweep_plays_prints_and_resumes(tmp_path: Path) -> None:
 def test_shipped_sweep_files_load() -> None:
     for path in sorted((REPO_ROOT / "data" / "sweeps").glob("*.yaml")):
         assert load_sweep(path).games > 0
+
+
+def test_the_database_gets_each_part_once_whatever_was_loaded_before(tmp_path: Path) -> None:
+    from pmim_analytics.store import ingest_paths, read_frame
+    from pmim_analytics.sweep.ingest import ingest_sweep, parts_to_load
+
+    text = SMALL.replace("rules: [v3]", "rules: [v3, v3-llaser-rpt4]")
+    plan = load_sweep(sweep_file(tmp_path, text))
+    out, db = tmp_path / "out", tmp_path / "sweep.duckdb"
+    run_sweep(plan, out, LocalBackend(1))
+    assert len(parts_to_load(plan, out, db)) == 6  # no database yet: every part
+    first = pairing_folder(out, plan.pairings[0])
+    ingest_paths([str(first / "games.00001.parquet")], db)  # one part loaded by hand
+    assert len(parts_to_load(plan, out, db)) == 5
+    result = ingest_sweep(plan, out, db)
+    assert (result.inputs, result.loaded, result.duplicates, len(result.rejected)) == (5, 20, 0, 0)
+    assert parts_to_load(plan, out, db) == [] and ingest_sweep(plan, out, db).inputs == 0
+    counts = read_frame("SELECT batch, count(*) AS n FROM games GROUP BY batch ORDER BY batch", db=db)
+    assert counts.rows() == [(f"small/{p.id}", 12) for p in sorted(plan.pairings, key=lambda p: p.id)]
+
+
+def test_cli_sweep_loads_the_database_unless_told_not_to(tmp_path: Path) -> None:
+    path, db = sweep_file(tmp_path), tmp_path / "x.duckdb"
+    r = runner.invoke(app, ["sweep", str(path), "--out", str(tmp_path / "o"), "--workers", "1", "--db", str(db),
+                            "--no-ingest"])
+    assert r.exit_code == 0 and not db.exists() and "ingest" not in r.output
+    r = runner.invoke(app, ["sweep", str(path), "--out", str(tmp_path / "o"), "--workers", "1", "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    assert "ingest: loaded 12 games" in r.output
+    r = runner.invoke(app, ["sweep", str(path), "--out", str(tmp_path / "o"), "--workers", "1", "--db", str(db)])
+    assert "already holds every game of the sweep" in r.output

@@ -6,14 +6,23 @@ import os
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.engine.backends import open_backend
 from pmim_analytics.engine.batch import wilson_interval
 from pmim_analytics.errors import display_path
+from pmim_analytics.store.connection import resolve_db_path
 from pmim_analytics.sweep import Sweep, SweepResult, load_sweep, run_sweep
+from pmim_analytics.sweep.ingest import ingest_sweep
 
 SWEEPS_DIR = Path("replays") / "sweeps"
 
@@ -51,14 +60,19 @@ def sweep(
                                 help="Worker processes (or CPUs of a local Ray instance)."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster: auto or ray://host:port."),
     out_dir: Path | None = typer.Option(None, "--out", help="Output folder (default replays/sweeps/<name>)."),
+    db: Path | None = typer.Option(None, "--db", help="Database to load the games into "
+                                   "(default: $PMIM_DB or data/pmim.duckdb)."),
+    no_ingest: bool = typer.Option(False, "--no-ingest", help="Only write the Parquet parts."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the pairings and seeds; play nothing."),
 ) -> None:
     """Play every pairing of a sweep file as a batch of Parquet parts; resume if interrupted.
 
     Pairings are every pair of compositions under every rules id (and bot pairing). Each
     pairing's seed comes from the sweep seed and the pairing, so the games are the same on
-    any backend. Running the same command again skips every complete part. Exit 2 for a bad
-    sweep file or an output folder holding another sweep, 130 when interrupted.
+    any backend. Running the same command again skips every complete part. Then the parts
+    the database does not hold yet are loaded into it (unless --no-ingest). Exit 2 for a
+    bad sweep file or an output folder holding another sweep, 1 if the database rejected
+    games, 130 when interrupted.
 
     Example: pmim sweep data/sweeps/demo.yaml --out replays/sweeps/demo
     """
@@ -85,3 +99,26 @@ def sweep(
             raise typer.Exit(130) from None
     out.print(_result_table(plan, result))
     err.print(f"{result.games:,} games in {display_path(folder)}", highlight=False)
+    if not no_ingest:
+        _ingest(plan, folder, db)
+
+
+def _ingest(plan: Sweep, folder: Path, db: Path | None) -> None:
+    with Progress(TextColumn("[bold]ingest[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as bar:
+        task = bar.add_task("parts", total=None)
+        loaded = ingest_sweep(plan, folder, db,
+                              progress=lambda done, total, r: bar.update(task, completed=done, total=total))
+    if loaded.inputs == 0:
+        out.print(f"ingest: {display_path(resolve_db_path(db))} already holds every game of the sweep",
+                  highlight=False, soft_wrap=True)
+        return
+    for r in loaded.rejected:
+        err.print(f"[bold red]rejected:[/] {r.render()}", highlight=False, soft_wrap=True)
+    out.print(f"ingest: {loaded.summary()} into {display_path(resolve_db_path(db))}", highlight=False,
+              soft_wrap=True)
+    if loaded.interrupted:
+        err.print("[yellow]interrupted[/]: run the same command again to load the rest", highlight=False)
+        raise typer.Exit(130)
+    if loaded.rejected:
+        raise typer.Exit(1)

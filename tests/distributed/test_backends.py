@@ -127,7 +127,7 @@ def test_cli_sweep_and_simulate_on_ray_write_what_the_local_pool_writes(ray_inst
     path = sweep_file(tmp_path)
     for backend in ("local", "ray"):
         r = runner.invoke(app, ["sweep", str(path), "--out", str(tmp_path / backend), "--backend", backend,
-                                "--workers", "2"])
+                                "--workers", "2", "--no-ingest"])
         assert r.exit_code == 0, r.output
     assert files(tmp_path / "ray") == files(tmp_path / "local") and len(files(tmp_path / "ray")) == 6
     armies = REPO / "data" / "armies"
