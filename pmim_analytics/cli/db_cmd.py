@@ -120,3 +120,22 @@ def migrate_cmd(db: Path | None = typer.Option(None, "--db", help=DB_HELP)) -> N
         pass
     info = db_info(db)
     out.print(f"{info.path}: schema version {info.schema_version}", highlight=False)
+
+
+@app.command("compact")
+@guarded
+def compact_cmd(
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    checkpoint_only: bool = typer.Option(False, "--checkpoint-only", help="Only CHECKPOINT; no rewrite."),
+) -> None:
+    """Shrink the database file: checkpoint, then rewrite it densely (COPY FROM DATABASE) in place.
+
+    Needs free disk space for the copy and waits for readers to let go, like an ingest.
+
+    Example: pmim db compact --db data/pmim.duckdb
+    """
+    from pmim_analytics.store.compact import compact_db
+
+    result = compact_db(db, rewrite=not checkpoint_only,
+                        on_wait=lambda msg: err.print(f"[yellow]waiting:[/] {msg}", highlight=False))
+    out.print(result.summary(), highlight=False)
