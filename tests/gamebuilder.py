@@ -84,6 +84,11 @@ class GameBuilder:
         self.vp_total[side] += 1
         return self
 
+    def final_vp(self, blue: int, red: int) -> GameBuilder:
+        """Set the VP totals directly (a summary log that lists no VP events)."""
+        self.vp_total = {"blue": blue, "red": red}
+        return self
+
     def end_round(self, rnd: int) -> GameBuilder:
         """A round_end event with the running VP totals."""
         self.events.append(RoundEnd(self._next_seq(), rnd, self.vp_total["blue"], self.vp_total["red"]))

@@ -116,3 +116,16 @@ def exact_strata_p_value(strata: Sequence[tuple[int, float]], observed: int) -> 
         return 0.0
     cut = dist[observed] * (1 + 1e-7)
     return float(min(1.0, dist[dist <= cut].sum()))
+
+
+def mean_diff_exprs(
+    n1: pl.Expr, s1: pl.Expr, ss1: pl.Expr, n2: pl.Expr, s2: pl.Expr, ss2: pl.Expr, z: float = Z95
+) -> tuple[pl.Expr, pl.Expr]:
+    """(mean2 - mean1, half-width of its normal 95% interval) from two sets of sums (Welch)."""
+    a, b = n1.cast(pl.Float64), n2.cast(pl.Float64)
+    var1 = pl.max_horizontal((ss1 - s1 * s1 / a) / (a - 1), pl.lit(0.0))
+    var2 = pl.max_horizontal((ss2 - s2 * s2 / b) / (b - 1), pl.lit(0.0))
+    ok = (n1 > 0) & (n2 > 0)
+    diff = pl.when(ok).then(s2 / b - s1 / a)
+    half = pl.when((n1 > 1) & (n2 > 1)).then(z * (var1 / a + var2 / b).sqrt())
+    return diff, half
