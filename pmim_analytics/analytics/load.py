@@ -1,0 +1,224 @@
+"""The one place analytics touch the database: short read-only queries returning Polars frames.
+
+:class:`DuckDBData` is the database :class:`~.dataset.GameData`: each method opens the DuckDB
+file read-only, runs one query that computes a reduced frame (the same frame the Polars
+reducers compute from table rows; a test checks they agree), and closes it. Nothing else in
+:mod:`pmim_analytics.analytics` imports DuckDB.
+
+The default database is ``$PMIM_DB`` or ``data/pmim.duckdb`` (in the data folder).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from pmim_analytics.analytics.dataset import Provenance
+from pmim_analytics.analytics.rules_frames import complete_rules_frames
+from pmim_analytics.errors import StoreError, display_path
+from pmim_analytics.rules import data_dir
+
+
+def default_db_path() -> Path:
+    """``$PMIM_DB`` if set, else ``data/pmim.duckdb`` under the data folder."""
+    env = os.environ.get("PMIM_DB")
+    return Path(env) if env else data_dir() / "pmim.duckdb"
+
+
+@contextmanager
+def read_only(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short-lived read-only connection; DuckDB errors become :class:`StoreError`."""
+    if not path.exists():
+        raise StoreError(f"no database at {display_path(path)}; create one with `make run` or `pmim ingest`")
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as e:
+        raise StoreError(f"cannot open {display_path(path)} for reading: {e}") from e
+    try:
+        con.execute("SET python_enable_replacements = false")
+        yield con
+    finally:
+        con.close()
+
+
+def query(path: Path, sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+    """Run one query against the database at ``path`` and return its result as a Polars frame."""
+    with read_only(path) as con:
+        try:
+            return con.sql(sql, params=params or None).pl()
+        except duckdb.CatalogException as e:
+            raise StoreError(f"{display_path(path)} is not a pmim database or is not migrated ({e})") from e
+        except duckdb.Error as e:
+            raise StoreError(f"query failed on {display_path(path)}: {e}") from e
+
+
+class DuckDBData:
+    """The games in a DuckDB file, filtered to ``rules_ids`` (all if ``None``) and ``source``."""
+
+    def __init__(self, path: str | Path, rules_ids: tuple[str, ...] | list[str] | None = None,
+                 source: str | None = None) -> None:
+        self.path = Path(path)
+        self.rules_ids = tuple(rules_ids) if rules_ids is not None else None
+        self.source = source
+        if not self.path.exists():
+            raise StoreError(f"no database at {display_path(self.path)}; create one with `make run` or "
+                             "`pmim ingest`")
+
+    # -- filtering --------------------------------------------------------------------
+
+    def _where(self, alias: str = "") -> tuple[str, dict[str, Any]]:
+        """SQL conditions on a table holding ``rules_id``/``source`` (aliased ``alias``)."""
+        p = f"{alias}." if alias else ""
+        conds, params = ["TRUE"], {}
+        if self.rules_ids is not None:
+            conds.append(f"list_contains($rules, {p}rules_id)")
+            params["rules"] = list(self.rules_ids)
+        if self.source is not None:
+            conds.append(f"{p}source = $source")
+            params["source"] = self.source
+        return " AND ".join(conds), params
+
+    def _q(self, sql: str, alias: str = "") -> pl.DataFrame:
+        where, params = self._where(alias)
+        return query(self.path, sql.replace("{where}", where), params)
+
+    # -- GameData ---------------------------------------------------------------------
+
+    def provenance(self) -> Provenance:
+        """Counts of the selected games and the hash of every game id in the database."""
+        counts = self._q("SELECT rules_id, count(*) AS n FROM games WHERE {where} GROUP BY rules_id")
+        digest = query(self.path, "SELECT sha256(coalesce(string_agg(game_id, chr(10) ORDER BY game_id), '')) "
+                                  "AS h FROM games")["h"].item()
+        by_rules = dict(zip(counts["rules_id"].to_list(), counts["n"].to_list(), strict=True))
+        return Provenance(str(self.path), tuple(sorted(by_rules)), int(sum(by_rules.values())), by_rules,
+                          self.source, digest)
+
+    def unit_sums(self, by_loadout: bool = False) -> pl.DataFrame:
+        keys = "rules_id, source, code, type, kind" + (", weapons" if by_loadout else "")
+        return self._q(f"""
+            SELECT {keys},
+              count(DISTINCT game_id)::BIGINT AS games, count(*)::BIGINT AS n, sum(pts)::BIGINT AS pts_sum,
+              sum(attacks)::BIGINT AS attacks, sum(hits)::BIGINT AS hits,
+              sum(damage_dealt)::BIGINT AS damage_dealt,
+              sum(damage_dealt::BIGINT * damage_dealt)::BIGINT AS damage_sq,
+              sum(overkill)::BIGINT AS overkill, sum(damage_taken)::BIGINT AS damage_taken,
+              sum(kills)::BIGINT AS kills, sum(destroyed::INTEGER)::BIGINT AS destroyed,
+              count(*) FILTER (destroyed AND round_destroyed IS NOT NULL)::BIGINT AS round_n,
+              coalesce(sum(round_destroyed) FILTER (destroyed AND round_destroyed IS NOT NULL), 0)::BIGINT
+                AS round_sum,
+              count(vp_share)::BIGINT AS vp_n, coalesce(sum(vp_share), 0)::DOUBLE AS vp_sum,
+              coalesce(sum(vp_share * vp_share), 0)::DOUBLE AS vp_sq,
+              count(damage_dealt) FILTER (pts > 0)::BIGINT AS dpp_n,
+              coalesce(sum(damage_dealt / pts) FILTER (pts > 0), 0)::DOUBLE AS dpp_sum,
+              coalesce(sum((damage_dealt / pts) ^ 2) FILTER (pts > 0), 0)::DOUBLE AS dpp_sq,
+              count(vp_share) FILTER (pts > 0)::BIGINT AS vpp_n,
+              coalesce(sum(vp_share / pts) FILTER (pts > 0), 0)::DOUBLE AS vpp_sum,
+              coalesce(sum((vp_share / pts) ^ 2) FILTER (pts > 0), 0)::DOUBLE AS vpp_sq
+            FROM unit_game_stats WHERE {{where}}
+            GROUP BY {keys} ORDER BY {keys}""")
+
+    def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame:
+        keys = "rules_id, source, code, type, kind" + (", weapons" if by_loadout else "")
+        return self._q(f"""
+            SELECT {keys}, t AS round, destroyed, count(*)::BIGINT AS n FROM (
+              SELECT *, (CASE WHEN destroyed THEN round_destroyed ELSE rounds_played END)::BIGINT AS t
+              FROM unit_game_stats WHERE {{where}})
+            WHERE t IS NOT NULL
+            GROUP BY {keys}, t, destroyed ORDER BY {keys}, round, destroyed""")
+
+    _ATTACKS = """
+        FROM events e JOIN games g ON g.game_id = e.game_id
+        LEFT JOIN units t ON t.game_id = e.game_id AND t.unit_id = e.target
+        {attacker}
+        WHERE e.type = 'attack' AND {where}"""
+
+    def attack_strata(self) -> pl.DataFrame:
+        return self._q("""
+            SELECT g.rules_id, g.source, e.weapon, t.code AS target_code, t.type AS target_type,
+              t.kind AS target_kind, (e.needed - e.acc)::BIGINT AS threshold, e.hit, e.damage::BIGINT AS damage,
+              count(*)::BIGINT AS n, coalesce(sum(e.overkill), 0)::BIGINT AS overkill""" + self._ATTACKS.replace(
+            "{attacker}", "") + """
+            GROUP BY ALL ORDER BY ALL NULLS LAST""", alias="g")
+
+    def side_attack_strata(self) -> pl.DataFrame:
+        return self._q("""
+            SELECT e.game_id, g.rules_id, g.source,
+              coalesce(a.side, CASE WHEN starts_with(e.unit, 'B:') THEN 'blue'
+                                    WHEN starts_with(e.unit, 'R:') THEN 'red' END) AS side,
+              e.weapon, t.code AS target_code, (e.needed - e.acc)::BIGINT AS threshold,
+              count(*)::BIGINT AS n, sum(coalesce(e.hit, false)::INTEGER)::BIGINT AS hits,
+              coalesce(sum(e.damage), 0)::BIGINT AS damage, coalesce(sum(e.overkill), 0)::BIGINT AS overkill
+            """ + self._ATTACKS.replace(
+            "{attacker}", "LEFT JOIN units a ON a.game_id = e.game_id AND a.unit_id = e.unit") + """
+            GROUP BY ALL ORDER BY ALL NULLS LAST""", alias="g")
+
+    def matchup_cells(self) -> pl.DataFrame:
+        return self._q("""
+            SELECT g.rules_id, g.source, s.composition, s.army_hash, s.bot, s.side,
+              o.composition AS opp_composition, o.army_hash AS opp_army_hash, o.bot AS opp_bot,
+              (g.first_side = s.side) AS first, s.result,
+              count(*)::BIGINT AS n, count(s.vp - o.vp)::BIGINT AS margin_n,
+              coalesce(sum(s.vp - o.vp), 0)::BIGINT AS margin_sum,
+              coalesce(sum((s.vp - o.vp)::BIGINT * (s.vp - o.vp)), 0)::BIGINT AS margin_sq,
+              count(g.rounds)::BIGINT AS rounds_n, coalesce(sum(g.rounds), 0)::BIGINT AS rounds_sum,
+              coalesce(sum(g.rounds::BIGINT * g.rounds), 0)::BIGINT AS rounds_sq
+            FROM sides s JOIN sides o ON o.game_id = s.game_id AND o.side <> s.side
+            JOIN games g ON g.game_id = s.game_id
+            WHERE {where}
+            GROUP BY ALL ORDER BY ALL NULLS LAST""", alias="g")
+
+    def game_cells(self) -> pl.DataFrame:
+        return self._q("""
+            SELECT g.rules_id, g.source, b.army_hash AS blue_hash, r.army_hash AS red_hash,
+              count(*)::BIGINT AS n, count(*) FILTER (g.winner = 'blue')::BIGINT AS blue_wins,
+              count(*) FILTER (g.winner = 'red')::BIGINT AS red_wins,
+              count(*) FILTER (g.winner IS NULL)::BIGINT AS draws,
+              count(g.blue_vp - g.red_vp)::BIGINT AS margin_n,
+              coalesce(sum(g.blue_vp - g.red_vp), 0)::BIGINT AS margin_sum,
+              coalesce(sum((g.blue_vp - g.red_vp)::BIGINT * (g.blue_vp - g.red_vp)), 0)::BIGINT AS margin_sq
+            FROM games g JOIN sides b ON b.game_id = g.game_id AND b.side = 'blue'
+            JOIN sides r ON r.game_id = g.game_id AND r.side = 'red'
+            WHERE {where}
+            GROUP BY ALL ORDER BY ALL""", alias="g")
+
+    def army_rosters(self) -> pl.DataFrame:
+        return self._q("""
+            WITH rep AS (
+              SELECT rules_id, army_hash, game_id, side FROM (
+                SELECT g.rules_id, s.army_hash, s.game_id, s.side,
+                  row_number() OVER (PARTITION BY g.rules_id, s.army_hash ORDER BY s.game_id, s.side) AS k
+                FROM sides s JOIN games g ON g.game_id = s.game_id WHERE {where})
+              WHERE k = 1)
+            SELECT rep.rules_id, rep.army_hash, u.code, u.type, u.kind, count(*)::BIGINT AS count,
+              sum(u.pts)::BIGINT AS pts_sum
+            FROM rep JOIN units u ON u.game_id = rep.game_id AND u.side = rep.side
+            GROUP BY ALL ORDER BY rep.rules_id, rep.army_hash, u.code""", alias="g")
+
+    def game_counts(self) -> pl.DataFrame:
+        return self._q("""
+            SELECT rules_id, source, rounds::BIGINT AS rounds, reason, winner IS NULL AS draw, count(*)::BIGINT AS n
+            FROM games WHERE {where} GROUP BY ALL ORDER BY ALL NULLS LAST""")
+
+    def round_scores(self) -> pl.DataFrame:
+        return self._q("""
+            SELECT e.game_id, g.rules_id, g.source, e.round::BIGINT AS round, e.blue_vp::BIGINT AS blue_vp,
+              e.red_vp::BIGINT AS red_vp
+            FROM events e JOIN games g ON g.game_id = e.game_id
+            WHERE e.type = 'round_end' AND {where} ORDER BY e.game_id, e.round""", alias="g")
+
+    def game_winners(self) -> pl.DataFrame:
+        return self._q("SELECT game_id, winner FROM games WHERE {where}")
+
+    def rules_tables(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The database's rules stats for the selected games, completed from the catalogue."""
+        ids = self._q("SELECT DISTINCT rules_id FROM games WHERE {where}")["rules_id"].to_list()
+        params = {"ids": ids}
+        units = query(self.path, "SELECT * FROM rules_units WHERE list_contains($ids, rules_id)", params)
+        weapons = query(self.path, "SELECT * FROM rules_weapons WHERE list_contains($ids, rules_id)", params)
+        return complete_rules_frames(ids, units, weapons)
