@@ -68,6 +68,7 @@ def test_sql_and_polars_give_the_same_frames(frames: Frames, db: Path, method: s
 
 def test_by_loadout_and_provenance_agree(frames: Frames, db: Path) -> None:
     same(DuckDBData(db).unit_sums(by_loadout=True), FrameData(frames).unit_sums(by_loadout=True))
+    same(DuckDBData(db).unit_sums(count_games=False), FrameData(frames).unit_sums(count_games=False))
     same(DuckDBData(db).survival_counts(by_loadout=True), FrameData(frames).survival_counts(by_loadout=True))
     a, b = DuckDBData(db, ["v3"]).provenance(), FrameData(frames, ["v3"]).provenance()
     assert (a.games, a.games_by_rules, a.content_hash) == (b.games, b.games_by_rules, b.content_hash)

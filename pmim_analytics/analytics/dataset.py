@@ -47,7 +47,7 @@ class GameData(Protocol):
     source: str | None
 
     def provenance(self) -> Provenance: ...
-    def unit_sums(self, by_loadout: bool = False) -> pl.DataFrame: ...
+    def unit_sums(self, by_loadout: bool = False, count_games: bool = True) -> pl.DataFrame: ...
     def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame: ...
     def attack_strata(self) -> pl.DataFrame: ...
     def side_attack_strata(self) -> pl.DataFrame: ...
@@ -77,8 +77,8 @@ class FrameData:
         return Provenance("frames", tuple(sorted(by_rules)), self.frames.games.height, by_rules, self.source,
                           content_hash(self.all.games["game_id"].to_list()))
 
-    def unit_sums(self, by_loadout: bool = False) -> pl.DataFrame:
-        return units.unit_sums(self.frames.unit_game_stats, by_loadout)
+    def unit_sums(self, by_loadout: bool = False, count_games: bool = True) -> pl.DataFrame:
+        return units.unit_sums(self.frames.unit_game_stats, by_loadout, count_games)
 
     def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame:
         return units.survival_counts(self.frames.unit_game_stats, by_loadout)

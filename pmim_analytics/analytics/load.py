@@ -49,13 +49,25 @@ def read_only(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 
 def query(path: Path, sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
     """Run one query against the database at ``path`` and return its result as a Polars frame."""
+    return queries(path, [sql], params)[0]
+
+
+def queries(path: Path, sqls: list[str], params: dict[str, Any] | None = None) -> list[pl.DataFrame]:
+    """Run several queries on one short-lived read-only connection; one frame each.
+
+    ``params`` are bound by name; each query gets the ones it mentions.
+    """
     with read_only(path) as con:
-        try:
-            return con.sql(sql, params=params or None).pl()
-        except duckdb.CatalogException as e:
-            raise StoreError(f"{display_path(path)} is not a pmim database or is not migrated ({e})") from e
-        except duckdb.Error as e:
-            raise StoreError(f"query failed on {display_path(path)}: {e}") from e
+        out = []
+        for sql in sqls:
+            used = {k: v for k, v in (params or {}).items() if f"${k}" in sql}
+            try:
+                out.append(con.sql(sql, params=used or None).pl())
+            except duckdb.CatalogException as e:
+                raise StoreError(f"{display_path(path)} is not a pmim database or is not migrated ({e})") from e
+            except duckdb.Error as e:
+                raise StoreError(f"query failed on {display_path(path)}: {e}") from e
+        return out
 
 
 class DuckDBData:
@@ -85,25 +97,34 @@ class DuckDBData:
         return " AND ".join(conds), params
 
     def _q(self, sql: str, alias: str = "") -> pl.DataFrame:
+        return self._qs([sql], alias)[0]
+
+    def _qs(self, sqls: list[str], alias: str = "") -> list[pl.DataFrame]:
         where, params = self._where(alias)
-        return query(self.path, sql.replace("{where}", where), params)
+        return queries(self.path, [s.replace("{where}", where) for s in sqls], params)
 
     # -- GameData ---------------------------------------------------------------------
 
     def provenance(self) -> Provenance:
         """Counts of the selected games and the hash of every game id in the database."""
-        counts = self._q("SELECT rules_id, count(*) AS n FROM games WHERE {where} GROUP BY rules_id")
-        digest = query(self.path, "SELECT sha256(coalesce(string_agg(game_id, chr(10) ORDER BY game_id), '')) "
-                                  "AS h FROM games")["h"].item()
+        counts, digest = self._qs([
+            "SELECT rules_id, count(*) AS n FROM games WHERE {where} GROUP BY rules_id",
+            "SELECT sha256(coalesce(string_agg(game_id, chr(10) ORDER BY game_id), '')) AS h FROM games"])
+        digest = digest["h"].item()
         by_rules = dict(zip(counts["rules_id"].to_list(), counts["n"].to_list(), strict=True))
         return Provenance(str(self.path), tuple(sorted(by_rules)), int(sum(by_rules.values())), by_rules,
                           self.source, digest)
 
-    def unit_sums(self, by_loadout: bool = False) -> pl.DataFrame:
+    def unit_sums(self, by_loadout: bool = False, count_games: bool = True) -> pl.DataFrame:
         keys = "rules_id, source, code, type, kind" + (", weapons" if by_loadout else "")
-        return self._q(f"""
+        cols = keys.split(", ")
+        # DISTINCT in the main aggregate makes DuckDB take a much slower path: count games apart,
+        # and only when asked (it costs as much as all the sums together)
+        games_sql = (f"SELECT {keys}, count(DISTINCT game_id)::BIGINT AS games FROM unit_game_stats "
+                     f"WHERE {{where}} GROUP BY {keys}")
+        found = self._qs([f"""
             SELECT {keys},
-              count(DISTINCT game_id)::BIGINT AS games, count(*)::BIGINT AS n, sum(pts)::BIGINT AS pts_sum,
+              count(*)::BIGINT AS n, sum(pts)::BIGINT AS pts_sum,
               sum(attacks)::BIGINT AS attacks, sum(hits)::BIGINT AS hits,
               sum(damage_dealt)::BIGINT AS damage_dealt,
               sum(damage_dealt::BIGINT * damage_dealt)::BIGINT AS damage_sq,
@@ -120,8 +141,13 @@ class DuckDBData:
               count(vp_share) FILTER (pts > 0)::BIGINT AS vpp_n,
               coalesce(sum(vp_share / pts) FILTER (pts > 0), 0)::DOUBLE AS vpp_sum,
               coalesce(sum((vp_share / pts) ^ 2) FILTER (pts > 0), 0)::DOUBLE AS vpp_sq
-            FROM unit_game_stats WHERE {{where}}
-            GROUP BY {keys} ORDER BY {keys}""")
+            FROM unit_game_stats WHERE {{where}} GROUP BY {keys}""", *([games_sql] if count_games else [])])
+        sums = found[0]
+        if count_games:
+            sums = sums.join(found[1], on=cols, nulls_equal=True)
+        else:
+            sums = sums.with_columns(games=pl.lit(None, dtype=pl.Int64))
+        return sums.select(*cols, "games", *[c for c in sums.columns if c not in (*cols, "games")]).sort(cols)
 
     def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame:
         keys = "rules_id, source, code, type, kind" + (", weapons" if by_loadout else "")
@@ -132,30 +158,29 @@ class DuckDBData:
             WHERE t IS NOT NULL
             GROUP BY {keys}, t, destroyed ORDER BY {keys}, round, destroyed""")
 
+    # Targets: only the units of games that have attacks (most games may have no events).
     _ATTACKS = """
         FROM events e JOIN games g ON g.game_id = e.game_id
-        LEFT JOIN units t ON t.game_id = e.game_id AND t.unit_id = e.target
-        {attacker}
+        LEFT JOIN (SELECT game_id, unit_id, code, type, kind FROM units
+                   WHERE game_id IN (SELECT game_id FROM events WHERE type = 'attack')) t
+          ON t.game_id = e.game_id AND t.unit_id = e.target
         WHERE e.type = 'attack' AND {where}"""
 
     def attack_strata(self) -> pl.DataFrame:
         return self._q("""
             SELECT g.rules_id, g.source, e.weapon, t.code AS target_code, t.type AS target_type,
               t.kind AS target_kind, (e.needed - e.acc)::BIGINT AS threshold, e.hit, e.damage::BIGINT AS damage,
-              count(*)::BIGINT AS n, coalesce(sum(e.overkill), 0)::BIGINT AS overkill""" + self._ATTACKS.replace(
-            "{attacker}", "") + """
+              count(*)::BIGINT AS n, coalesce(sum(e.overkill), 0)::BIGINT AS overkill""" + self._ATTACKS + """
             GROUP BY ALL ORDER BY ALL NULLS LAST""", alias="g")
 
     def side_attack_strata(self) -> pl.DataFrame:
         return self._q("""
             SELECT e.game_id, g.rules_id, g.source,
-              coalesce(a.side, CASE WHEN starts_with(e.unit, 'B:') THEN 'blue'
-                                    WHEN starts_with(e.unit, 'R:') THEN 'red' END) AS side,
+              CASE WHEN starts_with(e.unit, 'B:') THEN 'blue' WHEN starts_with(e.unit, 'R:') THEN 'red' END AS side,
               e.weapon, t.code AS target_code, (e.needed - e.acc)::BIGINT AS threshold,
               count(*)::BIGINT AS n, sum(coalesce(e.hit, false)::INTEGER)::BIGINT AS hits,
               coalesce(sum(e.damage), 0)::BIGINT AS damage, coalesce(sum(e.overkill), 0)::BIGINT AS overkill
-            """ + self._ATTACKS.replace(
-            "{attacker}", "LEFT JOIN units a ON a.game_id = e.game_id AND a.unit_id = e.unit") + """
+            """ + self._ATTACKS + """
             GROUP BY ALL ORDER BY ALL NULLS LAST""", alias="g")
 
     def matchup_cells(self) -> pl.DataFrame:
@@ -217,8 +242,8 @@ class DuckDBData:
 
     def rules_tables(self) -> tuple[pl.DataFrame, pl.DataFrame]:
         """The database's rules stats for the selected games, completed from the catalogue."""
-        ids = self._q("SELECT DISTINCT rules_id FROM games WHERE {where}")["rules_id"].to_list()
-        params = {"ids": ids}
-        units = query(self.path, "SELECT * FROM rules_units WHERE list_contains($ids, rules_id)", params)
-        weapons = query(self.path, "SELECT * FROM rules_weapons WHERE list_contains($ids, rules_id)", params)
-        return complete_rules_frames(ids, units, weapons)
+        sel = "list_contains((SELECT list(DISTINCT rules_id) FROM games WHERE {where}), rules_id)"
+        ids, units, weapons = self._qs(["SELECT DISTINCT rules_id FROM games WHERE {where}",
+                                        f"SELECT * FROM rules_units WHERE {sel}",
+                                        f"SELECT * FROM rules_weapons WHERE {sel}"])
+        return complete_rules_frames(ids["rules_id"].to_list(), units, weapons)

@@ -21,14 +21,14 @@ SIDE_STRATA_KEYS = ("game_id", "rules_id", "source", "side", "weapon", "target_c
 def side_attack_strata(events: pl.DataFrame, units: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
     """Count each side's attacks per game, weapon, target type and to-hit threshold.
 
-    The attacking side comes from the units table, else from the unit id's prefix (B:/R:).
-    Columns: :data:`SIDE_STRATA_KEYS`, ``n``, ``hits``, ``damage``, ``overkill``.
+    The attacking side is read from the unit id (``B:``/``R:``, see
+    :mod:`pmim_analytics.replay.events`). Columns: :data:`SIDE_STRATA_KEYS`, ``n``, ``hits``, ``damage``, ``overkill``.
     """
-    prefix = pl.when(pl.col("unit").str.starts_with("B:")).then(pl.lit("blue")).when(
+    side = pl.when(pl.col("unit").str.starts_with("B:")).then(pl.lit("blue")).when(
         pl.col("unit").str.starts_with("R:")).then(pl.lit("red"))
     return (
         attacks_with_targets(events, units, games)
-        .with_columns(side=pl.coalesce(pl.col("attacker_side"), prefix))
+        .with_columns(side=side)
         .group_by(list(SIDE_STRATA_KEYS))
         .agg(
             n=pl.len().cast(pl.Int64),

@@ -93,8 +93,8 @@ def binomial_pmf(n: int, p: float) -> np.ndarray:
         out[n] = 1.0
         return out
     k = np.arange(n + 1)
-    lg = np.vectorize(math.lgamma)
-    logpmf = lg(n + 1) - lg(k + 1) - lg(n - k + 1) + k * math.log(p) + (n - k) * math.log1p(-p)
+    log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+    logpmf = log_fact[n] - log_fact[k] - log_fact[n - k] + k * math.log(p) + (n - k) * math.log1p(-p)
     return np.exp(logpmf)
 
 

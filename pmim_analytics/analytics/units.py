@@ -26,10 +26,11 @@ def unit_keys(by_loadout: bool) -> list[str]:
     return [*UNIT_KEYS, "weapons"] if by_loadout else list(UNIT_KEYS)
 
 
-def unit_sums(ugs: pl.DataFrame, by_loadout: bool = False) -> pl.DataFrame:
+def unit_sums(ugs: pl.DataFrame, by_loadout: bool = False, count_games: bool = True) -> pl.DataFrame:
     """Reduce ``unit_game_stats`` rows to additive sums per unit type (and loadout).
 
-    Columns: the keys, ``games`` (distinct games fielding it), ``n`` (unit-games),
+    Columns: the keys, ``games`` (distinct games fielding it; null unless ``count_games``,
+    which costs as much as the rest on a large database), ``n`` (unit-games),
     ``pts_sum``, sums of ``attacks hits damage_dealt damage_sq overkill damage_taken kills``,
     ``destroyed``, ``round_n``/``round_sum`` (destroyed with a known round), ``vp_n``/``vp_sum``/
     ``vp_sq`` (rows with a known VP share), ``dpp_n``/``dpp_sum``/``dpp_sq`` (damage per point)
@@ -43,7 +44,7 @@ def unit_sums(ugs: pl.DataFrame, by_loadout: bool = False) -> pl.DataFrame:
     return (
         ugs.group_by(unit_keys(by_loadout))
         .agg(
-            games=pl.col("game_id").n_unique().cast(pl.Int64),
+            games=pl.col("game_id").n_unique().cast(pl.Int64) if count_games else pl.lit(None, pl.Int64),
             n=pl.len().cast(pl.Int64),
             pts_sum=pl.col("pts").cast(pl.Int64).sum(),
             attacks=pl.col("attacks").cast(pl.Int64).sum(),

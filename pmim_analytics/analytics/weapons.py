@@ -34,12 +34,10 @@ def attacks_with_targets(events: pl.DataFrame, units: pl.DataFrame, games: pl.Da
     """Attack events with the game's rules id and source and the target's type and kind."""
     targets = units.select("game_id", target="unit_id", target_code="code", target_type="type",
                            target_kind="kind")
-    attacker = units.select("game_id", unit="unit_id", attacker_side="side")
     return (
         events.filter(pl.col("type") == "attack")
         .join(games.select("game_id", "rules_id", "source"), on="game_id")
         .join(targets, on=["game_id", "target"], how="left")
-        .join(attacker, on=["game_id", "unit"], how="left")
         .with_columns(threshold=(pl.col("needed").cast(pl.Int64) - pl.col("acc").cast(pl.Int64)))
     )
 
