@@ -49,7 +49,7 @@ MIN_GAMES_PER_TYPE = 30
 MIN_POINTS_SD = 0.5
 #: ...and the value of a point must be at least this many standard errors above zero.
 MIN_LAMBDA_Z = 2.0
-#: Ridge penalty on δ (per unit type, in logits²); tiny one on λ for numerical stability.
+#: Ridge penalty on δ (per unit type, in logits²); tiny ones on b0 and λ for numerical stability.
 ALPHA = 1.0
 _EPS = 1e-6
 
@@ -340,9 +340,16 @@ def _fit_one(rid: str, cells: pl.DataFrame, rosters: pl.DataFrame, alpha: float)
     info = {r["code"]: r for r in rosters.group_by("code", "type", "kind").agg(
         pts=pl.col("pts_sum").sum() / pl.col("count").sum()).iter_rows(named=True)}
     pts = np.array([float(info[c]["pts"]) for c in codes])
+    differ = np.array([int(n[dn[:, j] != 0].sum()) for j in range(len(codes))])
+    if games < MIN_GAMES:  # a fit on a handful of games says nothing, and may not converge
+        rows = [{"rules_id": rid, "code": c, "type": info[c]["type"], "kind": info[c]["kind"], "pts": float(pts[j]),
+                 "games": int(differ[j]), "verdict": "too few games"} for j, c in enumerate(codes)]
+        return pl.DataFrame(rows, schema=_TABLE_SCHEMA).sort("code"), {
+            "rules_id": rid, "games": games, "decisive": int((both["blue_wins"] + both["red_wins"]).sum()),
+            "priced": False, "message": f"too few games to price units: {games} (at least {MIN_GAMES} needed)"}
     used = np.array([float(np.sum(n * (both[c].to_numpy() + both[f"{c}_red"].to_numpy()))) for c in codes])
     x = np.column_stack([np.ones(len(n)), dpts, dn])
-    penalty = np.array([0.0, _EPS] + [alpha] * len(codes))
+    penalty = np.array([_EPS, _EPS] + [alpha] * len(codes))
     y = (both["blue_wins"].to_numpy() + 0.5 * both["draws"].to_numpy()) / n
     fixed = _fixed_classes(dn, codes, {c: info[c]["kind"] for c in codes})
     # set aside what is handled otherwise: fixed classes (anchored) and the points direction
@@ -358,7 +365,6 @@ def _fit_one(rid: str, cells: pl.DataFrame, rosters: pl.DataFrame, alpha: float)
     lam_ok = bool(points_sd >= MIN_POINTS_SD and win.lam > 0 and win.lam >= MIN_LAMBDA_Z * win.lam_se)
     vp_ok = bool(points_sd >= MIN_POINTS_SD and vp.lam > 0 and vp.lam >= MIN_LAMBDA_Z * vp.lam_se)
     priced = games >= MIN_GAMES and lam_ok
-    differ = np.array([int(n[dn[:, j] != 0].sum()) for j in range(len(codes))])
     rateable = (differ >= MIN_GAMES_PER_TYPE) & ~confounded
     priced_any = bool(rateable.any())
     priced = priced and priced_any

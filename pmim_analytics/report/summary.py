@@ -1,0 +1,194 @@
+"""Plain-words findings for the top of a report: the biggest balance signals, and the
+designer's open questions from "PMIM Playtest matches 1 and 2" answered from the tables.
+
+Every sentence names its numbers and their interval or sample size; nothing is said about a
+rules id the tables hold no games for.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pmim_analytics.report.markdown import num, pct
+
+#: Fewest unit-games for a unit type to be compared with the others in the summary.
+MIN_UNIT_GAMES = 50
+#: p-value under which a side or engine signal is reported.
+ALPHA = 0.01
+
+
+def _rows(df: pl.DataFrame | None) -> list[dict]:
+    return [] if df is None else list(df.iter_rows(named=True))
+
+
+def cost_signals(costs: pl.DataFrame, summary: pl.DataFrame) -> list[str]:
+    """Types the implied-cost fit calls under- or overcosted, else why it could not say."""
+    out = []
+    for r in _rows(costs):
+        if r["verdict"] in ("undercosted", "overcosted"):
+            out.append(f"**{r['type']}** ({r['rules_id']}) looks {r['verdict']}: by who wins, it is worth "
+                       f"{num(r['suggested_pts'], 1)} points [{num(r['suggested_lo'], 1)}, "
+                       f"{num(r['suggested_hi'], 1)}] against its {num(r['pts'], 0)} "
+                       f"({num(r['games'])} games where the sides differ in it).")
+    if not out:
+        for s in _rows(summary):
+            if not s["priced"]:
+                out.append(f"Implied costs ({s['rules_id']}): {s['message'].split(';')[0]}.")
+    return out
+
+
+def unit_signals(units: pl.DataFrame) -> list[str]:
+    """Unit types far above or below the median VP share per point of their rules id."""
+    out = []
+    u = units.filter((pl.col("units") >= MIN_UNIT_GAMES) & pl.col("vp_per_pt").is_not_null())
+    for (rid, src), grp in u.group_by("rules_id", "source", maintain_order=True):
+        med = grp["vp_per_pt"].median()
+        if not med:
+            continue
+        for r in grp.iter_rows(named=True):
+            ratio = r["vp_per_pt"] / med
+            ci = r["vp_per_pt_ci"] or 0.0
+            if (ratio >= 1.5 and r["vp_per_pt"] - ci > med) or (ratio <= 0.67 and r["vp_per_pt"] + ci < med):
+                out.append(f"**{r['type']}** ({rid}, {src}) scores {num(r['vp_per_pt'], 3)} VP per point per game, "
+                           f"{ratio:.1f}× the median unit type ({num(r['units'])} unit-games).")
+    return out
+
+
+def composition_signals(compositions: pl.DataFrame) -> list[str]:
+    """Compositions whose win-rate interval excludes one half."""
+    c = compositions.filter((pl.col("win_lo") > 0.5) | (pl.col("win_hi") < 0.5))
+    c = c.with_columns(gap=(pl.col("win_rate") - 0.5).abs()).sort("gap", descending=True)
+    return [f"**{r['composition']}** wins {pct(r['win_rate'])} [{pct(r['win_lo'])}, {pct(r['win_hi'])}] of its "
+            f"games under {r['rules_id']} ({r['source']}, {num(r['games'])} games, mirrors excluded)."
+            for r in _rows(c)]
+
+
+def side_signals(sides: pl.DataFrame) -> list[str]:
+    """A side or first-player advantage significant at :data:`ALPHA`."""
+    out = []
+    for r in _rows(sides):
+        if r["blue_p"] is not None and r["blue_p"] < ALPHA:
+            out.append(f"Blue wins {pct(r['blue_share'])} [{pct(r['blue_lo'])}, {pct(r['blue_hi'])}] of decisive "
+                       f"{r['rules_id']} games ({r['source']}, p = {r['blue_p']:.2g}): check map symmetry.")
+        if r["first_p"] is not None and r["first_p"] < ALPHA:
+            out.append(f"The side activating first wins {pct(r['first_share'])} [{pct(r['first_lo'])}, "
+                       f"{pct(r['first_hi'])}] of decisive {r['rules_id']} games (p = {r['first_p']:.2g}).")
+    return out
+
+
+def impact_signals(impact: pl.DataFrame) -> list[str]:
+    """Compositions whose win rate changed between two rules ids beyond its interval."""
+    c = impact.filter((pl.col("win_diff_lo") > 0) | (pl.col("win_diff_hi") < 0))
+    return [f"From {r['rules_a']} to {r['rules_b']}, **{r['composition']}** goes from {pct(r['win_a'])} to "
+            f"{pct(r['win_b'])} wins ({100 * r['win_diff']:+.0f} points [{100 * r['win_diff_lo']:+.0f}, "
+            f"{100 * r['win_diff_hi']:+.0f}]; same opponents and bots)." for r in _rows(c)]
+
+
+def engine_signals(weapons: pl.DataFrame) -> list[str]:
+    """Dice that do not behave as the rules say (in engine games this points at a bug)."""
+    out = []
+    for r in _rows(weapons):
+        if r["damage_mismatch"]:
+            out.append(f"{num(r['damage_mismatch'])} hits of {r['weapon']} against {r.get('target_kind')} "
+                       f"({r['rules_id']}, {r['source']}) dealt damage other than the rules' (STR - ARM) × RPT.")
+        elif r["hit_p"] is not None and r["hit_p"] < 0.001 and r["attacks"] >= 100:
+            out.append(f"{r['weapon']} against {r.get('target_kind')} ({r['rules_id']}, {r['source']}) hit "
+                       f"{pct(r['hit_rate'], 1)} of {num(r['attacks'])} attacks where the dice give "
+                       f"{pct(r['expected_hit_rate'], 1)} (p = {r['hit_p']:.2g}).")
+    return out
+
+
+def quality_signals(outcomes: pl.DataFrame, luck: pl.DataFrame | None) -> list[str]:
+    """Games that stall at the round limit or end drawn; how much the dice decide."""
+    out = []
+    for r in _rows(outcomes):
+        if r["round_limit_rate"] and r["round_limit_rate"] > 0.1:
+            out.append(f"{pct(r['round_limit_rate'])} of {r['rules_id']} games ({r['source']}) reach the round "
+                       f"limit; {pct(r['draw_rate'])} are draws.")
+    for r in _rows(luck):
+        if r["games"] >= 30:
+            out.append(f"The side with the better dice won {pct(r['share'])} [{pct(r['share_lo'])}, "
+                       f"{pct(r['share_hi'])}] of {num(r['games'])} decisive {r['rules_id']} games "
+                       f"({r['source']}).")
+    return out
+
+
+def balance_signals(t: dict[str, pl.DataFrame], max_items: int = 10) -> list[str]:
+    """The biggest balance signals across the report tables, strongest kinds first."""
+    items = [
+        *cost_signals(t["costs"], t["costs_summary"]),
+        *composition_signals(t["compositions"]),
+        *unit_signals(t["units"]),
+        *[s for k, v in t.items() if k.startswith("impact_compositions") for s in impact_signals(v)],
+        *side_signals(t["sides"]),
+        *engine_signals(t["weapons"]),
+        *quality_signals(t["quality_outcomes"], t.get("luck_summary")),
+    ]
+    return items[:max_items] or ["No signal stands out of the noise in these games."]
+
+
+def _unit(units: pl.DataFrame, rid: str, code: str) -> dict | None:
+    r = units.filter((pl.col("rules_id") == rid) & (pl.col("code") == code))
+    return None if r.height == 0 else r.sort("units", descending=True).row(0, named=True)
+
+
+def designer_questions(t: dict[str, pl.DataFrame], dice: dict[str, pl.DataFrame]) -> list[tuple[str, list[str]]]:
+    """The playtest post's open questions, each with what these games and the dice maths say."""
+    units, costs = t["units"], t["costs"]
+    rids = sorted(set(units["rules_id"].to_list()) | set(dice))
+    qs: list[tuple[str, list[str]]] = []
+
+    tw = []
+    for rid in rids:
+        row = _unit(units, rid, "TW")
+        if row is None:
+            continue
+        peers = units.filter((pl.col("rules_id") == rid) & (pl.col("kind") == "warmech")
+                             & (pl.col("pts").round(0) == round(row["pts"])) & (pl.col("code") != "TW"))
+        peer_txt = ", ".join(f"{p['type']} {num(p['vp_per_pt'], 3)}" for p in peers.iter_rows(named=True))
+        tw.append(f"{rid}: Timber Wolf {num(row['vp_per_pt'], 3)} VP and {num(row['damage_per_pt'], 2)} damage "
+                  f"per point per game" + (f"; other {num(row['pts'], 0)}-point Warmechs: {peer_txt}" if peer_txt
+                                           else "; no other Warmech at its cost was fielded"))
+        c = costs.filter((pl.col("rules_id") == rid) & (pl.col("code") == "TW"))
+        if c.height:
+            r = c.row(0, named=True)
+            tw.append(f"{rid}: implied cost {num(r['suggested_pts'], 1) or 'not priced'} ({r['verdict']}).")
+    qs.append(("Are Timber Wolves undercosted?", tw or ["No games with Timber Wolves yet."]))
+
+    ll = []
+    for rid, d in sorted(dice.items()):
+        rows = d.filter(pl.col("weapon").is_in(["LL", "LAC"]) & pl.col("target_code").is_in(["IN", "BE", "MA"]))
+        if rows.height:
+            cells = {(r["weapon"], r["target"]): r for r in rows.iter_rows(named=True)}
+            parts = [f"{t}: LL {num(cells[('LL', t)]['expected_damage'], 2)} vs LAC "
+                     f"{num(cells[('LAC', t)]['expected_damage'], 2)}"
+                     for t in ("Infantry", "Beetle", "Mammoth") if ("LL", t) in cells and ("LAC", t) in cells]
+            ll.append(f"{rid}, expected damage per attack: " + "; ".join(parts) + ".")
+    w = t["weapons"].filter(pl.col("weapon") == "LL")
+    for r in _rows(w):
+        ll.append(f"{r['rules_id']} ({r['source']}), observed against {r['target_kind']}: {num(r['mean_damage'], 2)} "
+                  f"damage per attack over {num(r['attacks'])} attacks.")
+    qs.append(("Are Light Lasers too weak?", ll or ["No rules id selected has Light Lasers."]))
+
+    mj = []
+    for rid in rids:
+        m, p = _unit(units, rid, "MJ"), _unit(units, rid, "PA")
+        if m and p:
+            mj.append(f"{rid}: Mjolnir ({num(m['pts'], 0)} pts) {num(m['vp_per_pt'], 3)} VP per point, Paladin "
+                      f"({num(p['pts'], 0)} pts) {num(p['vp_per_pt'], 3)}.")
+    for k, v in t.items():
+        if k.startswith("impact_units") and "v3-mjolnir-16" in k:
+            for r in _rows(v.filter(pl.col("code") == "MJ")):
+                mj.append(f"{r['rules_a']} → {r['rules_b']}: Mjolnir VP per point {num(r['vp_per_pt_a'], 3)} → "
+                          f"{num(r['vp_per_pt_b'], 3)}.")
+    qs.append(("Should the Mjolnir cost 18?", mj or ["No games with both a Mjolnir and a Paladin yet."]))
+
+    heavy = []
+    for rid, d in sorted(dice.items()):
+        r = d.filter((pl.col("weapon") == "HPB") & (pl.col("target_code") == "PA"))
+        if r.height:
+            x = r.row(0, named=True)
+            heavy.append(f"{rid}: a Paladin (DEF {x['def']}) is hit by a H. Particle Beam {pct(x['p_hit'])} of the "
+                         f"time and needs {num(x['expected_attacks_to_kill'], 1)} such attacks on average.")
+    qs.append(("Heavy Warmechs at DEF 6 or 7?", heavy or ["Select v3 and v3-heavy-def6 to compare."]))
+    return qs
