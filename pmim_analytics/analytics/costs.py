@@ -300,8 +300,9 @@ def _message(games: int, points_sd: float, p: _Prices, lam_ok: bool, priced_any:
     if games < MIN_GAMES:
         msg = f"too few games to price units: {games} (at least {MIN_GAMES} needed)"
     elif not priced_any:
-        msg = ("no unit type can be priced: the games do not vary the army lists enough to tell the types "
-               "apart")
+        msg = ("no unit type can be priced or ranked: the games do not vary the army lists enough to tell the "
+               "types apart (a sweep of a few fixed lists compares the lists, not the units in them); play "
+               "games with varied army lists")
     elif points_sd < MIN_POINTS_SD:
         msg = (f"the sides' point totals hardly differ (sd {points_sd:.2f} points), so the value of a point cannot "
                "be measured: units are ranked by value per point but not priced; play games with unequal point "
@@ -311,10 +312,10 @@ def _message(games: int, points_sd: float, p: _Prices, lam_ok: bool, priced_any:
                "ranked but not priced")
     else:
         msg = f"priced from {games} games; a typical point is worth {p.lam:.3f} ± {p.lam_se:.3f} logits of winning"
-    for kind in fixed:
+    for kind in fixed if priced_any else ():
         msg += (f"; every side fields the same number of {kind} units, so they are priced against each other, "
                 "anchored on the class's median type being priced like the median type outside it")
-    if confounded:
+    if confounded and priced_any:
         msg += (f"; {', '.join(confounded)} cannot be told apart from other types in these games (always fielded "
                 "together or in fixed lists): vary the army lists to price them")
     return msg
@@ -378,8 +379,10 @@ def _fit_one(rid: str, cells: pl.DataFrame, rosters: pl.DataFrame, alpha: float)
         show, vshow = priced and enough and not confounded[j], vp_ok and enough and not confounded[j]
         rows.append({
             "rules_id": rid, "code": code, "type": info[code]["type"], "kind": info[code]["kind"],
-            "pts": float(pts[j]), "games": int(differ[j]), "value_logit": float(win.beta[j]),
-            "value_se": float(win.beta_se[j]), "rel_value_per_pt": float(rel[j]) if rateable[j] else None,
+            "pts": float(pts[j]), "games": int(differ[j]),
+            "value_logit": None if confounded[j] else float(win.beta[j]),
+            "value_se": None if confounded[j] else float(win.beta_se[j]),
+            "rel_value_per_pt": float(rel[j]) if rateable[j] else None,
             "excess_pts": float(win.suggested[j] - pts[j]) if show else None,
             "suggested_pts": float(win.suggested[j]) if show else None,
             "suggested_lo": float(lo) if show else None, "suggested_hi": float(hi) if show else None,

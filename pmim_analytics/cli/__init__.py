@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from pmim_analytics.cli import army_cmd, rules_cmd
+from pmim_analytics.cli import army_cmd, report_cmd, rules_cmd
 
 app = typer.Typer(
     name="pmim",
@@ -20,6 +20,7 @@ app = typer.Typer(
 )
 app.add_typer(rules_cmd.app, name="rules")
 app.add_typer(army_cmd.app, name="army")
+report_cmd.register(app)
 
 
 def main() -> None:

@@ -155,7 +155,8 @@ def render_report(ids: Sequence[str], prov: Provenance, t: dict[str, pl.DataFram
     for q, answers in questions:
         p += [f"**{q}**", "", *[f"- {a}" for a in answers], ""]
     p += ["## Units", "", "Per unit type and game (a unit-game): landed damage per point, hit rate, kills, "
-          "survival, and VP share (each VP split among the scoring side's units in the objective's zone).", "",
+          "survival, and VP share (each VP split among the scoring side's units in the objective's zone). "
+          "Objectives count units, not points, so VP per point favours cheap units by the scenario's design.", "",
           markdown_table(t["units"], UNIT_COLS, MAX_ROWS)]
     for rid in ids:
         p.append(_figure(f"survival_{rid}", figs, out, f"Unit survival by round, {rid} (Kaplan-Meier)", prov))

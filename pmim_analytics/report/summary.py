@@ -21,20 +21,21 @@ def _rows(df: pl.DataFrame | None) -> list[dict]:
     return [] if df is None else list(df.iter_rows(named=True))
 
 
-def cost_signals(costs: pl.DataFrame, summary: pl.DataFrame) -> list[str]:
-    """Types the implied-cost fit calls under- or overcosted, else why it could not say."""
-    out = []
-    for r in _rows(costs):
-        if r["verdict"] in ("undercosted", "overcosted"):
-            out.append(f"**{r['type']}** ({r['rules_id']}) looks {r['verdict']}: by who wins, it is worth "
-                       f"{num(r['suggested_pts'], 1)} points [{num(r['suggested_lo'], 1)}, "
-                       f"{num(r['suggested_hi'], 1)}] against its {num(r['pts'], 0)} "
-                       f"({num(r['games'])} games where the sides differ in it).")
-    if not out:
-        for s in _rows(summary):
-            if not s["priced"]:
-                out.append(f"Implied costs ({s['rules_id']}): {s['message'].split(';')[0]}.")
-    return out
+def cost_signals(costs: pl.DataFrame) -> list[str]:
+    """Types the implied-cost fit calls under- or overcosted."""
+    return [f"**{r['type']}** ({r['rules_id']}) looks {r['verdict']}: by who wins, it is worth "
+            f"{num(r['suggested_pts'], 1)} points [{num(r['suggested_lo'], 1)}, {num(r['suggested_hi'], 1)}] "
+            f"against its {num(r['pts'], 0)} ({num(r['games'])} games where the sides differ in it)."
+            for r in _rows(costs) if r["verdict"] in ("undercosted", "overcosted")]
+
+
+def cost_caveats(summary: pl.DataFrame) -> list[str]:
+    """Why the implied-cost fit priced nothing, once per reason."""
+    reasons: dict[str, list[str]] = {}
+    for s in _rows(summary):
+        if not s["priced"]:
+            reasons.setdefault(s["message"].split(";")[0], []).append(s["rules_id"])
+    return [f"Implied costs ({', '.join(ids)}): {why}." for why, ids in reasons.items()]
 
 
 def unit_signals(units: pl.DataFrame) -> list[str]:
@@ -55,12 +56,19 @@ def unit_signals(units: pl.DataFrame) -> list[str]:
 
 
 def composition_signals(compositions: pl.DataFrame) -> list[str]:
-    """Compositions whose win-rate interval excludes one half."""
-    c = compositions.filter((pl.col("win_lo") > 0.5) | (pl.col("win_hi") < 0.5))
-    c = c.with_columns(gap=(pl.col("win_rate") - 0.5).abs()).sort("gap", descending=True)
-    return [f"**{r['composition']}** wins {pct(r['win_rate'])} [{pct(r['win_lo'])}, {pct(r['win_hi'])}] of its "
-            f"games under {r['rules_id']} ({r['source']}, {num(r['games'])} games, mirrors excluded)."
-            for r in _rows(c)]
+    """Compositions whose win-rate interval excludes one half, one sentence per composition and source."""
+    c = compositions.filter((pl.col("win_lo") > 0.5) | (pl.col("win_hi") < 0.5)).with_columns(
+        strong=pl.col("win_rate") > 0.5,
+        evidence=pl.min_horizontal((pl.col("win_lo") - 0.5).abs(), (pl.col("win_hi") - 0.5).abs()))
+    out = []
+    groups = c.group_by("composition", "source", "strong").agg(pl.col("evidence").max(),
+                                                                     pl.struct(pl.all()).alias("rows"))
+    for g in groups.sort("evidence", descending=True).iter_rows(named=True):
+        parts = [f"{pct(r['win_rate'])} [{pct(r['win_lo'])}, {pct(r['win_hi'])}] under {r['rules_id']} "
+                 f"({num(r['games'])} games)" for r in sorted(g["rows"], key=lambda r: r["rules_id"])]
+        out.append(f"**{g['composition']}** {'wins' if g['strong'] else 'wins only'} " + "; ".join(parts)
+                   + f" ({g['source']}, mirrors excluded).")
+    return out
 
 
 def side_signals(sides: pl.DataFrame) -> list[str]:
@@ -116,19 +124,21 @@ def quality_signals(outcomes: pl.DataFrame, luck: pl.DataFrame | None) -> list[s
 def balance_signals(t: dict[str, pl.DataFrame], max_items: int = 10) -> list[str]:
     """The biggest balance signals across the report tables, strongest kinds first."""
     items = [
-        *cost_signals(t["costs"], t["costs_summary"]),
+        *cost_signals(t["costs"]),
         *composition_signals(t["compositions"]),
-        *unit_signals(t["units"]),
         *[s for k, v in t.items() if k.startswith("impact_compositions") for s in impact_signals(v)],
+        *unit_signals(t["units"]),
         *side_signals(t["sides"]),
         *engine_signals(t["weapons"]),
         *quality_signals(t["quality_outcomes"], t.get("luck_summary")),
-    ]
-    return items[:max_items] or ["No signal stands out of the noise in these games."]
+    ][:max_items] or ["No signal stands out of the noise in these games."]
+    return items + cost_caveats(t["costs_summary"])
 
 
-def _unit(units: pl.DataFrame, rid: str, code: str) -> dict | None:
+def _unit(units: pl.DataFrame, rid: str, code: str, source: str | None = None) -> dict | None:
     r = units.filter((pl.col("rules_id") == rid) & (pl.col("code") == code))
+    if source is not None:
+        r = r.filter(pl.col("source") == source)
     return None if r.height == 0 else r.sort("units", descending=True).row(0, named=True)
 
 
@@ -144,11 +154,13 @@ def designer_questions(t: dict[str, pl.DataFrame], dice: dict[str, pl.DataFrame]
         if row is None:
             continue
         peers = units.filter((pl.col("rules_id") == rid) & (pl.col("kind") == "warmech")
+                             & (pl.col("source") == row["source"])
                              & (pl.col("pts").round(0) == round(row["pts"])) & (pl.col("code") != "TW"))
         peer_txt = ", ".join(f"{p['type']} {num(p['vp_per_pt'], 3)}" for p in peers.iter_rows(named=True))
-        tw.append(f"{rid}: Timber Wolf {num(row['vp_per_pt'], 3)} VP and {num(row['damage_per_pt'], 2)} damage "
-                  f"per point per game" + (f"; other {num(row['pts'], 0)}-point Warmechs: {peer_txt}" if peer_txt
-                                           else "; no other Warmech at its cost was fielded"))
+        tw.append(f"{rid} ({row['source']}): Timber Wolf {num(row['vp_per_pt'], 3)} VP and "
+                  f"{num(row['damage_per_pt'], 2)} damage per point per game"
+                  + (f"; other {num(row['pts'], 0)}-point Warmechs: {peer_txt}" if peer_txt
+                     else "; no other Warmech at its cost was fielded"))
         c = costs.filter((pl.col("rules_id") == rid) & (pl.col("code") == "TW"))
         if c.height:
             r = c.row(0, named=True)
@@ -164,18 +176,19 @@ def designer_questions(t: dict[str, pl.DataFrame], dice: dict[str, pl.DataFrame]
                      f"{num(cells[('LAC', t)]['expected_damage'], 2)}"
                      for t in ("Infantry", "Beetle", "Mammoth") if ("LL", t) in cells and ("LAC", t) in cells]
             ll.append(f"{rid}, expected damage per attack: " + "; ".join(parts) + ".")
-    w = t["weapons"].filter(pl.col("weapon") == "LL")
+    w = t["weapons"].filter((pl.col("weapon") == "LL") & (pl.col("target_kind") == "infantry"))
     for r in _rows(w):
-        ll.append(f"{r['rules_id']} ({r['source']}), observed against {r['target_kind']}: {num(r['mean_damage'], 2)} "
-                  f"damage per attack over {num(r['attacks'])} attacks.")
+        ll.append(f"{r['rules_id']} ({r['source']}), observed against infantry: {num(r['mean_damage'], 2)} "
+                  f"damage per attack over {num(r['attacks'])} attacks (expected {num(r['expected_mean_damage'])}).")
     qs.append(("Are Light Lasers too weak?", ll or ["No rules id selected has Light Lasers."]))
 
     mj = []
     for rid in rids:
-        m, p = _unit(units, rid, "MJ"), _unit(units, rid, "PA")
+        m = _unit(units, rid, "MJ")
+        p = _unit(units, rid, "PA", m["source"]) if m else None
         if m and p:
-            mj.append(f"{rid}: Mjolnir ({num(m['pts'], 0)} pts) {num(m['vp_per_pt'], 3)} VP per point, Paladin "
-                      f"({num(p['pts'], 0)} pts) {num(p['vp_per_pt'], 3)}.")
+            mj.append(f"{rid} ({m['source']}): Mjolnir ({num(m['pts'], 0)} pts) {num(m['vp_per_pt'], 3)} VP per "
+                      f"point, Paladin ({num(p['pts'], 0)} pts) {num(p['vp_per_pt'], 3)}.")
     for k, v in t.items():
         if k.startswith("impact_units") and "v3-mjolnir-16" in k:
             for r in _rows(v.filter(pl.col("code") == "MJ")):
