@@ -104,3 +104,13 @@ def test_default_path_follows_the_environment(monkeypatch: pytest.MonkeyPatch, t
     assert default_db_path() == tmp_path / "x.duckdb"
     monkeypatch.delenv("PMIM_DB")
     assert default_db_path().name == "pmim.duckdb"
+
+
+def test_frame_schemas_match_the_migration(db: Path) -> None:
+    from pmim_analytics.analytics.frames import SCHEMAS
+    from pmim_analytics.analytics.load import query
+
+    for table, schema in SCHEMAS.items():
+        got = dict(query(db, f"SELECT * FROM {table} LIMIT 0").schema)
+        got.pop("ingested_at", None)  # bookkeeping, not analysed
+        assert got == schema, table

@@ -2,8 +2,9 @@
 
 Every analytic in this package is a pure function over Polars frames shaped like the
 tables of ``sql/001_initial.sql`` (same column names; the dtypes below are what DuckDB's
-``.pl()`` gives for those columns). :class:`Frames` bundles the tables of a set of games,
-e.g. built by hand in a test, read from Parquet, or loaded by :mod:`.load`.
+``.pl()`` gives for those columns; ``games.ingested_at`` is left out, never analysed).
+:class:`Frames` bundles the tables of a set of games, e.g. built by hand in a test or read
+from Parquet.
 """
 
 from __future__ import annotations
