@@ -305,9 +305,10 @@ def _dice(rules: str, target: str | None, weapon: str | None, exact: bool) -> No
     title = (f"Dice maths, {r.id}" + (f", {d['weapon_name'][0]}" if wcode else "")
              + (f" against {d['target'][0]}" if tcode else ""))
     out.print(rich_table(d, cols, title))
-    out.print("[dim]needs: 2d6 roll to hit; dmg: damage of a hit; hits: fewest hits to destroy; E[attacks]: "
-              "expected attacks to destroy (Warmechs: hit locations at random, destroyed ones re-rolled); "
-              "inf.: RNG when infantry or ODA carry it[/]", highlight=False)
+    out.print("[dim]" + escape("needs: 2d6 roll to hit; dmg: damage of a hit; hits: fewest hits to destroy; "
+                               "E[attacks]: expected attacks to destroy (Warmechs: hit locations at random, "
+                               "destroyed ones re-rolled); inf.: RNG when infantry or ODA carry it") + "[/]",
+              highlight=False)
 
 
 def export_cmd(rules: str | None = RULES_OPT, out_dir: Path = typer.Option(Path("notes"), "--out",

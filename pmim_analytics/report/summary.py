@@ -169,6 +169,12 @@ def designer_questions(t: dict[str, pl.DataFrame], dice: dict[str, pl.DataFrame]
 
     ll = []
     for rid, d in sorted(dice.items()):
+        lasers = d.filter(pl.col("weapon").is_in(["LL", "ML", "HL"]))
+        for (_code, name), g in lasers.group_by("weapon", "weapon_name", maintain_order=True):
+            blank = g.filter(pl.col("damage_on_hit") == 0)["target"].to_list()
+            if blank:
+                ll.append(f"{rid}: a {name} cannot damage {len(blank)} of {g.height} unit types "
+                          f"({', '.join(blank[:4])}{', …' if len(blank) > 4 else ''}).")
         rows = d.filter(pl.col("weapon").is_in(["LL", "LAC"]) & pl.col("target_code").is_in(["IN", "BE", "MA"]))
         if rows.height:
             cells = {(r["weapon"], r["target"]): r for r in rows.iter_rows(named=True)}
