@@ -78,6 +78,7 @@ class DuckDBData:
         self.path = Path(path)
         self.rules_ids = tuple(rules_ids) if rules_ids is not None else None
         self.source = source
+        self._rules_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None
         if not self.path.exists():
             raise StoreError(f"no database at {display_path(self.path)}; create one with `make run` or "
                              "`pmim ingest`")
@@ -241,7 +242,15 @@ class DuckDBData:
         return self._q("SELECT game_id, winner FROM games WHERE {where}")
 
     def rules_tables(self) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """The database's rules stats for the selected games, completed from the catalogue."""
+        """The database's rules stats for the selected games, completed from the catalogue.
+
+        Read once per instance: a rules id's stats never change.
+        """
+        if self._rules_tables is None:
+            self._rules_tables = self._read_rules_tables()
+        return self._rules_tables
+
+    def _read_rules_tables(self) -> tuple[pl.DataFrame, pl.DataFrame]:
         sel = "list_contains((SELECT list(DISTINCT rules_id) FROM games WHERE {where}), rules_id)"
         ids, units, weapons = self._qs(["SELECT DISTINCT rules_id FROM games WHERE {where}",
                                         f"SELECT * FROM rules_units WHERE {sel}",

@@ -18,7 +18,7 @@ from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.dice import dice_table
 from pmim_analytics.analytics.load import DuckDBData, default_db_path
 from pmim_analytics.cli._common import err, guarded, out
-from pmim_analytics.errors import display_path
+from pmim_analytics.errors import PmimError, display_path
 from pmim_analytics.report import sections
 from pmim_analytics.report.export import export_report
 from pmim_analytics.report.markdown import Col, field, num, pct, text
@@ -209,7 +209,7 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
           "No unit type was fielded under both rules ids.")
     try:
         changes = diff_rules(load_rules(ids[0]), load_rules(ids[1]))
-    except Exception:  # a rules id only the database knows
+    except PmimError:  # a rules id only the database knows
         return
     t = Table(title=f"Rules changes {ids[0]} → {ids[1]}", title_justify="left")
     for c in ("table", "item", "change", "old", "new"):
