@@ -77,7 +77,7 @@ def matchup_heatmap(matchups: pl.DataFrame, rules_id: str, provenance: Provenanc
                for b in names] for a in names]
     fig = go.Figure(go.Heatmap(
         z=z, x=names, y=names, text=labels, texttemplate="%{text}", zmin=0, zmax=100, zmid=50,
-        colorscale=[[0, SIDE_COLOURS["red"]], [0.5, "#f7f7f7"], [1, SIDE_COLOURS["blue"]]],
+        colorscale=[[0, "#b35806"], [0.5, "#f7f7f7"], [1, "#542788"]],  # not blue/red: rows are not sides
         colorbar={"title": "row wins, %"}, hovertemplate="%{y} vs %{x}: %{z:.1f}% wins<extra></extra>",
     ))
     fig.update_xaxes(title="opponent composition", side="bottom", tickangle=-30)
