@@ -98,7 +98,7 @@ def test_figures_are_labelled_and_use_side_colours() -> None:
     colours = {t.name.split(",")[0]: t.line.color for t in vp.data}
     assert colours == {"blue": figures.SIDE_COLOURS["blue"], "red": figures.SIDE_COLOURS["red"]}
     assert vp.layout.xaxis.title.text == "round" and "victory points" in vp.layout.yaxis.title.text
-    assert any("Source: 15 games" in a.text for a in vp.layout.annotations)
+    assert vp.layout.title.subtitle.text.startswith("Source: 15 games")
 
     win = figures.win_rate_figure(tables.composition_report(data), prov)
     assert "Win rate" in win.layout.title.text and "Wilson" in win.layout.xaxis.title.text

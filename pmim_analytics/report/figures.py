@@ -20,13 +20,19 @@ _FONT = {"family": "Inter, Helvetica, Arial, sans-serif", "size": 13}
 
 
 def _finish(fig: go.Figure, title: str, provenance: Provenance | None, height: int = 520) -> go.Figure:
-    fig.update_layout(title={"text": title, "x": 0.01, "xanchor": "left"}, font=_FONT, template="plotly_white",
-                      height=height, margin={"l": 70, "r": 30, "t": 70, "b": 110},
-                      legend={"orientation": "h", "y": -0.18, "x": 0})
+    """Title, the provenance as its subtitle, legend on the right, one template for all."""
+    head: dict = {"text": title, "x": 0.01, "xanchor": "left"}
     if provenance is not None:
-        fig.add_annotation(text=f"Source: {provenance.caption()}", xref="paper", yref="paper", x=0, y=-0.32,
-                           showarrow=False, xanchor="left", font={"size": 10, "color": "#666"})
+        head["subtitle"] = {"text": f"Source: {provenance.caption()}", "font": {"size": 11, "color": "#666"}}
+    fig.update_layout(title=head, font=_FONT, template="plotly_white", height=height,
+                      margin={"l": 70, "r": 30, "t": 90, "b": 60}, legend={"title": {"text": ""}})
     return fig
+
+
+def main_source(df: pl.DataFrame) -> str | None:
+    """The source a figure shows when a table has several: engine games if any, else the first."""
+    sources = df["source"].unique().to_list() if "source" in df.columns and df.height else []
+    return "engine" if "engine" in sources else (sorted(sources)[0] if sources else None)
 
 
 def _empty(title: str, provenance: Provenance | None) -> go.Figure:
@@ -38,34 +44,45 @@ def _empty(title: str, provenance: Provenance | None) -> go.Figure:
 
 
 def win_rate_figure(compositions: pl.DataFrame, provenance: Provenance | None = None,
-                    key: str = "composition") -> go.Figure:
-    """Win rate per composition with Wilson 95% bars, one colour per rules id (mirrors excluded)."""
-    title = "Win rate by composition (mirror games excluded)"
-    if compositions.height == 0:
+                    key: str = "composition", source: str | None = None) -> go.Figure:
+    """Win rate per composition with Wilson 95% bars, one bar per rules id (mirrors excluded).
+
+    Shows one source (default: engine games when there are any).
+    """
+    source = source or main_source(compositions)
+    title = f"Win rate by composition ({source} games, mirrors excluded)"
+    c = compositions.filter(pl.col("source") == source) if source else compositions
+    if c.height == 0:
         return _empty(title, provenance)
+    order = c.group_by(key).agg(pl.col("win_rate").mean()).sort("win_rate")[key].to_list()
     fig = go.Figure()
-    for i, rid in enumerate(sorted(compositions["rules_id"].unique().to_list())):
-        t = compositions.filter(pl.col("rules_id") == rid).sort("win_rate")
-        fig.add_trace(go.Scatter(
-            x=(t["win_rate"] * 100).to_list(), y=t[key].to_list(), mode="markers", name=f"rules {rid}",
-            marker={"size": 10, "color": SERIES_COLOURS[i % len(SERIES_COLOURS)]},
+    for i, rid in enumerate(sorted(c["rules_id"].unique().to_list())):
+        t = c.filter(pl.col("rules_id") == rid)
+        fig.add_trace(go.Bar(
+            x=(t["win_rate"] * 100).to_list(), y=t[key].to_list(), orientation="h", name=f"rules {rid}",
+            marker={"color": SERIES_COLOURS[i % len(SERIES_COLOURS)]},
             error_x={"type": "data", "symmetric": False, "array": ((t["win_hi"] - t["win_rate"]) * 100).to_list(),
-                     "arrayminus": ((t["win_rate"] - t["win_lo"]) * 100).to_list(), "thickness": 1.5},
+                     "arrayminus": ((t["win_rate"] - t["win_lo"]) * 100).to_list(), "thickness": 1.5,
+                     "color": "#333"},
             customdata=list(zip(t["games"].to_list(), t["wins"].to_list(), t["draws"].to_list(), strict=True)),
             hovertemplate="%{y}: %{x:.1f}% wins<br>%{customdata[1]} wins, %{customdata[2]} draws in "
                           "%{customdata[0]} games<extra>" + rid + "</extra>",
         ))
-    fig.add_vline(x=50, line={"dash": "dot", "color": "#999"})
+    fig.add_vline(x=50, line={"dash": "dot", "color": "#555"})
+    fig.update_layout(barmode="group", bargap=0.25)
     fig.update_xaxes(title="win rate, % of games (bars: Wilson 95% interval)", range=[0, 100])
-    fig.update_yaxes(title="composition", automargin=True)
-    return _finish(fig, title, provenance, 140 + 38 * compositions[key].n_unique())
+    fig.update_yaxes(title="composition", automargin=True, categoryorder="array", categoryarray=order)
+    n_rules = c["rules_id"].n_unique()
+    return _finish(fig, title, provenance, 180 + 22 * len(order) * max(1, n_rules))
 
 
 def matchup_heatmap(matchups: pl.DataFrame, rules_id: str, provenance: Provenance | None = None,
-                    key: str = "composition") -> go.Figure:
-    """Row composition's win rate against each column composition under one rules id."""
-    title = f"Matchups under {rules_id}: win rate of the row against the column"
+                    key: str = "composition", source: str | None = None) -> go.Figure:
+    """Row composition's win rate against each column composition under one rules id and source."""
     m = matchups.filter(pl.col("rules_id") == rules_id)
+    source = source or main_source(m)
+    m = m.filter(pl.col("source") == source) if source else m
+    title = f"Matchups under {rules_id} ({source} games): win rate of the row against the column"
     if m.height == 0:
         return _empty(title, provenance)
     m = m.group_by(key, f"opp_{key}").agg(pl.col("wins").sum(), pl.col("games").sum())
@@ -86,15 +103,17 @@ def matchup_heatmap(matchups: pl.DataFrame, rules_id: str, provenance: Provenanc
 
 
 def km_figure(curves: pl.DataFrame, rules_id: str, provenance: Provenance | None = None,
-              codes: list[str] | None = None) -> go.Figure:
-    """Kaplan-Meier survival by round, one step line per unit type, under one rules id."""
-    title = f"Unit survival by round under {rules_id} (Kaplan-Meier; alive at game end = censored)"
+              codes: list[str] | None = None, source: str | None = None) -> go.Figure:
+    """Kaplan-Meier survival by round, one step line per unit type, under one rules id and source."""
     c = curves.filter(pl.col("rules_id") == rules_id)
+    source = source or main_source(c)
+    c = c.filter(pl.col("source") == source) if source else c
+    title = f"Unit survival by round under {rules_id} ({source} games; Kaplan-Meier, alive at the end = censored)"
     if codes:
         c = c.filter(pl.col("code").is_in(codes))
     if c.height == 0:
         return _empty(title, provenance)
-    c = c.group_by("type", "round").agg(pl.col("survival").mean(), pl.col("at_risk").sum()).sort("type", "round")
+    c = c.select("type", "round", "survival", "at_risk").sort("type", "round")
     fig = go.Figure()
     for i, name in enumerate(c["type"].unique(maintain_order=True).to_list()):
         t = c.filter(pl.col("type") == name)
@@ -141,9 +160,12 @@ def dice_heatmap(dice: pl.DataFrame, value: str = "expected_attacks_to_kill",
     return _finish(fig, title, provenance, 160 + 30 * len(weapons))
 
 
-def vp_by_round_figure(vp: pl.DataFrame, provenance: Provenance | None = None) -> go.Figure:
-    """Mean VP of blue and red after each round, one line style per rules id."""
-    title = "Mean VP after each round (games still running)"
+def vp_by_round_figure(vp: pl.DataFrame, provenance: Provenance | None = None, source: str | None = None
+                       ) -> go.Figure:
+    """Mean VP of blue and red after each round, one line style per rules id (one source)."""
+    source = source or main_source(vp)
+    title = f"Mean VP after each round ({source} games still running)"
+    vp = vp.filter(pl.col("source") == source) if source else vp
     if vp.height == 0:
         return _empty(title, provenance)
     v = vp.group_by("rules_id", "round").agg(
@@ -167,11 +189,13 @@ def vp_by_round_figure(vp: pl.DataFrame, provenance: Provenance | None = None) -
     return _finish(fig, title, provenance)
 
 
-def hit_rate_figure(weapons: pl.DataFrame, provenance: Provenance | None = None, by: str = "target_kind"
-                    ) -> go.Figure:
-    """Observed against expected hit rate per weapon and target class, with Wilson bars."""
-    title = "Observed against expected hit rate (exact 2d6 expectation; on the line = dice as expected)"
+def hit_rate_figure(weapons: pl.DataFrame, provenance: Provenance | None = None, by: str = "target_kind",
+                    source: str | None = None) -> go.Figure:
+    """Observed against expected hit rate per weapon and target class, with Wilson bars (one source)."""
+    source = source or main_source(weapons)
+    title = f"Observed against expected hit rate, {source} games (on the line: dice as the rules expect)"
     w = weapons.filter(pl.col("attacks") > 0)
+    w = w.filter(pl.col("source") == source) if source else w
     if w.height == 0:
         return _empty(title, provenance)
     fig = go.Figure()
