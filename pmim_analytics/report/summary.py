@@ -59,7 +59,8 @@ def composition_signals(compositions: pl.DataFrame) -> list[str]:
     """Compositions whose win-rate interval excludes one half, one sentence per composition and source."""
     c = compositions.filter((pl.col("win_lo") > 0.5) | (pl.col("win_hi") < 0.5)).with_columns(
         strong=pl.col("win_rate") > 0.5,
-        evidence=pl.min_horizontal((pl.col("win_lo") - 0.5).abs(), (pl.col("win_hi") - 0.5).abs()))
+        # strength of evidence: distance from one half in standard errors (from the interval's width)
+        evidence=(pl.col("win_rate") - 0.5).abs() / ((pl.col("win_hi") - pl.col("win_lo")) / 3.92))
     out = []
     groups = c.group_by("composition", "source", "strong").agg(pl.col("evidence").max(),
                                                                      pl.struct(pl.all()).alias("rows"))
