@@ -114,3 +114,14 @@ def test_frame_schemas_match_the_migration(db: Path) -> None:
         got = dict(query(db, f"SELECT * FROM {table} LIMIT 0").schema)
         got.pop("ingested_at", None)  # bookkeeping, not analysed
         assert got == schema, table
+
+
+def test_a_session_shares_one_connection_and_closes_it(frames: Frames, db: Path) -> None:
+    data = DuckDBData(db, ["v3"])
+    with data.session():
+        inside = data.matchup_cells()
+        with data.session():  # nested sessions reuse the outer connection
+            again = data.game_counts()
+    assert data._con is None
+    same(inside, FrameData(frames, ["v3"]).matchup_cells())
+    same(again, data.game_counts())

@@ -9,7 +9,10 @@ two agree on the same games.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -47,6 +50,7 @@ class GameData(Protocol):
     source: str | None
 
     def provenance(self) -> Provenance: ...
+    def session(self) -> contextlib.AbstractContextManager[GameData]: ...
     def unit_sums(self, by_loadout: bool = False, count_games: bool = True) -> pl.DataFrame: ...
     def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame: ...
     def attack_strata(self) -> pl.DataFrame: ...
@@ -69,6 +73,11 @@ class FrameData:
         self.rules_ids = tuple(rules_ids) if rules_ids is not None else None
         self.source = source
         self.frames = frames.filtered(self.rules_ids, source)
+
+    @contextmanager
+    def session(self) -> Iterator[FrameData]:
+        """Nothing to open for frames; here for symmetry with the database."""
+        yield self
 
     def provenance(self) -> Provenance:
         """Counts of the selected games; the hash covers every game in the bundle."""

@@ -52,22 +52,25 @@ def query(path: Path, sql: str, params: dict[str, Any] | None = None) -> pl.Data
     return queries(path, [sql], params)[0]
 
 
-def queries(path: Path, sqls: list[str], params: dict[str, Any] | None = None) -> list[pl.DataFrame]:
-    """Run several queries on one short-lived read-only connection; one frame each.
+def queries(path: Path, sqls: list[str], params: dict[str, Any] | None = None,
+            con: duckdb.DuckDBPyConnection | None = None) -> list[pl.DataFrame]:
+    """Run several queries on one read-only connection (``con``, else a new short-lived one).
 
     ``params`` are bound by name; each query gets the ones it mentions.
     """
-    with read_only(path) as con:
-        out = []
-        for sql in sqls:
-            used = {k: v for k, v in (params or {}).items() if f"${k}" in sql}
-            try:
-                out.append(con.sql(sql, params=used or None).pl())
-            except duckdb.CatalogException as e:
-                raise StoreError(f"{display_path(path)} is not a pmim database or is not migrated ({e})") from e
-            except duckdb.Error as e:
-                raise StoreError(f"query failed on {display_path(path)}: {e}") from e
-        return out
+    if con is None:
+        with read_only(path) as fresh:
+            return queries(path, sqls, params, fresh)
+    out = []
+    for sql in sqls:
+        used = {k: v for k, v in (params or {}).items() if f"${k}" in sql}
+        try:
+            out.append(con.sql(sql, params=used or None).pl())
+        except duckdb.CatalogException as e:
+            raise StoreError(f"{display_path(path)} is not a pmim database or is not migrated ({e})") from e
+        except duckdb.Error as e:
+            raise StoreError(f"query failed on {display_path(path)}: {e}") from e
+    return out
 
 
 class DuckDBData:
@@ -79,9 +82,26 @@ class DuckDBData:
         self.rules_ids = tuple(rules_ids) if rules_ids is not None else None
         self.source = source
         self._rules_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None
+        self._con: duckdb.DuckDBPyConnection | None = None
         if not self.path.exists():
             raise StoreError(f"no database at {display_path(self.path)}; create one with `make run` or "
                              "`pmim ingest`")
+
+    @contextmanager
+    def session(self) -> Iterator[DuckDBData]:
+        """Share one read-only connection among the queries made inside the block.
+
+        Without a session every query opens and closes its own connection.
+        """
+        if self._con is not None:
+            yield self
+            return
+        with read_only(self.path) as con:
+            self._con = con
+            try:
+                yield self
+            finally:
+                self._con = None
 
     # -- filtering --------------------------------------------------------------------
 
@@ -102,7 +122,7 @@ class DuckDBData:
 
     def _qs(self, sqls: list[str], alias: str = "") -> list[pl.DataFrame]:
         where, params = self._where(alias)
-        return queries(self.path, [s.replace("{where}", where) for s in sqls], params)
+        return queries(self.path, [s.replace("{where}", where) for s in sqls], params, self._con)
 
     # -- GameData ---------------------------------------------------------------------
 

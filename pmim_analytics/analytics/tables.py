@@ -26,8 +26,9 @@ def survival_report(data: GameData, by_loadout: bool = False) -> pl.DataFrame:
 
 def weapon_report(data: GameData, by: str = "target_kind") -> pl.DataFrame:
     """Per weapon and target class: observed hit rate and damage against the exact expectation."""
-    ru, rw = data.rules_tables()
-    return weapons.weapon_table(data.attack_strata(), ru, rw, by=by)
+    with data.session():
+        ru, rw = data.rules_tables()
+        return weapons.weapon_table(data.attack_strata(), ru, rw, by=by)
 
 
 def composition_report(data: GameData, key: str = "composition") -> pl.DataFrame:
@@ -55,15 +56,18 @@ class ImpactTables:
 
 def impact_report(data: GameData, rules_a: str, rules_b: str, paired: bool = True) -> ImpactTables:
     """The change from ``rules_a`` to ``rules_b`` (both must be in the selection)."""
-    return ImpactTables(
-        impact.composition_impact(data.matchup_cells(), rules_a, rules_b, paired),
-        impact.unit_impact(data.unit_sums(count_games=False), rules_a, rules_b),
-    )
+    with data.session():
+        return ImpactTables(
+            impact.composition_impact(data.matchup_cells(), rules_a, rules_b, paired),
+            impact.unit_impact(data.unit_sums(count_games=False), rules_a, rules_b),
+        )
 
 
 def cost_report(data: GameData, alpha: float = costs.ALPHA) -> costs.CostFit:
     """Implied point costs per rules id, with a summary saying what the games can support."""
-    return costs.fit_costs(data.game_cells(), data.army_rosters(), alpha)
+    with data.session():
+        cells, rosters = data.game_cells(), data.army_rosters()
+    return costs.fit_costs(cells, rosters, alpha)
 
 
 @dataclass(frozen=True)
@@ -76,8 +80,10 @@ class LuckTables:
 
 def luck_report(data: GameData) -> LuckTables:
     """Luck index of every side in every game with attack events."""
-    ru, rw = data.rules_tables()
-    table = luck.luck_table(data.side_attack_strata(), data.game_winners(), ru, rw)
+    with data.session():
+        ru, rw = data.rules_tables()
+        strata, winners = data.side_attack_strata(), data.game_winners()
+    table = luck.luck_table(strata, winners, ru, rw)
     return LuckTables(table, luck.luck_summary(table))
 
 
@@ -93,9 +99,9 @@ class QualityTables:
 
 def quality_report(data: GameData) -> QualityTables:
     """How long games last, how they end, how often the lead changes."""
-    counts = data.game_counts()
-    scores = data.round_scores()
-    leads = quality.lead_changes(scores, data.game_winners()) if scores.height else None
+    with data.session():
+        counts, scores, winners = data.game_counts(), data.round_scores(), data.game_winners()
+    leads = quality.lead_changes(scores, winners) if scores.height else None
     lead_summary = quality.lead_summary(leads) if leads is not None else pl.DataFrame(
         schema={"rules_id": pl.Utf8, "source": pl.Utf8, "games": pl.Int64, "mean_lead_changes": pl.Float64,
                 "with_change": pl.Int64, "decisive": pl.Int64, "comebacks": pl.Int64,

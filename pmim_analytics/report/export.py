@@ -99,6 +99,12 @@ def export_report(db_or_frames: GameData | Frames | str | Path, rules_ids: Seque
     :class:`StoreError` when the selection holds no games.
     """
     data = open_data(db_or_frames, rules_ids, source)
+    with data.session():
+        return _export(data, rules_ids, Path(out_dir), date, plotlyjs, with_figures)
+
+
+def _export(data: GameData, rules_ids: Sequence[str] | None, out: Path, date: str | None, plotlyjs: str,
+            with_figures: bool) -> ExportResult:
     prov = data.provenance()
     if date:
         prov = replace(prov, date=date)
@@ -106,7 +112,6 @@ def export_report(db_or_frames: GameData | Frames | str | Path, rules_ids: Seque
         raise StoreError("no games to report on" + (f" for rules {', '.join(rules_ids)}" if rules_ids else "")
                          + "; ingest some with `pmim ingest`")
     ids = list(rules_ids) if rules_ids else list(prov.rules_ids)
-    out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     t = collect_tables(data, ids)
     dice = _dice(ids)
