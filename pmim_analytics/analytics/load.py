@@ -1,9 +1,11 @@
 """The one place analytics touch the database: short read-only queries returning Polars frames.
 
-:class:`DuckDBData` is the database :class:`~.dataset.GameData`: each method opens the DuckDB
-file read-only, runs one query that computes a reduced frame (the same frame the Polars
-reducers compute from table rows; a test checks they agree), and closes it. Nothing else in
-:mod:`pmim_analytics.analytics` imports DuckDB.
+:class:`DuckDBData` is the database :class:`~.dataset.GameData`: each method runs one query
+that computes a reduced frame (the same frame the Polars reducers compute from table rows;
+a test checks they agree) on a short-lived read-only connection, its own or the one of an
+enclosing :meth:`DuckDBData.session`. Nothing else in :mod:`pmim_analytics.analytics`
+imports DuckDB; when the store offers retrying readers, :func:`read_only` is the one place to
+switch to them.
 
 The default database is ``$PMIM_DB`` or ``data/pmim.duckdb`` (in the data folder).
 """
