@@ -43,7 +43,8 @@ def read_only(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     except duckdb.Error as e:
         raise StoreError(f"cannot open {display_path(path)} for reading: {e}") from e
     try:
-        con.execute("SET python_enable_replacements = false")
+        con.execute("SET python_enable_replacements = false")  # never read a Python variable as a table
+        con.execute("SET preserve_insertion_order = false")  # every query that needs an order says so
         yield con
     finally:
         con.close()
@@ -204,7 +205,7 @@ class DuckDBData:
               count(*)::BIGINT AS n, sum(coalesce(e.hit, false)::INTEGER)::BIGINT AS hits,
               coalesce(sum(e.damage), 0)::BIGINT AS damage, coalesce(sum(e.overkill), 0)::BIGINT AS overkill
             """ + self._ATTACKS + """
-            GROUP BY ALL ORDER BY ALL NULLS LAST""", alias="g")
+            GROUP BY ALL""", alias="g")  # unordered: one row per game, side and stratum
 
     def matchup_cells(self) -> pl.DataFrame:
         return self._q("""
@@ -258,7 +259,7 @@ class DuckDBData:
             SELECT e.game_id, g.rules_id, g.source, e.round::BIGINT AS round, e.blue_vp::BIGINT AS blue_vp,
               e.red_vp::BIGINT AS red_vp
             FROM events e JOIN games g ON g.game_id = e.game_id
-            WHERE e.type = 'round_end' AND {where} ORDER BY e.game_id, e.round""", alias="g")
+            WHERE e.type = 'round_end' AND {where}""", alias="g")  # lead_changes orders what it needs
 
     def game_winners(self) -> pl.DataFrame:
         return self._q("SELECT game_id, winner FROM games WHERE {where}")
