@@ -140,14 +140,15 @@ class DuckDBData:
                           self.source, digest)
 
     def unit_sums(self, by_loadout: bool = False, count_games: bool = True) -> pl.DataFrame:
-        keys = "rules_id, source, code, type, kind" + (", weapons" if by_loadout else "")
+        keys = "rules_id, source, code" + (", weapons" if by_loadout else "")  # type, kind follow from code
         cols = keys.split(", ")
+        out_cols = ["rules_id", "source", "code", "type", "kind", *(["weapons"] if by_loadout else [])]
         # DISTINCT in the main aggregate makes DuckDB take a much slower path: count games apart,
         # and only when asked (it costs as much as all the sums together)
         games_sql = (f"SELECT {keys}, count(DISTINCT game_id)::BIGINT AS games FROM unit_game_stats "
                      f"WHERE {{where}} GROUP BY {keys}")
         found = self._qs([f"""
-            SELECT {keys},
+            SELECT {keys}, min(type) AS type, min(kind) AS kind,
               count(*)::BIGINT AS n, sum(pts)::BIGINT AS pts_sum,
               sum(attacks)::BIGINT AS attacks, sum(hits)::BIGINT AS hits,
               sum(damage_dealt)::BIGINT AS damage_dealt,
@@ -171,7 +172,8 @@ class DuckDBData:
             sums = sums.join(found[1], on=cols, nulls_equal=True)
         else:
             sums = sums.with_columns(games=pl.lit(None, dtype=pl.Int64))
-        return sums.select(*cols, "games", *[c for c in sums.columns if c not in (*cols, "games")]).sort(cols)
+        return sums.select(*out_cols, "games", *[c for c in sums.columns if c not in (*out_cols, "games")]
+                           ).sort(out_cols)
 
     def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame:
         keys = "rules_id, source, code, type, kind" + (", weapons" if by_loadout else "")
