@@ -194,20 +194,20 @@ class DuckDBData:
 
     def attack_strata(self) -> pl.DataFrame:
         return self._q("""
-            SELECT g.rules_id, g.source, e.weapon, t.code AS target_code, t.type AS target_type,
-              t.kind AS target_kind, (e.needed - e.acc)::BIGINT AS threshold, e.hit, e.damage::BIGINT AS damage,
+            SELECT g.rules_id, g.source, e.weapon, t.code AS target_code, min(t.type) AS target_type,
+              min(t.kind) AS target_kind, (e.needed - e.acc)::BIGINT AS threshold, e.hit, e.damage::BIGINT AS damage,
               count(*)::BIGINT AS n, coalesce(sum(e.overkill), 0)::BIGINT AS overkill""" + self._ATTACKS + """
-            GROUP BY ALL ORDER BY ALL NULLS LAST""", alias="g")
+            GROUP BY 1, 2, 3, 4, 7, 8, 9""", alias="g")  # type and kind follow from the code
 
     def side_attack_strata(self) -> pl.DataFrame:
         return self._q("""
-            SELECT e.game_id, g.rules_id, g.source,
+            SELECT e.game_id, min(g.rules_id) AS rules_id, min(g.source) AS source,
               CASE WHEN starts_with(e.unit, 'B:') THEN 'blue' WHEN starts_with(e.unit, 'R:') THEN 'red' END AS side,
               e.weapon, t.code AS target_code, (e.needed - e.acc)::BIGINT AS threshold,
               count(*)::BIGINT AS n, sum(coalesce(e.hit, false)::INTEGER)::BIGINT AS hits,
               coalesce(sum(e.damage), 0)::BIGINT AS damage, coalesce(sum(e.overkill), 0)::BIGINT AS overkill
             """ + self._ATTACKS + """
-            GROUP BY ALL""", alias="g")  # unordered: one row per game, side and stratum
+            GROUP BY 1, 4, 5, 6, 7""", alias="g")  # rules id and source follow from the game; unordered
 
     def matchup_cells(self) -> pl.DataFrame:
         return self._q("""

@@ -26,16 +26,20 @@ def side_attack_strata(events: pl.DataFrame, units: pl.DataFrame, games: pl.Data
     """
     side = pl.when(pl.col("unit").str.starts_with("B:")).then(pl.lit("blue")).when(
         pl.col("unit").str.starts_with("R:")).then(pl.lit("red"))
+    narrow = [k for k in SIDE_STRATA_KEYS if k not in ("rules_id", "source")]  # these follow from the game
     return (
         attacks_with_targets(events, units, games)
         .with_columns(side=side)
-        .group_by(list(SIDE_STRATA_KEYS))
+        .group_by(narrow)
         .agg(
+            rules_id=pl.col("rules_id").min(),
+            source=pl.col("source").min(),
             n=pl.len().cast(pl.Int64),
             hits=pl.col("hit").fill_null(False).cast(pl.Int64).sum(),
             damage=pl.col("damage").cast(pl.Int64).fill_null(0).sum(),
             overkill=pl.col("overkill").cast(pl.Int64).fill_null(0).sum(),
         )
+        .select(*SIDE_STRATA_KEYS, "n", "hits", "damage", "overkill")
         .sort(list(SIDE_STRATA_KEYS), nulls_last=True)
     )
 

@@ -47,11 +47,14 @@ def attack_strata(events: pl.DataFrame, units: pl.DataFrame, games: pl.DataFrame
 
     Columns: :data:`STRATA_KEYS` then ``n`` (attacks) and ``overkill`` (their overkill sum).
     """
+    narrow = [k for k in STRATA_KEYS if k not in ("target_type", "target_kind")]  # these follow from the code
     return (
         attacks_with_targets(events, units, games)
         .with_columns(damage=pl.col("damage").cast(pl.Int64))
-        .group_by(list(STRATA_KEYS))
-        .agg(n=pl.len().cast(pl.Int64), overkill=pl.col("overkill").cast(pl.Int64).sum())
+        .group_by(narrow)
+        .agg(target_type=pl.col("target_type").min(), target_kind=pl.col("target_kind").min(),
+             n=pl.len().cast(pl.Int64), overkill=pl.col("overkill").cast(pl.Int64).sum())
+        .select(*STRATA_KEYS, "n", "overkill")
         .sort(list(STRATA_KEYS), nulls_last=True)
     )
 
