@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pmim_analytics.engine.hexgrid import Hex
 from pmim_analytics.replay.events import Attack, Deploy, Move, RoundEnd, RoundStart, UnitDestroyed
 from pmim_analytics.replay.fold import fold_events
-from pmim_analytics.report.board import board_figure, objective_zone, offset_distance, zone_rows
+from pmim_analytics.report.board import board_figure, objective_zone, zone_rows
 from pmim_analytics.rules import load_scenario
 
 SCEN = load_scenario("take-and-hold")
@@ -18,11 +19,11 @@ def test_objective_zone_is_the_hex_and_its_six_neighbours() -> None:
 
 
 def test_offset_distance_odd_q() -> None:
-    assert offset_distance((0, 0), (0, 3)) == 3
-    assert offset_distance((0, 0), (1, 0)) == 1  # odd column sits half a hex lower
-    assert offset_distance((1, 0), (2, 0)) == 1
-    assert offset_distance((0, 0), (2, 0)) == 2
-    assert offset_distance((0, 0), (19, 13)) == 23  # 19 diagonal steps gain 9.5 rows, then 4 straight down
+    assert Hex(0, 0).distance((0, 3)) == 3
+    assert Hex(0, 0).distance((1, 0)) == 1  # odd column sits half a hex lower
+    assert Hex(1, 0).distance((2, 0)) == 1
+    assert Hex(0, 0).distance((2, 0)) == 2
+    assert Hex(0, 0).distance((19, 13)) == 23  # 19 diagonal steps gain 9.5 rows, then 4 straight down
 
 
 def test_deployment_rows_are_the_rows_nearest_each_edge() -> None:

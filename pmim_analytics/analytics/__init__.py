@@ -1,0 +1,33 @@
+"""Balance analytics over PMIM games: pure functions from Polars frames to Polars frames.
+
+Games come in as a :class:`~.dataset.GameData`: :class:`~.dataset.FrameData` over frames shaped
+like the database tables (:class:`~.frames.Frames`), or :class:`~.load.DuckDBData` over a
+database file (the only module here that touches DuckDB). The report tables are the
+``*_report`` functions of :mod:`.tables`; the exact dice maths is :mod:`.dice`.
+
+Example::
+
+    from pmim_analytics.analytics import DuckDBData, tables
+    data = DuckDBData("data/pmim.duckdb", ["v3"], source="engine")
+    tables.unit_report(data)          # a Polars frame
+"""
+
+from pmim_analytics.analytics import tables
+from pmim_analytics.analytics.dataset import FrameData, GameData, Provenance
+from pmim_analytics.analytics.dice import dice_rows, dice_table
+from pmim_analytics.analytics.frames import SCHEMAS, Frames, content_hash
+from pmim_analytics.analytics.load import DuckDBData, default_db_path
+
+__all__ = [
+    "SCHEMAS",
+    "DuckDBData",
+    "FrameData",
+    "Frames",
+    "GameData",
+    "Provenance",
+    "content_hash",
+    "default_db_path",
+    "dice_rows",
+    "dice_table",
+    "tables",
+]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from pmim_analytics.cli import army_cmd, db_cmd, log_cmd, play_cmd, rules_cmd, sweep_cmd
+from pmim_analytics.cli import army_cmd, db_cmd, demo_cmd, log_cmd, play_cmd, report_cmd, rules_cmd, sweep_cmd
 
 app = typer.Typer(
     name="pmim",
@@ -25,6 +25,8 @@ app.command("play")(play_cmd.play)
 app.command("simulate")(play_cmd.simulate)
 app.add_typer(play_cmd.replay_app, name="replay")
 db_cmd.register(app)
+report_cmd.register(app)
+app.command("demo")(demo_cmd.demo)
 app.command("sweep")(sweep_cmd.sweep)
 
 

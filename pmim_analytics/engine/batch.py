@@ -221,3 +221,12 @@ class BatchSummary:
     def mean_rounds(self) -> float:
         """Average number of rounds per game."""
         return self.total_rounds / self.games if self.games else 0.0
+
+
+def __getattr__(name: str) -> Callable[..., BatchSummary]:
+    """``run_batch`` lives in :mod:`pmim_analytics.engine.runner`; it stays importable from here."""
+    if name == "run_batch":
+        from pmim_analytics.engine.runner import run_batch
+
+        return run_batch
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -98,6 +98,8 @@ class RayBackend:
                 if self.address is None:
                     ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False,
                              configure_logging=False)
+                elif self.address.startswith("ray://"):  # Ray Client: forward nothing the server need not know
+                    ray.init(address=self.address)
                 else:
                     ray.init(address=self.address, log_to_driver=False, configure_logging=False)
             except (ConnectionError, RuntimeError, ValueError) as e:

@@ -10,6 +10,7 @@ import math
 
 import plotly.graph_objects as go
 
+from pmim_analytics.engine.hexgrid import Hex
 from pmim_analytics.replay.fold import BoardView
 from pmim_analytics.rules.scenario import Scenario
 
@@ -61,18 +62,9 @@ def objective_zone(scenario: Scenario, index: int) -> list[tuple[int, int]]:
     out = []
     for c in range(scenario.map.columns):
         for r in range(scenario.map.rows):
-            if offset_distance((c, r), (oc, orow)) <= scenario.objectives.radius:
+            if Hex(c, r).distance((oc, orow)) <= scenario.objectives.radius:
                 out.append((c, r))
     return out
-
-
-def offset_distance(a: tuple[int, int], b: tuple[int, int]) -> int:
-    """Hex distance between two odd-q offset hexes."""
-    def cube(h: tuple[int, int]) -> tuple[int, int]:
-        c, r = h
-        return c, r - (c - (c & 1)) // 2
-    (aq, ar), (bq, br) = cube(a), cube(b)
-    return max(abs(aq - bq), abs(ar - br), abs((-aq - ar) - (-bq - br)))
 
 
 def board_figure(scenario: Scenario, board: BoardView | None = None, unit_labels: dict[str, str] | None = None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pmim_analytics.engine.hexgrid import Hex as GridHex
 from pmim_analytics.rules.models import LOCATION_BY_CODE, LOCATION_CODES, RulesVersion, Warmech, Weapon
 from pmim_analytics.rules.scenario import Scenario
 
@@ -18,14 +19,8 @@ Hex = tuple[int, int]
 
 
 def hex_distance(a: Hex, b: Hex) -> int:
-    """Hexes between two (column, row) offset coordinates of an odd-q map."""
-    def cube(h: Hex) -> tuple[int, int, int]:
-        x = h[0]
-        z = h[1] - (h[0] - (h[0] & 1)) // 2
-        return x, -x - z, z
-
-    (ax, ay, az), (bx, by, bz) = cube(a), cube(b)
-    return max(abs(ax - bx), abs(ay - by), abs(az - bz))
+    """Hexes between two (column, row) offset coordinates of an odd-q map (the engine's grid maths)."""
+    return GridHex(*a).distance(b)
 
 
 def on_map(h: Hex, scenario: Scenario) -> bool:

@@ -1,0 +1,183 @@
+"""Army compositions: win/draw/loss, VP margin, game length, matchups, side advantage.
+
+:func:`matchup_cells` reduces ``sides`` x ``games`` to counts per (composition, opponent,
+bots, side, first player, result), the additive input of everything here (the loader
+computes the same cells in SQL). Each game gives two rows, one from each side's view.
+
+Compositions are keyed by ``composition`` (the army list's name) or ``army_hash`` (same
+units and weapons, whatever the name; the hash includes the rules id). Mirror games (both
+sides on the same key) say nothing about a composition's strength and are left out of
+composition and matchup tables. Win rates carry Wilson 95% intervals.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pmim_analytics.analytics.stats import exact_strata_p_value, mean_exprs, normal_two_sided_p, wilson_exprs
+
+CELL_KEYS = ("rules_id", "source", "composition", "army_hash", "bot", "side", "opp_composition", "opp_army_hash",
+             "opp_bot", "first", "result")
+KEYS = ("composition", "army_hash")
+
+
+def matchup_cells(sides: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """Count games per :data:`CELL_KEYS`, with sums of VP margin and rounds.
+
+    ``first`` is whether this side activated first (null when unknown); the margin is this
+    side's VP minus the opponent's. Columns: keys, ``n``, ``margin_n``, ``margin_sum``,
+    ``margin_sq``, ``rounds_n``, ``rounds_sum``, ``rounds_sq``.
+    """
+    me = sides.join(games.select("game_id", "rules_id", "source", "first_side", "rounds"), on="game_id")
+    opp = sides.select("game_id", opp_side="side", opp_composition="composition", opp_army_hash="army_hash",
+                       opp_bot="bot", opp_vp="vp")
+    margin = (pl.col("vp") - pl.col("opp_vp")).cast(pl.Int64)
+    rounds = pl.col("rounds").cast(pl.Int64)
+    return (
+        me.join(opp, on="game_id")
+        .filter(pl.col("side") != pl.col("opp_side"))
+        .with_columns(first=pl.col("first_side") == pl.col("side"), _m=margin, _r=rounds)
+        .group_by(list(CELL_KEYS))
+        .agg(
+            n=pl.len().cast(pl.Int64),
+            margin_n=pl.col("_m").is_not_null().cast(pl.Int64).sum(),
+            margin_sum=pl.col("_m").fill_null(0).sum(),
+            margin_sq=(pl.col("_m") ** 2).fill_null(0).sum().cast(pl.Int64),
+            rounds_n=pl.col("_r").is_not_null().cast(pl.Int64).sum(),
+            rounds_sum=pl.col("_r").fill_null(0).sum(),
+            rounds_sq=(pl.col("_r") ** 2).fill_null(0).sum().cast(pl.Int64),
+        )
+        .sort(list(CELL_KEYS), nulls_last=True)
+    )
+
+
+def _check_key(key: str) -> str:
+    if key not in KEYS:
+        raise ValueError(f"key must be one of {', '.join(KEYS)}, not {key!r}")
+    return key
+
+
+def _outcome_aggs() -> list[pl.Expr]:
+    return [
+        pl.col("n").sum().alias("games"),
+        pl.col("n").filter(pl.col("result") == "win").sum().alias("wins"),
+        pl.col("n").filter(pl.col("result") == "draw").sum().alias("draws"),
+        pl.col("n").filter(pl.col("result") == "loss").sum().alias("losses"),
+        pl.col("margin_n").sum(), pl.col("margin_sum").sum(), pl.col("margin_sq").sum(),
+        pl.col("rounds_n").sum(), pl.col("rounds_sum").sum(),
+    ]
+
+
+def _outcome_columns(df: pl.DataFrame) -> pl.DataFrame:
+    lo, hi = wilson_exprs(pl.col("wins"), pl.col("games"))
+    margin, margin_ci = mean_exprs(pl.col("margin_n"), pl.col("margin_sum"), pl.col("margin_sq"))
+    g = pl.col("games").cast(pl.Float64)
+    return df.with_columns(
+        win_rate=pl.when(g > 0).then(pl.col("wins") / g),
+        win_lo=lo,
+        win_hi=hi,
+        score=pl.when(g > 0).then((pl.col("wins") + 0.5 * pl.col("draws")) / g),
+        vp_margin=margin,
+        vp_margin_ci=margin_ci,
+        mean_rounds=pl.when(pl.col("rounds_n") > 0).then(pl.col("rounds_sum") / pl.col("rounds_n")),
+    ).drop("margin_n", "margin_sum", "margin_sq", "rounds_n", "rounds_sum")
+
+
+def _mirror(key: str) -> pl.Expr:
+    return pl.col(key) == pl.col(f"opp_{key}")
+
+
+def composition_table(cells: pl.DataFrame, key: str = "composition") -> pl.DataFrame:
+    """Per rules id, source and composition: W/D/L, win rate (Wilson), score, VP margin, length.
+
+    Mirror games are left out (``mirrors`` counts them). ``score`` counts a draw as half a win.
+    """
+    key = _check_key(key)
+    keys = ["rules_id", "source", key]
+    # each mirror game gives two rows with the same key
+    mirrors = cells.filter(_mirror(key)).group_by(keys).agg(mirrors=pl.col("n").sum() // 2)
+    other = "army_hash" if key == "composition" else "composition"
+    t = (
+        cells.filter(~_mirror(key))
+        .group_by(keys)
+        .agg(*_outcome_aggs(), pl.col(other).unique().sort().str.join(", ").alias(f"{other}s"))
+        .join(mirrors, on=keys, how="left")
+        .with_columns(pl.col("mirrors").fill_null(0))
+    )
+    return _outcome_columns(t).sort(keys)
+
+
+def matchup_table(cells: pl.DataFrame, key: str = "composition") -> pl.DataFrame:
+    """Per rules id, source, composition and opponent composition: the row side's results.
+
+    Every non-mirror pairing appears twice, once from each side's view.
+    """
+    key = _check_key(key)
+    keys = ["rules_id", "source", key, f"opp_{key}"]
+    t = cells.filter(~_mirror(key)).group_by(keys).agg(*_outcome_aggs())
+    return _outcome_columns(t).sort(keys)
+
+
+def matchup_matrix(matchups: pl.DataFrame, rules_id: str, source: str | None = None, key: str = "composition",
+                   value: str = "win_rate") -> pl.DataFrame:
+    """The matchup table of one rules id as a matrix: a row per composition, a column per opponent.
+
+    Cells hold ``value`` (default: the row composition's win rate); mirrors are null.
+    """
+    key = _check_key(key)
+    m = matchups.filter(pl.col("rules_id") == rules_id)
+    if source is not None:
+        m = m.filter(pl.col("source") == source)
+    m = m.group_by(key, f"opp_{key}").agg(pl.col(value).mean())
+    names = sorted(set(m[key].to_list()) | set(m[f"opp_{key}"].to_list()))
+    lookup = {(a, b): v for a, b, v in m.select(key, f"opp_{key}", value).iter_rows()}
+    return pl.DataFrame(
+        {key: names, **{b: [lookup.get((a, b)) for a in names] for b in names}},
+        schema={key: pl.Utf8, **{b: pl.Float64 for b in names}},
+    )
+
+
+def side_advantage(cells: pl.DataFrame) -> pl.DataFrame:
+    """Per rules id and source: does blue, or the side activating first, win more often?
+
+    Counts each game once (mirrors included: they are the cleanest test). Shares are of
+    decisive games, with Wilson intervals and an exact two-sided test against one half
+    (normal above 5000 games).
+    """
+    keys = ["rules_id", "source"]
+    blue = cells.filter(pl.col("side") == "blue").group_by(keys).agg(
+        games=pl.col("n").sum(),
+        blue_wins=pl.col("n").filter(pl.col("result") == "win").sum(),
+        red_wins=pl.col("n").filter(pl.col("result") == "loss").sum(),
+        draws=pl.col("n").filter(pl.col("result") == "draw").sum(),
+    )
+    first = cells.filter(pl.col("first").fill_null(False)).group_by(keys).agg(
+        first_wins=pl.col("n").filter(pl.col("result") == "win").sum(),
+        first_losses=pl.col("n").filter(pl.col("result") == "loss").sum(),
+    )
+    t = blue.join(first, on=keys, how="left").with_columns(pl.col("first_wins", "first_losses").fill_null(0))
+    b_lo, b_hi = wilson_exprs(pl.col("blue_wins"), pl.col("blue_wins") + pl.col("red_wins"))
+    f_lo, f_hi = wilson_exprs(pl.col("first_wins"), pl.col("first_wins") + pl.col("first_losses"))
+    t = t.with_columns(
+        blue_share=pl.col("blue_wins") / (pl.col("blue_wins") + pl.col("red_wins")).cast(pl.Float64),
+        blue_lo=b_lo, blue_hi=b_hi,
+        first_share=pl.col("first_wins") / (pl.col("first_wins") + pl.col("first_losses")).cast(pl.Float64),
+        first_lo=f_lo, first_hi=f_hi,
+    )
+    t = t.with_columns(
+        blue_p=pl.Series([_half_p(w, w + lo) for w, lo in t.select("blue_wins", "red_wins").iter_rows()],
+                         dtype=pl.Float64),
+        first_p=pl.Series([_half_p(w, w + lo) for w, lo in t.select("first_wins", "first_losses").iter_rows()],
+                          dtype=pl.Float64),
+    )
+    return t.sort(keys)
+
+
+def _half_p(k: int, n: int) -> float | None:
+    """Two-sided p-value of k successes in n against one half."""
+    if n == 0:
+        return None
+    exact = exact_strata_p_value([(n, 0.5)], k)
+    if exact is not None:
+        return exact
+    return normal_two_sided_p((k - n / 2) / (n**0.5 / 2))

@@ -1,0 +1,122 @@
+"""Where the games come from: frames in memory, or the database (:mod:`.load`).
+
+Every report needs a few reduced frames (sums, counts, strata); a :class:`GameData` gives
+them. :class:`FrameData` computes them with the Polars reducers of this package from
+table-shaped frames; the database implementation computes the very same frames in SQL, so a
+report over 100,000 games never pulls millions of rows into Python. A test checks that the
+two agree on the same games.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import polars as pl
+
+from pmim_analytics.analytics import compositions, costs, luck, quality, units, weapons
+from pmim_analytics.analytics.frames import Frames, content_hash
+from pmim_analytics.analytics.rules_frames import complete_rules_frames
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What a table or figure rests on: the games, their rules ids, the database state, the date."""
+
+    origin: str  # database path, or "frames"
+    rules_ids: tuple[str, ...]  # present in the selection, sorted
+    games: int
+    games_by_rules: dict[str, int] = field(default_factory=dict)
+    source: str | None = None
+    content_hash: str = ""  # of every game in the database (see frames.content_hash)
+    date: str = field(default_factory=lambda: dt.date.today().isoformat())
+
+    def caption(self) -> str:
+        """One line for under a table or figure."""
+        per = ", ".join(f"{r}: {n}" for r, n in sorted(self.games_by_rules.items())) or "none"
+        src = f", source {self.source}" if self.source else ""
+        return (f"{self.games} games ({per}){src}; database {self.content_hash[:12] or '-'}; "
+                f"generated {self.date}")
+
+
+class GameData(Protocol):
+    """A selection of games (rules ids, source) able to produce every reduced frame."""
+
+    rules_ids: tuple[str, ...] | None
+    source: str | None
+
+    def provenance(self) -> Provenance: ...
+    def session(self) -> contextlib.AbstractContextManager[GameData]: ...
+    def unit_sums(self, by_loadout: bool = False, count_games: bool = True) -> pl.DataFrame: ...
+    def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame: ...
+    def attack_strata(self) -> pl.DataFrame: ...
+    def side_attack_strata(self) -> pl.DataFrame: ...
+    def matchup_cells(self) -> pl.DataFrame: ...
+    def game_cells(self) -> pl.DataFrame: ...
+    def army_rosters(self) -> pl.DataFrame: ...
+    def game_counts(self) -> pl.DataFrame: ...
+    def round_scores(self) -> pl.DataFrame: ...
+    def game_winners(self) -> pl.DataFrame: ...
+    def rules_tables(self) -> tuple[pl.DataFrame, pl.DataFrame]: ...
+
+
+class FrameData:
+    """:class:`GameData` over a :class:`Frames` bundle, filtered to ``rules_ids`` and ``source``."""
+
+    def __init__(self, frames: Frames, rules_ids: tuple[str, ...] | list[str] | None = None,
+                 source: str | None = None) -> None:
+        self.all = frames
+        self.rules_ids = tuple(rules_ids) if rules_ids is not None else None
+        self.source = source
+        self.frames = frames.filtered(self.rules_ids, source)
+
+    @contextmanager
+    def session(self) -> Iterator[FrameData]:
+        """Nothing to open for frames; here for symmetry with the database."""
+        yield self
+
+    def provenance(self) -> Provenance:
+        """Counts of the selected games; the hash covers every game in the bundle."""
+        counts = self.frames.games.group_by("rules_id").len()
+        by_rules = dict(zip(counts["rules_id"].to_list(), counts["len"].to_list(), strict=True))
+        return Provenance("frames", tuple(sorted(by_rules)), self.frames.games.height, by_rules, self.source,
+                          content_hash(self.all.games["game_id"].to_list()))
+
+    def unit_sums(self, by_loadout: bool = False, count_games: bool = True) -> pl.DataFrame:
+        return units.unit_sums(self.frames.unit_game_stats, by_loadout, count_games)
+
+    def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame:
+        return units.survival_counts(self.frames.unit_game_stats, by_loadout)
+
+    def attack_strata(self) -> pl.DataFrame:
+        return weapons.attack_strata(self.frames.events, self.frames.units, self.frames.games)
+
+    def side_attack_strata(self) -> pl.DataFrame:
+        return luck.side_attack_strata(self.frames.events, self.frames.units, self.frames.games)
+
+    def matchup_cells(self) -> pl.DataFrame:
+        return compositions.matchup_cells(self.frames.sides, self.frames.games)
+
+    def game_cells(self) -> pl.DataFrame:
+        return costs.game_cells(self.frames.games, self.frames.sides)
+
+    def army_rosters(self) -> pl.DataFrame:
+        return costs.army_rosters(self.frames.sides, self.frames.units, self.frames.games)
+
+    def game_counts(self) -> pl.DataFrame:
+        return quality.game_counts(self.frames.games)
+
+    def round_scores(self) -> pl.DataFrame:
+        return quality.round_scores(self.frames.events, self.frames.games)
+
+    def game_winners(self) -> pl.DataFrame:
+        return self.frames.games.select("game_id", "winner")
+
+    def rules_tables(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The rules stats of the selected rules ids (the bundle's, completed from the catalogue)."""
+        ids = self.frames.games["rules_id"].unique().to_list()
+        return complete_rules_frames(ids, self.frames.rules_units, self.frames.rules_weapons)

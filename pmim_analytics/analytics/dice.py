@@ -1,0 +1,214 @@
+"""Exact dice maths ("mathhammer") for a rules version: 2d6 to hit, damage, attacks to kill.
+
+Everything is a :class:`fractions.Fraction`; nothing is simulated.
+
+* An attack hits when ``2d6 + ACC >= DEF``; ``P(hit)`` counts the 36 equally likely rolls.
+* A hit deals ``max(0, STR - ARM) * RPT`` damage.
+* A basic unit with ``HP`` dies after ``ceil(HP / damage)`` hits.
+* A Warmech's hits land on the location its body's d6 chart names; a face naming a
+  destroyed or absent location is re-rolled, so each hit lands uniformly on the faces
+  still live. It is destroyed when its kill condition holds: both side torsos gone
+  (humanoid) or the center torso gone (avian, saurian). The expected number of hits to
+  destroy it is computed exactly over the Markov chain of hits still needed per location
+  (damage beyond a location's HP is lost, as the rules say). ``min_hits_to_kill`` is the
+  cheapest kill condition when every hit lands where it is needed.
+* Attacks to kill = hits to kill / P(hit): every attack hits independently, so the number
+  of attacks per hit is geometric with mean ``1 / P(hit)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from math import ceil
+
+import polars as pl
+
+from pmim_analytics.rules.models import BODY_LOCATIONS, Chassis, RulesVersion, Warmech, Weapon
+
+#: P(2d6 = s) for s = 2..12.
+TWO_D6: dict[int, Fraction] = {s: Fraction(6 - abs(s - 7), 36) for s in range(2, 13)}
+
+#: Each body's kill conditions: the Warmech is destroyed when every location of any one set is.
+KILL_CONDITIONS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "humanoid": (("left_torso", "right_torso"),),
+    "avian": (("center_torso",),),
+    "saurian": (("center_torso",),),
+}
+
+
+def p_at_least(threshold: int) -> Fraction:
+    """P(2d6 >= threshold): 1 at or below 2, 0 above 12."""
+    return sum((p for s, p in TWO_D6.items() if s >= threshold), Fraction(0))
+
+
+def p_hit(acc: int, defense: int) -> Fraction:
+    """P(2d6 + acc >= defense)."""
+    return p_at_least(defense - acc)
+
+
+def damage_on_hit(strength: int, rpt: int, arm: int) -> int:
+    """Damage one hit deals: ``max(0, STR - ARM) * RPT`` (never negative)."""
+    return max(0, strength - arm) * rpt
+
+
+def min_hits_to_kill(target: Chassis | Warmech, damage: int) -> int | None:
+    """Fewest hits that can destroy ``target`` (``None`` when a hit does no damage)."""
+    if damage <= 0:
+        return None
+    if isinstance(target, Chassis):
+        return ceil(target.hp / damage)
+    hp = target.location_hp()
+    return min(sum(ceil(hp[loc] / damage) for loc in cond) for cond in KILL_CONDITIONS[target.body])
+
+
+def expected_hits_to_kill(target: Chassis | Warmech, damage: int, chart: tuple[str, ...] | None = None) -> (
+        Fraction | None):
+    """Exact expected number of hits to destroy ``target`` (``None`` when a hit does no damage).
+
+    ``chart`` is the body's six-face hit-location chart (required for a Warmech).
+    """
+    if damage <= 0:
+        return None
+    if isinstance(target, Chassis):
+        return Fraction(ceil(target.hp / damage))
+    if chart is None:
+        raise ValueError(f"{target.name} is a Warmech: pass its body's hit chart")
+    locs = BODY_LOCATIONS[target.body]
+    hp = target.location_hp()
+    start = tuple(ceil(hp[loc] / damage) for loc in locs)
+    faces = tuple(locs.index(loc) if loc in locs else -1 for loc in chart)
+    kills = tuple(tuple(locs.index(loc) for loc in cond) for cond in KILL_CONDITIONS[target.body])
+    return _markov_hits(faces, kills, start)
+
+
+@cache
+def _markov_hits(faces: tuple[int, ...], kills: tuple[tuple[int, ...], ...], start: tuple[int, ...]) -> Fraction:
+    """E[hits until a kill set is all zero], each hit removing one from a live face's location."""
+    memo: dict[tuple[int, ...], Fraction] = {}
+
+    def expect(state: tuple[int, ...]) -> Fraction:
+        if any(all(state[i] == 0 for i in cond) for cond in kills):
+            return Fraction(0)
+        if state in memo:
+            return memo[state]
+        live = [i for i in faces if i >= 0 and state[i] > 0]
+        if not live:
+            raise ValueError("no live hit location left on a Warmech that is not destroyed")
+        total = Fraction(0)
+        for i in live:
+            nxt = state[:i] + (state[i] - 1,) + state[i + 1:]
+            total += expect(nxt)
+        memo[state] = 1 + total / len(live)
+        return memo[state]
+
+    return expect(start)
+
+
+def infantry_range(rules: RulesVersion, weapon: Weapon) -> int | None:
+    """The weapon's RNG when infantry or ODA carry it, ``None`` when they cannot.
+
+    v2/v3: weapons up to the rule's tonnage at a RNG penalty; v1: Small Arms only.
+    """
+    light = rules.special_rules.light_weapon_units
+    if light is not None:
+        return max(0, weapon.rng - light.rng_penalty) if weapon.ton <= light.max_ton else None
+    small = rules.special_rules.small_arms
+    if small is not None and weapon.code == small.weapon:
+        return weapon.rng
+    return None
+
+
+@dataclass(frozen=True)
+class DiceRow:
+    """One weapon against one target type, exactly."""
+
+    rules_id: str
+    weapon: str
+    weapon_name: str
+    rng: int
+    rng_infantry: int | None
+    acc: int
+    rpt: int
+    strength: int
+    target_code: str
+    target: str
+    target_kind: str
+    defense: int
+    arm: int
+    target_hp: int
+    roll_needed: int  # the 2d6 total needed: DEF - ACC
+    p_hit: Fraction
+    damage_on_hit: int
+    expected_damage: Fraction  # per attack
+    min_hits_to_kill: int | None
+    expected_hits_to_kill: Fraction | None
+    expected_attacks_to_kill: Fraction | None
+
+
+def dice_rows(rules: RulesVersion, target: str | None = None, weapon: str | None = None) -> list[DiceRow]:
+    """Every weapon against every unit type of ``rules`` (or only ``target`` / ``weapon``, by code)."""
+    rows = []
+    for w in rules.weapons:
+        if weapon is not None and w.code != weapon:
+            continue
+        for u in rules.iter_units():
+            if target is not None and u.code != target:
+                continue
+            p = p_hit(w.acc, u.def_)
+            dmg = damage_on_hit(w.strength, w.rpt, u.arm)
+            chart = rules.hit_charts[u.body] if isinstance(u, Warmech) else None
+            hits = expected_hits_to_kill(u, dmg, chart)
+            hp = sum(u.location_hp().values()) if isinstance(u, Warmech) else u.hp
+            rows.append(DiceRow(
+                rules_id=rules.id, weapon=w.code, weapon_name=w.name, rng=w.rng,
+                rng_infantry=infantry_range(rules, w), acc=w.acc, rpt=w.rpt, strength=w.strength,
+                target_code=u.code, target=u.name, target_kind=u.kind, defense=u.def_, arm=u.arm,
+                target_hp=hp, roll_needed=u.def_ - w.acc, p_hit=p, damage_on_hit=dmg,
+                expected_damage=p * dmg, min_hits_to_kill=min_hits_to_kill(u, dmg),
+                expected_hits_to_kill=hits,
+                expected_attacks_to_kill=None if hits is None or p == 0 else hits / p,
+            ))
+    return rows
+
+
+def _fmt(f: Fraction | None) -> str | None:
+    return None if f is None else (str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}")
+
+
+def dice_table(rules: RulesVersion, target: str | None = None, weapon: str | None = None) -> pl.DataFrame:
+    """The dice-maths table as a frame: floats for sorting and charts, exact fractions as text.
+
+    Columns: rules_id, weapon, weapon_name, rng, rng_infantry, acc, rpt, strength, target_code,
+    target, target_kind, def, arm, target_hp, roll_needed, p_hit, p_hit_exact, damage_on_hit,
+    expected_damage, expected_damage_exact, min_hits_to_kill, expected_hits_to_kill,
+    expected_attacks_to_kill, expected_attacks_to_kill_exact.
+    """
+    recs = []
+    for r in dice_rows(rules, target, weapon):
+        recs.append({
+            "rules_id": r.rules_id, "weapon": r.weapon, "weapon_name": r.weapon_name, "rng": r.rng,
+            "rng_infantry": r.rng_infantry, "acc": r.acc, "rpt": r.rpt, "strength": r.strength,
+            "target_code": r.target_code, "target": r.target, "target_kind": r.target_kind, "def": r.defense,
+            "arm": r.arm, "target_hp": r.target_hp, "roll_needed": r.roll_needed,
+            "p_hit": float(r.p_hit), "p_hit_exact": _fmt(r.p_hit), "damage_on_hit": r.damage_on_hit,
+            "expected_damage": float(r.expected_damage), "expected_damage_exact": _fmt(r.expected_damage),
+            "min_hits_to_kill": r.min_hits_to_kill,
+            "expected_hits_to_kill": None if r.expected_hits_to_kill is None else float(r.expected_hits_to_kill),
+            "expected_attacks_to_kill": (None if r.expected_attacks_to_kill is None
+                                         else float(r.expected_attacks_to_kill)),
+            "expected_attacks_to_kill_exact": _fmt(r.expected_attacks_to_kill),
+        })
+    schema = {"rng_infantry": pl.Int64, "min_hits_to_kill": pl.Int64, "expected_hits_to_kill": pl.Float64,
+              "expected_attacks_to_kill": pl.Float64, "expected_attacks_to_kill_exact": pl.Utf8}
+    return pl.DataFrame(recs, schema_overrides=schema, infer_schema_length=None)
+
+
+def hit_probability_table() -> pl.DataFrame:
+    """P(2d6 >= t) for every threshold t from 2 to 12, as float and exact text."""
+    return pl.DataFrame({
+        "threshold": list(range(2, 13)),
+        "p": [float(p_at_least(t)) for t in range(2, 13)],
+        "p_exact": [_fmt(p_at_least(t)) for t in range(2, 13)],
+    })

@@ -1,0 +1,148 @@
+"""Weapons in play: observed hit rate and damage against the exact 2d6 expectation.
+
+Each attack event records the two dice, the weapon's ACC and the target's DEF, so its
+chance to hit is exact: ``P(2d6 >= DEF - ACC)`` (:mod:`.dice`). A hit deals
+``max(0, STR - ARM) * RPT`` by the rules version's stats, so each attack's expected damage is
+exact too. Observed totals are compared with these expectations: the difference, a z
+statistic (observed minus expected over the standard deviation implied by the rules) and
+a two-sided p-value, exact (a sum of binomials, one per to-hit threshold) up to
+:data:`~.stats.EXACT_P_MAX_N` attacks and normal above.
+
+Damage here is an attack's damage as rolled, overkill included: what the dice decided, not
+what the target had left to lose.
+
+:func:`attack_strata` reduces attack events to counts per (weapon, target, threshold, outcome);
+the loader computes the same counts in SQL.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pmim_analytics.analytics.dice import p_at_least
+from pmim_analytics.analytics.stats import exact_strata_p_value, normal_two_sided_p, wilson_exprs
+
+STRATA_KEYS = ("rules_id", "source", "weapon", "target_code", "target_type", "target_kind", "threshold", "hit",
+               "damage")
+#: P(2d6 >= t) for the thresholds that can occur (outside 2..12 it is 1 or 0).
+HIT_P = pl.DataFrame({"threshold": list(range(-20, 31)),
+                      "p": [float(p_at_least(t)) for t in range(-20, 31)]},
+                     schema={"threshold": pl.Int64, "p": pl.Float64})
+
+
+def attacks_with_targets(events: pl.DataFrame, units: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """Attack events with the game's rules id and source and the target's type and kind."""
+    targets = units.select("game_id", target="unit_id", target_code="code", target_type="type",
+                           target_kind="kind")
+    return (
+        events.filter(pl.col("type") == "attack")
+        .join(games.select("game_id", "rules_id", "source"), on="game_id")
+        .join(targets, on=["game_id", "target"], how="left")
+        .with_columns(threshold=(pl.col("needed").cast(pl.Int64) - pl.col("acc").cast(pl.Int64)))
+    )
+
+
+def attack_strata(events: pl.DataFrame, units: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """Count attacks per rules id, source, weapon, target, to-hit threshold, hit and damage.
+
+    Columns: :data:`STRATA_KEYS` then ``n`` (attacks) and ``overkill`` (their overkill sum).
+    """
+    narrow = [k for k in STRATA_KEYS if k not in ("target_type", "target_kind")]  # these follow from the code
+    return (
+        attacks_with_targets(events, units, games)
+        .with_columns(damage=pl.col("damage").cast(pl.Int64))
+        .group_by(narrow)
+        .agg(target_type=pl.col("target_type").min(), target_kind=pl.col("target_kind").min(),
+             n=pl.len().cast(pl.Int64), overkill=pl.col("overkill").cast(pl.Int64).sum())
+        .select(*STRATA_KEYS, "n", "overkill")
+        .sort(list(STRATA_KEYS), nulls_last=True)
+    )
+
+
+def add_expectations(df: pl.DataFrame, rules_units: pl.DataFrame, rules_weapons: pl.DataFrame) -> pl.DataFrame:
+    """Add each stratum's exact chance to hit ``p`` and damage on a hit ``d`` to ``df``.
+
+    ``df`` needs ``rules_id weapon target_code threshold n``. Adds ``p``, ``d`` (null when
+    the weapon or target is not in the rules tables), ``exp_hits``, ``var_hits``,
+    ``exp_damage`` and ``var_damage`` (sums over the stratum's ``n`` attacks).
+    """
+    w = rules_weapons.select("rules_id", weapon="code", _str="strength", _rpt="rpt")
+    u = rules_units.select("rules_id", target_code="code", _arm="arm")
+    n = pl.col("n").cast(pl.Float64)
+    p, d = pl.col("p"), pl.col("d").cast(pl.Float64)
+    return (
+        df.join(w, on=["rules_id", "weapon"], how="left")
+        .join(u, on=["rules_id", "target_code"], how="left")
+        .join(HIT_P, on="threshold", how="left")
+        .with_columns(d=(pl.max_horizontal(pl.col("_str") - pl.col("_arm"), pl.lit(0)) * pl.col("_rpt"))
+                      .cast(pl.Int64))
+        .drop("_str", "_rpt", "_arm")
+        .with_columns(exp_hits=n * p, var_hits=n * p * (1 - p), exp_damage=n * p * d,
+                      var_damage=n * p * (1 - p) * d * d)
+    )
+
+
+def weapon_table(strata: pl.DataFrame, rules_units: pl.DataFrame, rules_weapons: pl.DataFrame,
+                 by: str = "target_kind") -> pl.DataFrame:
+    """Observed against expected per rules id, source, weapon and target class.
+
+    ``by`` is ``target_kind`` (infantry | vehicle | warmech) or ``target_type``. Columns:
+    keys, ``attacks``, ``hits``, ``hit_rate`` (+ Wilson ``_lo``/``_hi``), ``expected_hit_rate``,
+    ``hit_rate_diff``, ``hit_z``, ``hit_p`` (exact up to 5000 attacks), ``hit_p_exact`` (bool),
+    ``mean_damage``, ``expected_mean_damage``, ``damage_diff``, ``damage_z``, ``damage_p``,
+    ``unrated`` (attacks whose weapon or target the rules tables lack) and ``damage_mismatch``
+    (hits whose damage differs from the rules' damage: should be 0 for engine games).
+    """
+    if by not in ("target_kind", "target_type"):
+        raise ValueError(f"by must be target_kind or target_type, not {by!r}")
+    keys = ["rules_id", "source", "weapon", by]
+    x = add_expectations(strata, rules_units, rules_weapons)
+    rated = pl.col("d").is_not_null() & pl.col("p").is_not_null()
+    hit = pl.col("hit").fill_null(False)
+    grouped = (
+        x.group_by(keys)
+        .agg(
+            attacks=pl.col("n").filter(rated).sum(),
+            hits=pl.col("n").filter(rated & hit).sum(),
+            damage=(pl.col("n") * pl.col("damage").fill_null(0)).filter(rated).sum(),
+            exp_hits=pl.col("exp_hits").filter(rated).sum(),
+            var_hits=pl.col("var_hits").filter(rated).sum(),
+            exp_damage=pl.col("exp_damage").filter(rated).sum(),
+            var_damage=pl.col("var_damage").filter(rated).sum(),
+            unrated=pl.col("n").filter(~rated).sum(),
+            damage_mismatch=pl.col("n").filter(rated & hit & (pl.col("damage") != pl.col("d"))).sum(),
+            _strata=pl.struct(pl.col("n"), pl.col("p")).filter(rated),
+        )
+        .sort(keys, nulls_last=True)
+    )
+    lo, hi = wilson_exprs(pl.col("hits"), pl.col("attacks"))
+    a = pl.col("attacks").cast(pl.Float64)
+    out = grouped.with_columns(
+        hit_rate=pl.when(a > 0).then(pl.col("hits") / a),
+        hit_rate_lo=lo,
+        hit_rate_hi=hi,
+        expected_hit_rate=pl.when(a > 0).then(pl.col("exp_hits") / a),
+        hit_z=pl.when(pl.col("var_hits") > 0).then((pl.col("hits") - pl.col("exp_hits")) / pl.col("var_hits").sqrt()),
+        mean_damage=pl.when(a > 0).then(pl.col("damage") / a),
+        expected_mean_damage=pl.when(a > 0).then(pl.col("exp_damage") / a),
+        damage_z=pl.when(pl.col("var_damage") > 0).then(
+            (pl.col("damage") - pl.col("exp_damage")) / pl.col("var_damage").sqrt()),
+    ).with_columns(
+        hit_rate_diff=pl.col("hit_rate") - pl.col("expected_hit_rate"),
+        damage_diff=pl.col("mean_damage") - pl.col("expected_mean_damage"),
+    )
+    hit_p, exact, dmg_p = [], [], []
+    for row in out.select("_strata", "hits", "hit_z", "damage_z").iter_rows():
+        strata, hits, hz, dz = row
+        pairs = [(s["n"], s["p"]) for s in strata]
+        ep = exact_strata_p_value(pairs, int(hits)) if pairs else None
+        hit_p.append(ep if ep is not None else normal_two_sided_p(hz))
+        exact.append(ep is not None)
+        dmg_p.append(normal_two_sided_p(dz))
+    out = out.with_columns(hit_p=pl.Series(hit_p, dtype=pl.Float64), hit_p_exact=pl.Series(exact),
+                           damage_p=pl.Series(dmg_p, dtype=pl.Float64))
+    return out.select(
+        *keys, "attacks", "hits", "hit_rate", "hit_rate_lo", "hit_rate_hi", "expected_hit_rate", "hit_rate_diff",
+        "hit_z", "hit_p", "hit_p_exact", "mean_damage", "expected_mean_damage", "damage_diff", "damage_z",
+        "damage_p", "unrated", "damage_mismatch",
+    )

@@ -1,0 +1,336 @@
+"""``pmim report``, ``pmim dice`` and ``pmim export``: balance tables in the terminal and on disk.
+
+Exit codes: 0 ok (an empty database is not an error: it says so), 2 bad usage or no
+database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from pmim_analytics.analytics import tables
+from pmim_analytics.analytics.dice import dice_table
+from pmim_analytics.analytics.load import DuckDBData, default_db_path
+from pmim_analytics.cli._common import err, guarded, out
+from pmim_analytics.errors import PmimError, display_path
+from pmim_analytics.report import sections
+from pmim_analytics.report.export import export_report
+from pmim_analytics.report.markdown import Col, field, num, pct, text
+from pmim_analytics.rules import find_unit, find_weapon, load_rules
+from pmim_analytics.rules.diff import diff_rules
+
+app = typer.Typer(help="Balance reports from the games in the database.", no_args_is_help=True)
+
+RULES_OPT = typer.Option(None, "--rules", help="Comma-separated rules ids, e.g. v2,v3 (default: all).")
+SOURCE_OPT = typer.Option(None, "--source", help="engine or manual (default: both).")
+DB_OPT = typer.Option(None, "--db", help="Database file (default: $PMIM_DB or data/pmim.duckdb).")
+LIMIT_OPT = typer.Option(60, "--limit", help="Show at most this many rows.")
+
+
+def register(root: typer.Typer) -> None:
+    """Add ``report``, ``dice`` and ``export`` to the ``pmim`` app."""
+    root.add_typer(app, name="report")
+    root.command("dice")(dice_cmd)
+    root.command("export")(export_cmd)
+
+
+def _rules(rules: str | None) -> list[str] | None:
+    if rules is None:
+        return None
+    ids = [r.strip() for r in rules.split(",") if r.strip()]
+    if not ids:
+        raise typer.BadParameter("give at least one rules id, e.g. --rules v3", param_hint="--rules")
+    return ids
+
+
+def _source(source: str | None) -> str | None:
+    if source not in (None, "engine", "manual"):
+        raise typer.BadParameter(f"{source!r} is not engine or manual", param_hint="--source")
+    return source
+
+
+def _data(rules: str | None, source: str | None, db: Path | None) -> DuckDBData | None:
+    """The selection, or ``None`` after saying plainly that it holds no games."""
+    path = db or default_db_path()
+    data = DuckDBData(path, _rules(rules), _source(source))
+    if data.provenance().games == 0:
+        what = ", ".join(x for x in (f"rules {rules}" if rules else "", f"source {source}" if source else "") if x)
+        err.print(f"The database {display_path(path)} has no games{' for ' + what if what else ''} yet. Simulate "
+                  "or log some and load them with `pmim ingest`.", highlight=False)
+        return None
+    return data
+
+
+def rich_table(df: pl.DataFrame, cols: Sequence[Col], title: str, limit: int | None = None) -> Table:
+    """A rich table from the same column specs as the Markdown report."""
+    t = Table(title=title, title_justify="left")
+    for c in cols:
+        t.add_column(escape(c.header), justify="right" if c.align == "right" else "left")
+    rows = list(df.iter_rows(named=True))
+    for r in rows[:limit] if limit else rows:
+        t.add_row(*(escape(c.cell(r)) for c in cols))
+    if limit and len(rows) > limit:
+        t.caption = f"{len(rows) - limit} more rows (use --limit)"
+    return t
+
+
+def _show(df: pl.DataFrame, cols: Sequence[Col], title: str, limit: int | None, empty: str) -> None:
+    if df.height == 0:
+        err.print(empty, highlight=False)
+    else:
+        out.print(rich_table(df, cols, title, limit))
+
+
+@app.command("units")
+@guarded
+def units_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+              loadout: bool = typer.Option(False, "--loadout", help="One row per type and weapons."),
+              limit: int = LIMIT_OPT) -> None:
+    """Per unit type: damage, hit rate, kills, survival, VP share, all per point too.
+
+    Example: pmim report units --rules v3 --source engine --loadout
+    """
+    if data := _data(rules, source, db):
+        cols = sections.UNIT_COLS if not loadout else [*sections.UNIT_COLS[:3],
+                                                        Col("weapons", text("weapons"), "left"),
+                                                        *sections.UNIT_COLS[3:]]
+        _show(tables.unit_report(data, loadout), cols, "Units", limit, "No unit statistics in these games.")
+        out.print(f"[dim]{data.provenance().caption()}[/]", highlight=False)
+
+
+@app.command("survival")
+@guarded
+def survival_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                 limit: int = LIMIT_OPT) -> None:
+    """Kaplan-Meier survival per unit type: share still on the table after each round.
+
+    Example: pmim report survival --rules v3
+    """
+    if data := _data(rules, source, db):
+        curves = tables.survival_report(data)
+        wide = curves.filter(pl.col("round") > 0).pivot(on="round", index=["rules_id", "source", "type"],
+                                                        values="survival", sort_columns=True)
+        rounds = [c for c in wide.columns if c not in ("rules_id", "source", "type")]
+        rounds = sorted(rounds, key=int)
+        cols = [Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"),
+                Col("unit", text("type"), "left"), *[Col(f"r{r}", field(r, pct)) for r in rounds]]
+        _show(wide.sort("rules_id", "source", "type"), cols, "Units still on the table after each round (KM)",
+              limit, "No units with a known round of destruction or game length.")
+
+
+@app.command("weapons")
+@guarded
+def weapons_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                by: str = typer.Option("kind", "--by", help="Target class: kind (infantry/vehicle/warmech) or type."),
+                limit: int = LIMIT_OPT) -> None:
+    """Per weapon and target: observed hit rate and damage against the exact 2d6 expectation.
+
+    Example: pmim report weapons --rules v3 --by type
+    """
+    if by not in ("kind", "type"):
+        raise typer.BadParameter("use kind or type", param_hint="--by")
+    if data := _data(rules, source, db):
+        col = f"target_{by}"
+        cols = [*sections.WEAPON_COLS[:3], Col("against", text(col), "left"), *sections.WEAPON_COLS[4:]]
+        _show(tables.weapon_report(data, col).sort("attacks", descending=True), cols,
+              "Weapons: observed against the dice", limit, "No attack events in these games (summary logs only?).")
+
+
+@app.command("compositions")
+@guarded
+def compositions_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                     limit: int = LIMIT_OPT) -> None:
+    """Per composition: W/D/L, win rate (Wilson 95%), VP margin, length; then side advantage.
+
+    Example: pmim report compositions --rules v2,v3
+    """
+    if data := _data(rules, source, db):
+        _show(tables.composition_report(data), sections.COMP_COLS, "Compositions (mirror games excluded)", limit,
+              "Only mirror games: no composition met another.")
+        _show(tables.side_report(data), sections.SIDE_COLS, "Side and first-player advantage", None, "")
+
+
+@app.command("matchups")
+@guarded
+def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                 long: bool = typer.Option(False, "--long", help="One row per pairing instead of a matrix."),
+                 limit: int = LIMIT_OPT) -> None:
+    """The matchup matrix: each row composition's win rate against each column.
+
+    Example: pmim report matchups --rules v3 --source engine
+    """
+    if not (data := _data(rules, source, db)):
+        return
+    m = tables.matchup_report(data)
+    if long:
+        cols = [*sections.COMP_COLS[:3], Col("against", text("opp_composition"), "left"), *sections.COMP_COLS[3:-1]]
+        _show(m, cols, "Matchups", limit, "Only mirror games.")
+        return
+    for (rid, src), grp in m.group_by("rules_id", "source", maintain_order=True):
+        cell = {(a, b): (w, g) for a, b, w, g in grp.select("composition", "opp_composition", "wins",
+                                                            "games").iter_rows()}
+        names = sorted({k for pair in cell for k in pair})
+        t = Table(title=f"Matchups, {rid} ({src}): row's wins against column", title_justify="left")
+        t.add_column("composition")
+        for n in names:
+            t.add_column(n, justify="right")
+        for a in names:
+            t.add_row(escape(a), *(f"{cell[(a, b)][0] / cell[(a, b)][1]:.0%} ({cell[(a, b)][1]})" if (a, b) in cell
+                           else "—" for b in names))
+        out.print(t)
+
+
+@app.command("impact")
+@guarded
+def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules ids: before,after."),
+               source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+               unpaired: bool = typer.Option(False, "--unpaired", help="Compare all games, not only matchups "
+                                                                          "played under both."),
+               limit: int = LIMIT_OPT) -> None:
+    """What changed from one rules id to another: win rates, VP, per-unit damage and VP per point.
+
+    Example: pmim report impact --rules v3,v3-llaser-rpt4
+    """
+    ids = _rules(rules) or []
+    if len(ids) != 2:
+        raise typer.BadParameter("give exactly two rules ids, e.g. v3,v3-llaser-rpt4", param_hint="--rules")
+    if not (data := _data(rules, source, db)):
+        return
+    imp = tables.impact_report(data, ids[0], ids[1], paired=not unpaired)
+    _show(imp.compositions, sections.IMPACT_COMP_COLS, f"Compositions, {ids[0]} → {ids[1]}", limit,
+          "No composition played the same matchup under both rules ids (try --unpaired).")
+    _show(imp.units, sections.IMPACT_UNIT_COLS, f"Units, {ids[0]} → {ids[1]}", limit,
+          "No unit type was fielded under both rules ids.")
+    try:
+        changes = diff_rules(load_rules(ids[0]), load_rules(ids[1]))
+    except PmimError:  # a rules id only the database knows
+        return
+    t = Table(title=f"Rules changes {ids[0]} → {ids[1]}", title_justify="left")
+    for c in ("table", "item", "change", "old", "new"):
+        t.add_column(c)
+    for c in changes:
+        t.add_row(*(escape(x) for x in (c.table, c.item, c.what, c.old, c.new)))
+    out.print(t)
+
+
+@app.command("costs")
+@guarded
+def costs_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+              limit: int = LIMIT_OPT) -> None:
+    """Implied point costs from who wins and by how much, with what the data can and cannot say.
+
+    Example: pmim report costs --rules v3 --source engine
+    """
+    if data := _data(rules, source, db):
+        fit = tables.cost_report(data)
+        for r in fit.summary.iter_rows(named=True):
+            out.print(f"[bold]{r['rules_id']}[/]: {r['message']}.", highlight=False)
+        _show(fit.table, sections.COST_COLS, "Implied point costs", limit, "No armies known in these games.")
+
+
+@app.command("luck")
+@guarded
+def luck_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+             games: bool = typer.Option(False, "--games", help="One row per game and side."),
+             limit: int = LIMIT_OPT) -> None:
+    """Dice luck: each side's damage against its exact expectation, and how often luck won.
+
+    Example: pmim report luck --rules v3 --games
+    """
+    if not (data := _data(rules, source, db)):
+        return
+    lk = tables.luck_report(data)
+    _show(lk.summary, sections.LUCK_COLS, "Luck", None, "No decisive games with attack events.")
+    if games:
+        cols = [Col("game", text("game_id"), "left"), Col("side", text("side"), "left"),
+                Col("attacks", field("attacks")), Col("damage", field("damage")),
+                Col("expected", field("expected_damage", lambda v: num(v, 1))),
+                Col("luck z", field("luck_z", lambda v: "" if v is None else f"{v:+.2f}")),
+                Col("won", field("won"))]
+        _show(lk.sides, cols, "Luck per game and side", limit, "")
+
+
+@app.command("quality")
+@guarded
+def quality_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT) -> None:
+    """Game quality: length, draws, round-limit rate, lead changes.
+
+    Example: pmim report quality --rules v2,v3
+    """
+    if data := _data(rules, source, db):
+        q = tables.quality_report(data)
+        _show(q.outcomes, sections.OUTCOME_COLS, "How games end", None, "")
+        _show(q.leads, sections.LEAD_COLS, "Lead changes (from round-end VP)", None,
+              "No round_end events in these games: lead changes unknown.")
+
+
+def dice_cmd(rules: str = typer.Option("v3", "--rules", help="Rules id (a version or a variant)."),
+             target: str | None = typer.Option(None, "--target", help="One target type, e.g. Paladin."),
+             weapon: str | None = typer.Option(None, "--weapon", help="One weapon, e.g. GG or 'Gauss Gun'."),
+             exact: bool = typer.Option(False, "--exact", help="Show exact fractions.")) -> None:
+    """The dice-maths table: every weapon against every unit type, exactly (no simulation).
+
+    Columns: to-hit roll needed on 2d6, P(hit), damage on a hit, expected damage per attack,
+    fewest hits to kill and expected attacks to kill (Warmechs: through their hit-location
+    chart, re-rolling destroyed locations). "inf." is the range when infantry or ODA carry
+    the weapon. Needs no database.
+
+    Example: pmim dice --rules v3 --target Paladin
+    """
+    _dice(rules, target, weapon, exact)
+
+
+@guarded
+def _dice(rules: str, target: str | None, weapon: str | None, exact: bool) -> None:
+    r = load_rules(rules)
+    tcode = find_unit(r, target).code if target else None
+    wcode = find_weapon(r, weapon).code if weapon else None
+    d = dice_table(r, tcode, wcode)
+    cols = [] if wcode else [Col("weapon", text("weapon"), "left"), Col("RNG", field("rng")),
+                             Col("inf.", field("rng_infantry"))]
+    cols += [] if tcode else [Col("target", text("target"), "left")]
+    cols += [Col("needs", lambda x: f"{x['roll_needed']}+"),
+             Col("P(hit)", text("p_hit_exact") if exact else field("p_hit", pct)),
+             Col("dmg", field("damage_on_hit")),
+             Col("E[dmg]", text("expected_damage_exact") if exact else field("expected_damage")),
+             Col("hits", field("min_hits_to_kill")),
+             Col("E[attacks]", (lambda x: x["expected_attacks_to_kill_exact"] or "—") if exact
+                 else field("expected_attacks_to_kill", lambda v: "—" if v is None else num(v, 1)))]
+    title = (f"Dice maths, {r.id}" + (f", {d['weapon_name'][0]}" if wcode else "")
+             + (f" against {d['target'][0]}" if tcode else ""))
+    out.print(rich_table(d, cols, title))
+    out.print("[dim]" + escape("needs: 2d6 roll to hit; dmg: damage of a hit; hits: fewest hits to destroy; "
+                               "E[attacks]: expected attacks to destroy (Warmechs: hit locations at random, "
+                               "destroyed ones re-rolled); inf.: RNG when infantry or ODA carry it") + "[/]",
+              highlight=False)
+
+
+def export_cmd(rules: str | None = RULES_OPT, out_dir: Path = typer.Option(Path("notes"), "--out",
+                                                                         help="Folder to write into."),
+               source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+               plotlyjs: str = typer.Option("cdn", "--plotlyjs", help="cdn (small files) or directory (offline).")
+               ) -> None:
+    """Write a Markdown report for a design-notes post, every table as CSV and Parquet, and figures.
+
+    The first rules id is the baseline each other one is compared with.
+
+    Example: pmim export --rules v2,v3 --out notes/
+    """
+    _export(rules, out_dir, source, db, plotlyjs)
+
+
+@guarded
+def _export(rules: str | None, out_dir: Path, source: str | None, db: Path | None, plotlyjs: str) -> None:
+    if plotlyjs not in ("cdn", "directory"):
+        raise typer.BadParameter("use cdn or directory", param_hint="--plotlyjs")
+    if not (data := _data(rules, source, db)):
+        return
+    result = export_report(data, _rules(rules), out_dir, plotlyjs=plotlyjs)
+    out.print(f"wrote {display_path(result.report)} with {len(result.tables)} tables and {len(result.figures)} "
+              f"figures ({result.provenance.caption()})", highlight=False)

@@ -1,0 +1,137 @@
+"""``export_report``: a Markdown report for a design-notes post, with every table as CSV and
+Parquet and every figure as an HTML file, each captioned with its provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import plotly.graph_objects as go
+import polars as pl
+
+from pmim_analytics.analytics import tables
+from pmim_analytics.analytics.dataset import FrameData, GameData, Provenance
+from pmim_analytics.analytics.dice import dice_table
+from pmim_analytics.analytics.frames import Frames
+from pmim_analytics.analytics.load import DuckDBData
+from pmim_analytics.errors import PmimError, StoreError
+from pmim_analytics.report import figures, sections
+from pmim_analytics.report.summary import balance_signals, designer_questions
+from pmim_analytics.rules import load_rules
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What was written: the report, each table's CSV (Parquet beside it) and each figure."""
+
+    report: Path
+    tables: dict[str, Path]
+    figures: dict[str, Path]
+    provenance: Provenance
+
+
+def open_data(db_or_frames: GameData | Frames | str | Path, rules_ids: Sequence[str] | None = None,
+              source: str | None = None) -> GameData:
+    """A :class:`GameData` for a database path, a :class:`Frames` bundle, or one given as is."""
+    if isinstance(db_or_frames, (str, Path)):
+        return DuckDBData(db_or_frames, rules_ids, source)
+    if isinstance(db_or_frames, Frames):
+        return FrameData(db_or_frames, rules_ids, source)
+    return db_or_frames
+
+
+def impact_pairs(rules_ids: Sequence[str]) -> list[tuple[str, str]]:
+    """The comparisons a report makes: the first rules id against each of the others."""
+    return [(rules_ids[0], other) for other in rules_ids[1:]]
+
+
+def collect_tables(data: GameData, rules_ids: Sequence[str]) -> dict[str, pl.DataFrame]:
+    """Every report table, by the name its files get."""
+    t: dict[str, pl.DataFrame] = {
+        "units": tables.unit_report(data),
+        "units_by_loadout": tables.unit_report(data, by_loadout=True),
+        "survival": tables.survival_report(data),
+        "weapons": tables.weapon_report(data),
+        "compositions": tables.composition_report(data),
+        "matchups": tables.matchup_report(data),
+        "sides": tables.side_report(data),
+    }
+    for a, b in impact_pairs(rules_ids):
+        imp = tables.impact_report(data, a, b)
+        t[f"impact_compositions_{a}_{b}"] = imp.compositions
+        t[f"impact_units_{a}_{b}"] = imp.units
+    fit = tables.cost_report(data)
+    t["costs"], t["costs_summary"] = fit.table, fit.summary
+    lk = tables.luck_report(data)
+    t["luck_sides"], t["luck_summary"] = lk.sides, lk.summary
+    q = tables.quality_report(data)
+    t["quality_outcomes"], t["quality_lengths"] = q.outcomes, q.lengths
+    t["quality_leads"], t["vp_by_round"] = q.leads, q.vp_by_round
+    return t
+
+
+def _dice(rules_ids: Sequence[str]) -> dict[str, pl.DataFrame]:
+    out = {}
+    for rid in rules_ids:
+        try:
+            out[rid] = dice_table(load_rules(rid))
+        except PmimError:
+            continue  # a rules id the catalogue does not know (a database from elsewhere)
+    return out
+
+
+def _write_figure(fig: go.Figure, path: Path, plotlyjs: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.write_html(path, include_plotlyjs=plotlyjs, full_html=True)
+    return path
+
+
+def export_report(db_or_frames: GameData | Frames | str | Path, rules_ids: Sequence[str] | None, out_dir: str | Path,
+                  *, source: str | None = None, date: str | None = None, plotlyjs: str = "cdn",
+                  with_figures: bool = True) -> ExportResult:
+    """Write ``report.md``, ``tables/*.csv|.parquet`` and ``figures/*.html`` under ``out_dir``.
+
+    ``rules_ids`` selects the games (all in the database when ``None``); the first is the
+    baseline every other is compared with. ``plotlyjs`` is how figures load plotly.js
+    (``cdn``, small files; ``directory``, one local copy beside them). Raises
+    :class:`StoreError` when the selection holds no games.
+    """
+    data = open_data(db_or_frames, rules_ids, source)
+    with data.session():
+        return _export(data, rules_ids, Path(out_dir), date, plotlyjs, with_figures)
+
+
+def _export(data: GameData, rules_ids: Sequence[str] | None, out: Path, date: str | None, plotlyjs: str,
+            with_figures: bool) -> ExportResult:
+    prov = data.provenance()
+    if date:
+        prov = replace(prov, date=date)
+    if prov.games == 0:
+        raise StoreError("no games to report on" + (f" for rules {', '.join(rules_ids)}" if rules_ids else "")
+                         + "; ingest some with `pmim ingest`")
+    ids = list(rules_ids) if rules_ids else list(prov.rules_ids)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    t = collect_tables(data, ids)
+    dice = _dice(ids)
+    paths: dict[str, Path] = {}
+    for name, df in {**t, **{f"dice_{rid}": d for rid, d in dice.items()}}.items():
+        df.write_csv(out / "tables" / f"{name}.csv")
+        df.write_parquet(out / "tables" / f"{name}.parquet")
+        paths[name] = out / "tables" / f"{name}.csv"
+    figs: dict[str, Path] = {}
+    if with_figures:
+        made = {"win_rates": figures.win_rate_figure(t["compositions"], prov),
+                "hit_rates": figures.hit_rate_figure(t["weapons"], prov),
+                "vp_by_round": figures.vp_by_round_figure(t["vp_by_round"], prov)}
+        for rid in ids:
+            made[f"matchups_{rid}"] = figures.matchup_heatmap(t["matchups"], rid, prov)
+            made[f"survival_{rid}"] = figures.km_figure(t["survival"], rid, prov)
+        for rid, d in dice.items():
+            made[f"dice_{rid}"] = figures.dice_heatmap(d, provenance=prov)
+        figs = {k: _write_figure(f, out / "figures" / f"{k}.html", plotlyjs) for k, f in made.items()}
+    md = sections.render_report(ids, prov, t, dice, figs, balance_signals(t), designer_questions(t, dice), out)
+    report = out / "report.md"
+    report.write_text(md, encoding="utf-8")
+    return ExportResult(report, paths, figs, prov)

@@ -1,0 +1,88 @@
+"""Markdown tables from Polars frames, formatted for a design-notes post."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+Formatter = Callable[[dict], str]
+
+
+@dataclass(frozen=True)
+class Col:
+    """One column of a Markdown table: a header and how to write a row's cell."""
+
+    header: str
+    cell: Formatter
+    align: str = "right"  # left | right
+
+
+def num(v: object, digits: int = 2) -> str:
+    """A number with ``digits`` decimals; ints as ints; empty for null/NaN."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return f"{float(v):,.{digits}f}"
+
+
+def pct(v: object, digits: int = 0) -> str:
+    """A share as a percentage."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    return f"{100 * float(v):.{digits}f}%"
+
+
+def interval(v: object, lo: object, hi: object, as_pct: bool = False, digits: int = 2) -> str:
+    """``value [lo, hi]``."""
+    f = (lambda x: pct(x, 0)) if as_pct else (lambda x: num(x, digits))
+    if v is None:
+        return ""
+    if lo is None or hi is None:
+        return f(v)
+    return f"{f(v)} [{f(lo)}, {f(hi)}]"
+
+
+def points_change(v: object, lo: object, hi: object) -> str:
+    """A change in a share, in percentage points: ``+8 pts [+3, +13]``."""
+    if v is None:
+        return ""
+    head = f"{100 * float(v):+.0f} pts"
+    return head if lo is None or hi is None else f"{head} [{100 * float(lo):+.0f}, {100 * float(hi):+.0f}]"
+
+
+def plus_minus(v: object, half: object, digits: int = 2) -> str:
+    """``value ± half``."""
+    if v is None:
+        return ""
+    return num(v, digits) if half is None else f"{num(v, digits)} ± {num(half, digits)}"
+
+
+def field(name: str, fmt: Callable[[object], str] = num) -> Formatter:
+    """A cell showing one column through ``fmt``."""
+    return lambda r: fmt(r.get(name))
+
+
+def text(name: str) -> Formatter:
+    """A cell showing one column as text."""
+    return lambda r: "" if r.get(name) is None else str(r.get(name)).replace("|", "\\|")
+
+
+def markdown_table(df: pl.DataFrame, cols: Sequence[Col], max_rows: int | None = None) -> str:
+    """The frame as a Markdown table; a note says how many rows were left out."""
+    if df.height == 0:
+        return "_No data._\n"
+    head = "| " + " | ".join(c.header for c in cols) + " |"
+    rule = "|" + "|".join("---:" if c.align == "right" else "---" for c in cols) + "|"
+    rows = list(df.iter_rows(named=True))
+    shown = rows if max_rows is None else rows[:max_rows]
+    body = ["| " + " | ".join(c.cell(r) for c in cols) + " |" for r in shown]
+    out = "\n".join([head, rule, *body]) + "\n"
+    if len(shown) < len(rows):
+        out += f"\n_{len(rows) - len(shown)} more rows in the CSV._\n"
+    return out

@@ -1,0 +1,204 @@
+"""The Markdown of a report, section by section, from the tables of an export."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from pmim_analytics.analytics import costs as cost_model
+from pmim_analytics.analytics.dataset import Provenance
+from pmim_analytics.errors import PmimError
+from pmim_analytics.report.markdown import (
+    Col,
+    field,
+    interval,
+    markdown_table,
+    num,
+    pct,
+    plus_minus,
+    points_change,
+    text,
+)
+from pmim_analytics.rules import load_rules
+from pmim_analytics.rules.diff import diff_rules, format_diff_markdown
+
+MAX_ROWS = 40
+
+UNIT_COLS = [
+    Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"), Col("unit", text("type"), "left"),
+    Col("fielded", field("units")), Col("games", field("games")), Col("PTS", field("pts", lambda v: num(v, 0))),
+    Col("damage / pt", lambda r: plus_minus(r["damage_per_pt"], r["damage_per_pt_ci"], 2)),
+    Col("hit rate", lambda r: interval(r["hit_rate"], r["hit_rate_lo"], r["hit_rate_hi"], as_pct=True)),
+    Col("kills", field("kills")), Col("overkill", field("overkill")),
+    Col("survives", lambda r: interval(r["survival_rate"], r["survival_lo"], r["survival_hi"], as_pct=True)),
+    Col("destroyed in round", field("mean_round_destroyed", lambda v: num(v, 1))),
+    Col("VP / game", lambda r: plus_minus(r["vp_share"], r["vp_share_ci"], 2)),
+    Col("VP / pt", lambda r: plus_minus(r["vp_per_pt"], r["vp_per_pt_ci"], 3)),
+]
+WEAPON_COLS = [
+    Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"),
+    Col("weapon", text("weapon"), "left"), Col("against", text("target_kind"), "left"),
+    Col("attacks", field("attacks")),
+    Col("hit rate", lambda r: interval(r["hit_rate"], r["hit_rate_lo"], r["hit_rate_hi"], as_pct=True)),
+    Col("expected", field("expected_hit_rate", pct)), Col("p", field("hit_p", lambda v: "" if v is None
+                                                                       else f"{v:.2g}")),
+    Col("damage / attack", field("mean_damage")), Col("expected", field("expected_mean_damage")),
+]
+COMP_COLS = [
+    Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"),
+    Col("composition", text("composition"), "left"), Col("games", field("games")),
+    Col("W-D-L", lambda r: f"{r['wins']}-{r['draws']}-{r['losses']}"),
+    Col("win rate", lambda r: interval(r["win_rate"], r["win_lo"], r["win_hi"], as_pct=True)),
+    Col("VP margin", lambda r: plus_minus(r["vp_margin"], r["vp_margin_ci"], 1)),
+    Col("rounds", field("mean_rounds", lambda v: num(v, 1))), Col("mirrors", field("mirrors")),
+]
+SIDE_COLS = [
+    Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"), Col("games", field("games")),
+    Col("blue wins (decisive)", lambda r: interval(r["blue_share"], r["blue_lo"], r["blue_hi"], as_pct=True)),
+    Col("p", field("blue_p", lambda v: "" if v is None else f"{v:.2g}")),
+    Col("first player wins", lambda r: interval(r["first_share"], r["first_lo"], r["first_hi"], as_pct=True)),
+    Col("p", field("first_p", lambda v: "" if v is None else f"{v:.2g}")), Col("draws", field("draws")),
+]
+IMPACT_COMP_COLS = [
+    Col("source", text("source"), "left"), Col("composition", text("composition"), "left"),
+    Col("games", lambda r: f"{r['games_a']} / {r['games_b']}"),
+    Col("win rate before", lambda r: interval(r["win_a"], r["win_a_lo"], r["win_a_hi"], as_pct=True)),
+    Col("after", lambda r: interval(r["win_b"], r["win_b_lo"], r["win_b_hi"], as_pct=True)),
+    Col("change", lambda r: points_change(r["win_diff"], r["win_diff_lo"], r["win_diff_hi"])),
+    Col("VP margin change", lambda r: plus_minus(r["vp_margin_diff"], r["vp_margin_diff_ci"], 1)),
+]
+IMPACT_UNIT_COLS = [
+    Col("source", text("source"), "left"), Col("unit", text("type"), "left"),
+    Col("PTS", lambda r: f"{num(r['pts_a'], 0)} → {num(r['pts_b'], 0)}"),
+    Col("damage / pt", lambda r: f"{num(r['damage_per_pt_a'])} → {num(r['damage_per_pt_b'])}"),
+    Col("change", lambda r: plus_minus(r["damage_per_pt_diff"], r["damage_per_pt_diff_ci"], 2)),
+    Col("VP / pt", lambda r: f"{num(r['vp_per_pt_a'], 3)} → {num(r['vp_per_pt_b'], 3)}"),
+    Col("change", lambda r: plus_minus(r["vp_per_pt_diff"], r["vp_per_pt_diff_ci"], 3)),
+]
+COST_COLS = [
+    Col("rules", text("rules_id"), "left"), Col("unit", text("type"), "left"), Col("PTS", field("pts", lambda v:
+                                                                                                num(v, 0))),
+    Col("games differing", field("games")), Col("value (logits)", lambda r: plus_minus(r["value_logit"],
+                                                                                        r["value_se"], 2)),
+    Col("value / pt vs mean", field("rel_value_per_pt", lambda v: "" if v is None else f"{v:+.3f}")),
+    Col("suggested PTS (wins)", lambda r: interval(r["suggested_pts"], r["suggested_lo"], r["suggested_hi"],
+                                                   digits=1)),
+    Col("suggested PTS (VP)", lambda r: interval(r["vp_suggested_pts"], r["vp_suggested_lo"],
+                                                 r["vp_suggested_hi"], digits=1)),
+    Col("verdict", text("verdict"), "left"),
+]
+LUCK_COLS = [
+    Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"), Col("decisive games",
+                                                                                        field("games")),
+    Col("luckier side won", lambda r: interval(r["share"], r["share_lo"], r["share_hi"], as_pct=True)),
+    Col("mean luck gap (z)", field("mean_abs_diff")),
+]
+OUTCOME_COLS = [
+    Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"), Col("games", field("games")),
+    Col("rounds (mean)", field("mean_rounds", lambda v: num(v, 1))), Col("median", field("median_rounds")),
+    Col("draws", lambda r: interval(r["draw_rate"], r["draw_lo"], r["draw_hi"], as_pct=True)),
+    Col("round limit", lambda r: interval(r["round_limit_rate"], r["round_limit_lo"], r["round_limit_hi"],
+                                          as_pct=True)),
+    Col("wipeouts", field("wipeout_rate", pct)), Col("won on VP", field("vp_win_rate", pct)),
+]
+LEAD_COLS = [
+    Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"), Col("games", field("games")),
+    Col("lead changes (mean)", field("mean_lead_changes")), Col("games with one", field("share_with_change", pct)),
+    Col("winner came from behind", lambda r: interval(r["comeback_rate"], r["comeback_lo"], r["comeback_hi"],
+                                                      as_pct=True)),
+]
+
+
+def _figure(name: str, figs: dict[str, Path], out: Path, caption: str, prov: Provenance) -> str:
+    if name not in figs:
+        return ""
+    rel = figs[name].relative_to(out).as_posix()
+    return f"\n**Figure: [{caption}]({rel})**  \n_Source: {prov.caption()}_\n"
+
+
+def _dice_summary(d: pl.DataFrame) -> pl.DataFrame:
+    """Expected attacks to kill: every weapon against a few representative targets."""
+    targets = [t for t in ("Infantry", "GEV", "Mammoth", "Tyrant", "Timber Wolf", "Paladin") if t in
+               set(d["target"].to_list())]
+    wide = d.filter(pl.col("target").is_in(targets)).pivot(on="target", index=["weapon", "weapon_name", "rng",
+                                                                                 "rng_infantry"],
+                                                           values="expected_attacks_to_kill")
+    return wide.select("weapon", "weapon_name", "rng", "rng_infantry", *targets)
+
+
+def _dice_cols(d: pl.DataFrame) -> list[Col]:
+    targets = [c for c in d.columns if c not in ("weapon", "weapon_name", "rng", "rng_infantry")]
+    return [Col("weapon", text("weapon_name"), "left"), Col("RNG", field("rng")),
+            Col("RNG (infantry)", field("rng_infantry")),
+            *[Col(t, field(t, lambda v: "—" if v is None else num(v, 1))) for t in targets]]
+
+
+def _rules_diff(a: str, b: str) -> str:
+    try:
+        ra, rb = load_rules(a), load_rules(b)
+    except PmimError:
+        return ""
+    return format_diff_markdown(ra, rb, diff_rules(ra, rb)).replace("## Rules changes", "#### Rules changes")
+
+
+def render_report(ids: Sequence[str], prov: Provenance, t: dict[str, pl.DataFrame], dice: dict[str, pl.DataFrame],
+                  figs: dict[str, Path], signals: list[str], questions: list[tuple[str, list[str]]],
+                  out: Path) -> str:
+    """The whole report as Markdown."""
+    p = [f"# PMIM balance report: {', '.join(ids)}", "",
+         f"_Source: {prov.caption()}. Every table is also in `tables/` as CSV and Parquet; 95% intervals "
+         "in brackets or after ±._", "", "## Summary: the biggest balance signals", ""]
+    p += [f"- {s}" for s in signals]
+    p += ["", "## The playtest's open questions", ""]
+    for q, answers in questions:
+        p += [f"**{q}**", "", *[f"- {a}" for a in answers], ""]
+    p += ["## Units", "", "Per unit type and game (a unit-game): landed damage per point, hit rate, kills, "
+          "survival, and VP share (each VP split among the scoring side's units in the objective's zone). "
+          "Objectives count units, not points, so VP per point favours cheap units by the scenario's design.", "",
+          markdown_table(t["units"], UNIT_COLS, MAX_ROWS)]
+    for rid in ids:
+        p.append(_figure(f"survival_{rid}", figs, out, f"Unit survival by round, {rid} (Kaplan-Meier)", prov))
+    p += ["", "## Weapons: observed against the dice", "", "Hit rate and damage per attack against the exact "
+          "expectation from 2d6 (p: exact test up to 5,000 attacks, normal above).", "",
+          markdown_table(t["weapons"].sort("attacks", descending=True), WEAPON_COLS, MAX_ROWS),
+          _figure("hit_rates", figs, out, "Observed against expected hit rate", prov)]
+    for rid, d in dice.items():
+        p += ["", f"### Dice maths, {rid}: expected attacks to destroy", "",
+              "Exact: P(2d6 + ACC ≥ DEF), damage (STR − ARM) × RPT, Warmechs through their hit-location chart "
+              "(see `tables/dice_" + rid + ".csv` for every target, P(hit) and expected damage). — = cannot "
+              "damage it.", "", markdown_table(_dice_summary(d), _dice_cols(_dice_summary(d))),
+              _figure(f"dice_{rid}", figs, out, f"Expected attacks to destroy each target, {rid}", prov)]
+    p += ["", "## Compositions", "", markdown_table(t["compositions"], COMP_COLS, MAX_ROWS),
+          _figure("win_rates", figs, out, "Win rate by composition", prov)]
+    for rid in ids:
+        p.append(_figure(f"matchups_{rid}", figs, out, f"Matchup matrix, {rid}", prov))
+    p += ["", "### Side and first-player advantage", "", markdown_table(t["sides"], SIDE_COLS)]
+    for key in [k for k in t if k.startswith("impact_compositions_")]:
+        a, b = _pair(key, ids)
+        p += ["", f"## Rules impact: {a} → {b}", "", "Same compositions against the same opponents with the same "
+              "bots under both rules.", "", markdown_table(t[key], IMPACT_COMP_COLS, MAX_ROWS), "",
+              markdown_table(t[f"impact_units_{a}_{b}"], IMPACT_UNIT_COLS, MAX_ROWS), "", _rules_diff(a, b)]
+    p += ["", "## Implied point costs", "",
+          f"Fitted on who wins (logistic, ridge) and on the VP margin (linear), per rules id. Nothing is priced "
+          f"from fewer than {cost_model.MIN_GAMES} games, or for a type the sides field differently in fewer "
+          f"than {cost_model.MIN_GAMES_PER_TYPE} games.", ""]
+    p += [f"- {r['rules_id']}: {r['message']}." for r in t["costs_summary"].iter_rows(named=True)]
+    p += ["", markdown_table(t["costs"], COST_COLS, MAX_ROWS)]
+    p += ["", "## Luck", "", "Each side's damage against its exact expectation given the attacks it made "
+          "(z-score); how often the side with the better dice won.", "",
+          markdown_table(t["luck_summary"], LUCK_COLS)]
+    p += ["", "## Game quality", "", markdown_table(t["quality_outcomes"], OUTCOME_COLS), "",
+          markdown_table(t["quality_leads"], LEAD_COLS),
+          _figure("vp_by_round", figs, out, "Mean VP after each round", prov), ""]
+    return "\n".join(p)
+
+
+def _pair(key: str, ids: Sequence[str]) -> tuple[str, str]:
+    rest = key.removeprefix("impact_compositions_")
+    for a in ids:
+        for b in ids:
+            if rest == f"{a}_{b}":
+                return a, b
+    raise ValueError(f"cannot split {key!r} into two of {ids}")

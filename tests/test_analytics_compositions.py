@@ -1,0 +1,101 @@
+"""Compositions, matchups, side advantage and rules-version impact on hand-made results."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from pmim_analytics.analytics.compositions import (
+    composition_table,
+    matchup_cells,
+    matchup_matrix,
+    matchup_table,
+    side_advantage,
+)
+from pmim_analytics.analytics.impact import composition_impact, unit_impact
+from pmim_analytics.analytics.stats import wilson_interval
+from pmim_analytics.analytics.units import unit_sums
+from tests.gamebuilder import GameBuilder, frames_of
+
+ARMY = [("TW1", "TW", ("GG", "ML")), ("IN1", "IN", ("LL",))]
+
+
+def game(gid: str, blue: str, red: str, winner: str | None, vp: tuple[int, int], rounds: int,
+         rules_id: str = "v3", first: str = "blue") -> GameBuilder:
+    g = GameBuilder(gid, rules_id=rules_id, first_side=first).side("blue", blue, ARMY).side("red", red, ARMY)
+    return g.final_vp(*vp).end(winner, "vp" if winner else "round_limit", rounds)
+
+
+def five_games(rules_id: str = "v3") -> list[GameBuilder]:
+    return [
+        game("g1", "A", "B", "blue", (11, 5), 8, rules_id),   # A wins by 6
+        game("g2", "B", "A", "red", (3, 11), 6, rules_id),    # A wins by 8
+        game("g3", "A", "B", None, (4, 4), 20, rules_id),     # draw
+        game("g4", "A", "A", "blue", (11, 9), 9, rules_id),   # mirror
+        game("g5", "C", "A", "blue", (11, 10), 7, rules_id),  # A loses by 1
+    ]
+
+
+def cells(games: list[GameBuilder]) -> pl.DataFrame:
+    f = frames_of(games)
+    return matchup_cells(f.sides, f.games)
+
+
+def test_composition_record_excludes_mirrors() -> None:
+    t = composition_table(cells(five_games()))
+    a = t.filter(pl.col("composition") == "A").row(0, named=True)
+    assert (a["games"], a["wins"], a["draws"], a["losses"], a["mirrors"]) == (4, 2, 1, 1, 1)
+    assert a["win_rate"] == 0.5 and a["score"] == 0.625
+    assert (a["win_lo"], a["win_hi"]) == pytest.approx(wilson_interval(2, 4))
+    assert a["vp_margin"] == pytest.approx((6 + 8 + 0 - 1) / 4)
+    assert a["mean_rounds"] == pytest.approx((8 + 6 + 20 + 7) / 4)
+    c = t.filter(pl.col("composition") == "C").row(0, named=True)
+    assert (c["games"], c["wins"]) == (1, 1)
+
+
+def test_matchups_from_both_views_and_the_matrix() -> None:
+    m = matchup_table(cells(five_games()))
+    ab = m.filter((pl.col("composition") == "A") & (pl.col("opp_composition") == "B")).row(0, named=True)
+    ba = m.filter((pl.col("composition") == "B") & (pl.col("opp_composition") == "A")).row(0, named=True)
+    assert (ab["games"], ab["wins"], ab["draws"]) == (3, 2, 1)
+    assert (ba["games"], ba["wins"], ba["losses"]) == (3, 0, 2)
+    matrix = matchup_matrix(m, "v3")
+    assert matrix.columns == ["composition", "A", "B", "C"]
+    row_a = matrix.filter(pl.col("composition") == "A").row(0, named=True)
+    assert row_a["A"] is None and row_a["B"] == pytest.approx(2 / 3) and row_a["C"] == 0.0
+
+
+def test_side_and_first_player_advantage() -> None:
+    s = side_advantage(cells(five_games())).row(0, named=True)
+    assert (s["games"], s["blue_wins"], s["red_wins"], s["draws"]) == (5, 3, 1, 1)
+    assert s["blue_share"] == 0.75 and s["first_share"] == 0.75  # blue went first in every game
+    assert s["blue_p"] == pytest.approx(10 / 16)  # 3 of 4 against one half: P(0, 1, 3 or 4 of 4)
+
+
+def test_impact_pairs_matchups_played_under_both_rules() -> None:
+    v3 = [game(f"a{i}", "A", "B", "red" if i else "blue", (5, 11) if i else (11, 5), 8) for i in range(4)]
+    v3.append(game("a-only", "A", "C", "blue", (11, 0), 5))
+    var = [game(f"b{i}", "A", "B", "blue" if i else "red", (11, 5) if i else (5, 11), 8, "v3-llaser-rpt4")
+           for i in range(4)]
+    t = composition_impact(cells(v3 + var), "v3", "v3-llaser-rpt4")
+    a = t.filter(pl.col("composition") == "A").row(0, named=True)
+    assert (a["games_a"], a["games_b"], a["win_a"], a["win_b"]) == (4, 4, 0.25, 0.75)  # A vs C left out
+    assert a["win_diff"] == 0.5 and a["win_diff_lo"] < 0.5 < a["win_diff_hi"]
+    assert a["vp_margin_a"] == pytest.approx((6 - 18) / 4) and a["vp_margin_b"] == pytest.approx((18 - 6) / 4)
+    unpaired = composition_impact(cells(v3 + var), "v3", "v3-llaser-rpt4", paired=False)
+    assert unpaired.filter(pl.col("composition") == "A")["games_a"].item() == 5
+
+
+def test_unit_impact_per_point() -> None:
+    games = []
+    for rid, hits in (("v3", 1), ("v3-mjolnir-16", 2)):
+        for i in range(2):
+            g = GameBuilder(f"{rid}-{i}", rules_id=rid).side("blue", "A", ARMY).side("red", "B", ARMY)
+            for _ in range(hits):
+                g.attack(1, "B:TW1", "GG", "R:TW1", (6, 6))  # 3 damage against ARM 2
+            games.append(g.end("blue", "vp", 3))
+    sums = unit_sums(frames_of(games).unit_game_stats)
+    tw = unit_impact(sums, "v3", "v3-mjolnir-16").filter(pl.col("code") == "TW").row(0, named=True)
+    # blue Timber Wolves deal 3 (or 6) per game, red ones 0: means over 4 unit-games each
+    assert tw["damage_per_pt_a"] == pytest.approx(6 / 4 / 12) and tw["damage_per_pt_b"] == pytest.approx(12 / 4 / 12)
+    assert tw["damage_per_pt_diff"] == pytest.approx(6 / 4 / 12)

@@ -1,0 +1,108 @@
+"""The dice-maths table against exact fractions computed independently here."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import permutations, product
+from math import ceil
+
+import pytest
+
+from pmim_analytics.analytics.dice import dice_rows, dice_table, expected_hits_to_kill, p_hit
+from pmim_analytics.rules import find_unit, load_rules
+from pmim_analytics.rules.models import Warmech
+
+
+def enumerate_p_hit(acc: int, defense: int) -> Fraction:
+    hits = sum(1 for a, b in product(range(1, 7), repeat=2) if a + b + acc >= defense)
+    return Fraction(hits, 36)
+
+
+def forward_expected_hits(mech: Warmech, chart: tuple[str, ...], damage: int) -> Fraction:
+    """E[hits] = sum over k of P(still standing after k hits), by pushing probability forward."""
+    hp = mech.location_hp()
+    kill = [("left_torso", "right_torso")] if mech.body == "humanoid" else [("center_torso",)]
+    state0 = tuple(sorted(hp.items()))
+    dist = {state0: Fraction(1)}
+    expected = Fraction(0)
+    while dist:
+        expected += sum(dist.values())  # P(T > k)
+        nxt: dict = {}
+        for state, p in dist.items():
+            left = dict(state)
+            live = [loc for loc in chart if left.get(loc, 0) > 0]
+            for loc in live:
+                after = dict(left)
+                after[loc] = max(0, after[loc] - damage)
+                if any(all(after[x] == 0 for x in cond) for cond in kill):
+                    continue
+                key = tuple(sorted(after.items()))
+                nxt[key] = nxt.get(key, Fraction(0)) + p / len(live)
+        dist = nxt
+    return expected
+
+
+def test_p_hit_matches_enumeration_for_every_acc_and_def() -> None:
+    for acc in range(0, 5):
+        for defense in range(2, 17):
+            assert p_hit(acc, defense) == enumerate_p_hit(acc, defense)
+
+
+@pytest.mark.parametrize("rules_id", ["v1", "v2", "v3", "v3-llaser-rpt4"])
+def test_every_row_of_the_table_is_exact(rules_id: str) -> None:
+    rules = load_rules(rules_id)
+    rows = dice_rows(rules)
+    assert len(rows) == len(rules.weapons) * len(rules.iter_units())
+    for r in rows:
+        w = next(x for x in rules.weapons if x.code == r.weapon)
+        u = find_unit(rules, r.target_code)
+        p = enumerate_p_hit(w.acc, u.def_)
+        dmg = max(0, w.strength - u.arm) * w.rpt
+        assert (r.p_hit, r.damage_on_hit, r.expected_damage) == (p, dmg, p * dmg)
+        if dmg == 0:
+            assert r.expected_attacks_to_kill is None
+        elif not isinstance(u, Warmech):
+            assert r.expected_attacks_to_kill == Fraction(ceil(u.hp / dmg)) / p
+
+
+def test_gauss_gun_against_a_timber_wolf_is_a_coupon_problem() -> None:
+    # Every location of a v3 Timber Wolf falls to one 3-damage hit, and hits never land on a
+    # destroyed location, so the hits follow a random order of the six locations: it dies when
+    # the later of its two torsos comes up.
+    orders = list(permutations(range(6)))
+    mean_position = Fraction(sum(max(o.index(4), o.index(5)) + 1 for o in orders), len(orders))
+    assert mean_position == Fraction(14, 3)
+    row = next(r for r in dice_rows(load_rules("v3"), target="TW", weapon="GG"))
+    assert row.expected_hits_to_kill == mean_position
+    assert row.expected_attacks_to_kill == mean_position / Fraction(26, 36)
+    assert row.min_hits_to_kill == 2
+
+
+@pytest.mark.parametrize("rules_id,mech,damage", [
+    ("v3", "PA", 2), ("v3", "PA", 1), ("v3", "GR", 2), ("v3", "CO", 1), ("v3", "SH", 3),
+    ("v1", "CO", 2), ("v2", "CO", 1), ("v3", "MJ", 3),
+])
+def test_warmech_hits_to_kill_equal_a_forward_calculation(rules_id: str, mech: str, damage: int) -> None:
+    rules = load_rules(rules_id)
+    m = find_unit(rules, mech)
+    assert isinstance(m, Warmech)
+    chart = rules.hit_charts[m.body]
+    assert expected_hits_to_kill(m, damage, chart) == forward_expected_hits(m, chart, damage)
+
+
+def test_infantry_range_column_applies_the_light_weapon_penalty() -> None:
+    t = dice_table(load_rules("v3"), target="IN")
+    rng = dict(zip(t["weapon"], t["rng_infantry"], strict=True))
+    assert rng["LL"] == 4 and rng["LAC"] == 3 and rng["LPC"] == 1
+    assert rng["GG"] is None and rng["HPB"] is None
+    v1 = dice_table(load_rules("v1"), target="IN")
+    assert dict(zip(v1["weapon"], v1["rng_infantry"], strict=True))["SA"] == 1
+
+
+def test_light_laser_cannot_hurt_a_warmech_and_rpt4_one_shots_infantry() -> None:
+    v3 = {(r.weapon, r.target_code): r for r in dice_rows(load_rules("v3"), weapon="LL")}
+    assert v3[("LL", "PA")].damage_on_hit == 0 and v3[("LL", "PA")].expected_attacks_to_kill is None
+    assert v3[("LL", "IN")].min_hits_to_kill == 2
+    rpt4 = {r.target_code: r for r in dice_rows(load_rules("v3-llaser-rpt4"), weapon="LL")}
+    assert rpt4["IN"].min_hits_to_kill == 1
+    assert rpt4["IN"].expected_attacks_to_kill == 1 / Fraction(26, 36)
