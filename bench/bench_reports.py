@@ -31,6 +31,8 @@ from pmim_analytics.analytics.load import DuckDBData, query
 from pmim_analytics.analytics.rules_frames import rules_units_frame, rules_weapons_frame
 from pmim_analytics.rules import build_roster, load_army, load_rules
 from pmim_analytics.rules.catalogue import REPO_ROOT
+from pmim_analytics.store.migrate import migrate
+from pmim_analytics.store.rollups import rebuild_rollups
 
 FAMILIES = {"v2": ["v2", "v2-heavy-def6"], "v3": ["v3", "v3-llaser-rpt4", "v3-heavy-def6", "v3-mjolnir-16"]}
 TARGET_S = 0.5
@@ -70,7 +72,7 @@ def generate(path: Path, n_games: int, n_event_games: int) -> None:
     ru = pl.concat([rules_units_frame(load_rules(r)) for r in rules_ids])
     rw = pl.concat([rules_weapons_frame(load_rules(r)) for r in rules_ids])
     con = duckdb.connect(str(path))
-    con.execute(schema_sql())
+    migrate(con)
     for name, df in (("comps_in", comps), ("roster_in", roster), ("ru_in", ru), ("rw_in", rw)):
         con.register(name, df)
     con.execute("INSERT INTO rules_units SELECT * FROM ru_in")
@@ -171,6 +173,7 @@ def generate(path: Path, n_games: int, n_event_games: int) -> None:
           WHERE g.game_id IN (SELECT DISTINCT game_id FROM ev2))""")
     con.execute("UPDATE games SET n_events = e.n FROM (SELECT game_id, count(*) AS n FROM events GROUP BY 1) e "
                 "WHERE e.game_id = games.game_id")
+    rebuild_rollups(con)  # what the ingest keeps up to date, here computed once from the tables
     con.execute("CHECKPOINT")
     con.close()
 

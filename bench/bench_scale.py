@@ -11,7 +11,8 @@ Run: .venv/bin/python bench/bench_scale.py [--work DIR] [--event-games 100000] [
 3. Grows the database to ``--games`` games set-based in DuckDB SQL: copies of the real
    games' ``games``/``sides``/``units``/``unit_game_stats`` rows under new game ids, without
    events (n_events 0, like summary-level games). So every table but ``events`` is at full
-   size with realistic distributions, and raw events exist for the real games.
+   size with realistic distributions, and raw events exist for the real games. The
+   rollups (``store/rollups.py``) are then rebuilt from the tables, timed.
 4. File size, then ``pmim db compact`` (time and size after).
 5. Every ``pmim report`` command against the database, in-process (query + Polars + the
    rich table), best and median of ``--repeat`` runs after a warm-up, beside a bare
@@ -40,6 +41,8 @@ from pmim_analytics.engine.backends import LocalBackend
 from pmim_analytics.rules.catalogue import REPO_ROOT
 from pmim_analytics.store import ingest_paths
 from pmim_analytics.store.compact import compact_db, file_bytes
+from pmim_analytics.store.migrate import migrate
+from pmim_analytics.store.rollups import ROLLUPS, rebuild_rollups
 from pmim_analytics.sweep import load_sweep, run_sweep
 
 SWEEP = REPO_ROOT / "data" / "sweeps" / "v3-roundrobin.yaml"
@@ -110,10 +113,27 @@ def grow(db: Path, games: int) -> None:
         con.execute(f"INSERT INTO {table} SELECT {select} FROM {table} g JOIN pick p USING (game_id)")
     con.execute("COMMIT")
     con.execute("CHECKPOINT")
+    grown = time.perf_counter() - t0
     counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in (*GROW_TABLES, "events")}
-    con.close()
-    print(f"grew to {counts['games']:,} games in {time.perf_counter() - t0:.1f} s set-based: "
+    print(f"grew to {counts['games']:,} games in {grown:.1f} s set-based: "
           + ", ".join(f"{t} {n:,}" for t, n in counts.items()))
+    t0 = time.perf_counter()
+    rebuild_rollups(con)  # the copies were written behind the ingest's back
+    con.execute("CHECKPOINT")
+    rows = sum(con.execute(f"SELECT count(*) FROM {r.table}").fetchone()[0] for r in ROLLUPS)
+    con.close()
+    print(f"rollups rebuilt from the tables in {time.perf_counter() - t0:.1f} s ({rows:,} rows in "
+          f"{len(ROLLUPS)} tables; the ingest keeps them up to date batch by batch)")
+
+
+def migrated(db: Path) -> None:
+    """Bring a kept database up to the current schema (rollups backfilled if it had none)."""
+    con = duckdb.connect(str(db))
+    t0 = time.perf_counter()
+    applied = migrate(con)
+    con.close()
+    if applied:
+        print(f"migrations {applied} applied (rollups backfilled) in {time.perf_counter() - t0:.1f} s")
 
 
 REPORTS: tuple[tuple[str, ...], ...] = (
@@ -194,6 +214,7 @@ def main() -> None:
         print(f"file after growth: {file_bytes(db) / 2**20:,.0f} MB")
         if not args.no_compact:
             print(compact_db(db).summary())
+    migrated(db)
     reports(db, args.repeat)
 
 

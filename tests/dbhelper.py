@@ -1,32 +1,22 @@
-"""Build a real DuckDB file from sql/001_initial.sql and a bundle of frames."""
+"""Build a real DuckDB file from the migrations in sql/ and a bundle of frames."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import duckdb
 
 from pmim_analytics.analytics.frames import SCHEMAS, Frames
-from pmim_analytics.rules.catalogue import REPO_ROOT
-
-
-def schema_sql() -> str:
-    """Migration 1 as written; if DuckDB rejects the events column named ``by`` (a reserved
-    word), the same DDL with that one name quoted."""
-    text = (REPO_ROOT / "sql" / "001_initial.sql").read_text(encoding="utf-8")
-    try:
-        duckdb.connect().execute(text)
-        return text
-    except duckdb.ParserException:
-        return re.sub(r'(?m)^(\s+)by(\s+VARCHAR)', r'\1"by"\2', text)
+from pmim_analytics.store.migrate import migrate
+from pmim_analytics.store.rollups import rebuild_rollups
 
 
 def create_db(path: Path, frames: Frames) -> Path:
-    """A database file at ``path`` holding the tables of ``frames``."""
+    """A database file at ``path`` holding the tables of ``frames`` (every migration applied, and
+    the rollups the readers use computed from those tables)."""
     con = duckdb.connect(str(path))
     try:
-        con.execute(schema_sql())
+        migrate(con)
         for table in SCHEMAS:
             df = getattr(frames, table)
             if df.height:
@@ -34,6 +24,7 @@ def create_db(path: Path, frames: Frames) -> Path:
                 cols = ", ".join(f'"{c}"' for c in df.columns)
                 con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM incoming")
                 con.unregister("incoming")
+        rebuild_rollups(con)
     finally:
         con.close()
     return path

@@ -25,6 +25,9 @@ from pmim_analytics.analytics.dataset import Provenance
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
 from pmim_analytics.errors import StoreError, display_path
 from pmim_analytics.rules import data_dir
+from pmim_analytics.store.rollups import BY_TABLE, reaggregate_sql
+
+_DIGESTS: dict[tuple[str, int, str | None], str] = {}  # (file, games, latest ingest) -> content hash
 
 
 def default_db_path() -> Path:
@@ -130,126 +133,76 @@ class DuckDBData:
     # -- GameData ---------------------------------------------------------------------
 
     def provenance(self) -> Provenance:
-        """Counts of the selected games and the hash of every game id in the database."""
-        counts, digest = self._qs([
+        """Counts of the selected games and the hash of every game id in the database.
+
+        The hash sorts every game id (a third of a second at a million games), so it is
+        remembered per database file and content (games only ever get added: same count,
+        same latest ingest, same games) for as long as the process lives.
+        """
+        counts, state = self._qs([
             "SELECT rules_id, count(*) AS n FROM games WHERE {where} GROUP BY rules_id",
-            "SELECT sha256(coalesce(string_agg(game_id, chr(10) ORDER BY game_id), '')) AS h FROM games"])
-        digest = digest["h"].item()
+            "SELECT count(*) AS n, max(ingested_at)::VARCHAR AS latest FROM games"])
+        key = (str(self.path.resolve()), state["n"].item(), state["latest"].item())
+        digest = _DIGESTS.get(key)
+        if digest is None:
+            digest = self._q("SELECT sha256(coalesce(string_agg(game_id, chr(10) ORDER BY game_id), '')) AS h "
+                             "FROM games")["h"].item()
+            _DIGESTS[key] = digest
         by_rules = dict(zip(counts["rules_id"].to_list(), counts["n"].to_list(), strict=True))
         return Provenance(str(self.path), tuple(sorted(by_rules)), int(sum(by_rules.values())), by_rules,
                           self.source, digest)
 
+    # Every reduced frame below but game counts and winners is re-aggregated from the store's
+    # rollups (pmim_analytics.store.rollups): partial aggregates the ingest keeps per batch, so a
+    # report never scans the millions of rows of unit_game_stats or events.
+
     def unit_sums(self, by_loadout: bool = False, count_games: bool = True) -> pl.DataFrame:
-        keys = "rules_id, source, code" + (", weapons" if by_loadout else "")  # type, kind follow from code
-        cols = keys.split(", ")
+        keys = ["rules_id", "source", "code", *(["weapons"] if by_loadout else [])]
         out_cols = ["rules_id", "source", "code", "type", "kind", *(["weapons"] if by_loadout else [])]
-        # DISTINCT in the main aggregate makes DuckDB take a much slower path: count games apart,
-        # and only when asked (it costs as much as all the sums together)
-        games_sql = (f"SELECT {keys}, count(DISTINCT game_id)::BIGINT AS games FROM unit_game_stats "
-                     f"WHERE {{where}} GROUP BY {keys}")
-        found = self._qs([f"""
-            SELECT {keys}, min(type) AS type, min(kind) AS kind,
-              count(*)::BIGINT AS n, sum(pts)::BIGINT AS pts_sum,
-              sum(attacks)::BIGINT AS attacks, sum(hits)::BIGINT AS hits,
-              sum(damage_dealt)::BIGINT AS damage_dealt,
-              sum(damage_dealt::BIGINT * damage_dealt)::BIGINT AS damage_sq,
-              sum(overkill)::BIGINT AS overkill, sum(damage_taken)::BIGINT AS damage_taken,
-              sum(kills)::BIGINT AS kills, sum(destroyed::INTEGER)::BIGINT AS destroyed,
-              count(*) FILTER (destroyed AND round_destroyed IS NOT NULL)::BIGINT AS round_n,
-              coalesce(sum(round_destroyed) FILTER (destroyed AND round_destroyed IS NOT NULL), 0)::BIGINT
-                AS round_sum,
-              count(vp_share)::BIGINT AS vp_n, coalesce(sum(vp_share), 0)::DOUBLE AS vp_sum,
-              coalesce(sum(vp_share * vp_share), 0)::DOUBLE AS vp_sq,
-              count(damage_dealt) FILTER (pts > 0)::BIGINT AS dpp_n,
-              coalesce(sum(damage_dealt / pts) FILTER (pts > 0), 0)::DOUBLE AS dpp_sum,
-              coalesce(sum((damage_dealt / pts) ^ 2) FILTER (pts > 0), 0)::DOUBLE AS dpp_sq,
-              count(vp_share) FILTER (pts > 0)::BIGINT AS vpp_n,
-              coalesce(sum(vp_share / pts) FILTER (pts > 0), 0)::DOUBLE AS vpp_sum,
-              coalesce(sum((vp_share / pts) ^ 2) FILTER (pts > 0), 0)::DOUBLE AS vpp_sq
-            FROM unit_game_stats WHERE {{where}} GROUP BY {keys}""", *([games_sql] if count_games else [])])
+        values = [v for v in BY_TABLE["rollup_unit_sums"].values if v != "games"]
+        sqls = [reaggregate_sql("rollup_unit_sums", keys, "{where}", values)]
+        if count_games:  # distinct games do not add up over loadouts: a rollup of their own
+            sqls.append(reaggregate_sql("rollup_unit_sums" if by_loadout else "rollup_unit_games", keys, "{where}",
+                                        ["games"]))
+        found = self._qs(sqls)
         sums = found[0]
         if count_games:
-            sums = sums.join(found[1], on=cols, nulls_equal=True)
+            sums = sums.join(found[1], on=keys, nulls_equal=True)
         else:
             sums = sums.with_columns(games=pl.lit(None, dtype=pl.Int64))
         return sums.select(*out_cols, "games", *[c for c in sums.columns if c not in (*out_cols, "games")]
                            ).sort(out_cols)
 
     def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame:
-        keys = "rules_id, source, code, type, kind" + (", weapons" if by_loadout else "")
-        return self._q(f"""
-            SELECT {keys}, t AS round, destroyed, count(*)::BIGINT AS n FROM (
-              SELECT *, (CASE WHEN destroyed THEN round_destroyed ELSE rounds_played END)::BIGINT AS t
-              FROM unit_game_stats WHERE {{where}})
-            WHERE t IS NOT NULL
-            GROUP BY {keys}, t, destroyed ORDER BY {keys}, round, destroyed""")
-
-    # Targets: only the units of games that have attacks (most games may have no events).
-    _ATTACKS = """
-        FROM events e JOIN games g ON g.game_id = e.game_id
-        LEFT JOIN (SELECT game_id, unit_id, code, type, kind FROM units
-                   WHERE game_id IN (SELECT game_id FROM events WHERE type = 'attack')) t
-          ON t.game_id = e.game_id AND t.unit_id = e.target
-        WHERE e.type = 'attack' AND {where}"""
+        keys = ["rules_id", "source", "code", "type", "kind", *(["weapons"] if by_loadout else []), "round",
+                "destroyed"]
+        return self._q(reaggregate_sql("rollup_survival", keys, "{where}") + " ORDER BY ALL")
 
     def attack_strata(self) -> pl.DataFrame:
-        return self._q("""
-            SELECT g.rules_id, g.source, e.weapon, t.code AS target_code, min(t.type) AS target_type,
-              min(t.kind) AS target_kind, (e.needed - e.acc)::BIGINT AS threshold, e.hit, e.damage::BIGINT AS damage,
-              count(*)::BIGINT AS n, coalesce(sum(e.overkill), 0)::BIGINT AS overkill""" + self._ATTACKS + """
-            GROUP BY 1, 2, 3, 4, 7, 8, 9""", alias="g")  # type and kind follow from the code
+        keys = ["rules_id", "source", "weapon", "target_code", "threshold", "hit", "damage"]
+        return self._q(f"""
+            SELECT rules_id, source, weapon, target_code, target_type, target_kind, threshold, hit, damage, n,
+              overkill FROM ({reaggregate_sql("rollup_attack_strata", keys, "{where}")})""")
 
     def side_attack_strata(self) -> pl.DataFrame:
         return self._q("""
-            SELECT e.game_id, min(g.rules_id) AS rules_id, min(g.source) AS source,
-              CASE WHEN starts_with(e.unit, 'B:') THEN 'blue' WHEN starts_with(e.unit, 'R:') THEN 'red' END AS side,
-              e.weapon, t.code AS target_code, (e.needed - e.acc)::BIGINT AS threshold,
-              count(*)::BIGINT AS n, sum(coalesce(e.hit, false)::INTEGER)::BIGINT AS hits,
-              coalesce(sum(e.damage), 0)::BIGINT AS damage, coalesce(sum(e.overkill), 0)::BIGINT AS overkill
-            """ + self._ATTACKS + """
-            GROUP BY 1, 4, 5, 6, 7""", alias="g")  # rules id and source follow from the game; unordered
+            SELECT game_id, rules_id, source, side, weapon, target_code, threshold, n, hits, damage, overkill
+            FROM rollup_side_attack_strata WHERE {where}""")  # one row set per game: nothing to re-aggregate
 
     def matchup_cells(self) -> pl.DataFrame:
-        return self._q("""
-            SELECT g.rules_id, g.source, s.composition, s.army_hash, s.bot, s.side,
-              o.composition AS opp_composition, o.army_hash AS opp_army_hash, o.bot AS opp_bot,
-              (g.first_side = s.side) AS first, s.result,
-              count(*)::BIGINT AS n, count(s.vp - o.vp)::BIGINT AS margin_n,
-              coalesce(sum(s.vp - o.vp), 0)::BIGINT AS margin_sum,
-              coalesce(sum((s.vp - o.vp)::BIGINT * (s.vp - o.vp)), 0)::BIGINT AS margin_sq,
-              count(g.rounds)::BIGINT AS rounds_n, coalesce(sum(g.rounds), 0)::BIGINT AS rounds_sum,
-              coalesce(sum(g.rounds::BIGINT * g.rounds), 0)::BIGINT AS rounds_sq
-            FROM sides s JOIN sides o ON o.game_id = s.game_id AND o.side <> s.side
-            JOIN games g ON g.game_id = s.game_id
-            WHERE {where}
-            GROUP BY ALL ORDER BY ALL NULLS LAST""", alias="g")
+        keys = list(BY_TABLE["rollup_matchup_cells"].keys)
+        return self._q(reaggregate_sql("rollup_matchup_cells", keys, "{where}") + " ORDER BY ALL NULLS LAST")
 
     def game_cells(self) -> pl.DataFrame:
-        return self._q("""
-            SELECT g.rules_id, g.source, b.army_hash AS blue_hash, r.army_hash AS red_hash,
-              count(*)::BIGINT AS n, count(*) FILTER (g.winner = 'blue')::BIGINT AS blue_wins,
-              count(*) FILTER (g.winner = 'red')::BIGINT AS red_wins,
-              count(*) FILTER (g.winner IS NULL)::BIGINT AS draws,
-              count(g.blue_vp - g.red_vp)::BIGINT AS margin_n,
-              coalesce(sum(g.blue_vp - g.red_vp), 0)::BIGINT AS margin_sum,
-              coalesce(sum((g.blue_vp - g.red_vp)::BIGINT * (g.blue_vp - g.red_vp)), 0)::BIGINT AS margin_sq
-            FROM games g JOIN sides b ON b.game_id = g.game_id AND b.side = 'blue'
-            JOIN sides r ON r.game_id = g.game_id AND r.side = 'red'
-            WHERE {where}
-            GROUP BY ALL ORDER BY ALL""", alias="g")
+        keys = list(BY_TABLE["rollup_game_cells"].keys)
+        return self._q(reaggregate_sql("rollup_game_cells", keys, "{where}") + " ORDER BY ALL")
 
     def army_rosters(self) -> pl.DataFrame:
+        # one roster per army hash; the same hash means the same units, whichever source kept it
         return self._q("""
-            WITH rep AS (
-              SELECT rules_id, army_hash, game_id, side FROM (
-                SELECT g.rules_id, s.army_hash, s.game_id, s.side,
-                  row_number() OVER (PARTITION BY g.rules_id, s.army_hash ORDER BY s.game_id, s.side) AS k
-                FROM sides s JOIN games g ON g.game_id = s.game_id WHERE {where})
-              WHERE k = 1)
-            SELECT rep.rules_id, rep.army_hash, u.code, u.type, u.kind, count(*)::BIGINT AS count,
-              sum(u.pts)::BIGINT AS pts_sum
-            FROM rep JOIN units u ON u.game_id = rep.game_id AND u.side = rep.side
-            GROUP BY ALL ORDER BY rep.rules_id, rep.army_hash, u.code""", alias="g")
+            SELECT rules_id, army_hash, code, type, kind, count, pts_sum FROM rollup_army_rosters WHERE {where}
+            QUALIFY dense_rank() OVER (PARTITION BY rules_id, army_hash ORDER BY source) = 1
+            ORDER BY rules_id, army_hash, code""")
 
     def game_counts(self) -> pl.DataFrame:
         return self._q("""
@@ -258,10 +211,8 @@ class DuckDBData:
 
     def round_scores(self) -> pl.DataFrame:
         return self._q("""
-            SELECT e.game_id, g.rules_id, g.source, e.round::BIGINT AS round, e.blue_vp::BIGINT AS blue_vp,
-              e.red_vp::BIGINT AS red_vp
-            FROM events e JOIN games g ON g.game_id = e.game_id
-            WHERE e.type = 'round_end' AND {where}""", alias="g")  # lead_changes orders what it needs
+            SELECT game_id, rules_id, source, round, blue_vp, red_vp FROM rollup_round_scores
+            WHERE {where}""")  # lead_changes orders what it needs
 
     def game_winners(self) -> pl.DataFrame:
         return self._q("SELECT game_id, winner FROM games WHERE {where}")

@@ -2,8 +2,9 @@
 
 Every event's game and units exist; every game has its two sides, its units and exactly
 one game_end, with the game row's result, rounds and VP equal to it; side unit counts
-and game event counts match; seq runs 1..n; and the per-unit aggregates equal what the
-events give when recomputed with the ingest's own SQL.
+and game event counts match; seq runs 1..n; the per-unit aggregates equal what the
+events give when recomputed with the ingest's own SQL; and every rollup equals its
+recomputation from the tables.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import duckdb
 from pmim_analytics.errors import StoreError
 from pmim_analytics.store.connection import open_reader
 from pmim_analytics.store.load import STATS_COLUMNS, unit_stats_sql
+from pmim_analytics.store.rollups import ROLLUPS, rollup_mismatch_sql
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,8 @@ def _stats_mismatch_sql() -> str:
 def run_checks(con: duckdb.DuckDBPyConnection) -> CheckReport:
     """Run every integrity check on an open connection."""
     findings = []
-    checks = (*CHECKS, ("aggregates that differ from the events", _stats_mismatch_sql()))
+    checks = (*CHECKS, ("aggregates that differ from the events", _stats_mismatch_sql()),
+              *((f"rollup {r.table} differs from the tables", rollup_mismatch_sql(r)) for r in ROLLUPS))
     for name, sql in checks:
         n, example = con.execute(f"SELECT count(*), min(x) FROM ({sql}) AS t(x)").fetchall()[0]
         if n:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import duckdb
 
 from pmim_analytics.replay.events import EVENT_COLUMN_NAMES
+from pmim_analytics.store.rollups import Relations, add_rollups
 
 STATS_COLUMNS = ("game_id", "unit_id", "side", "rules_id", "source", "code", "type", "kind", "weapons", "pts",
                  "attacks", "hits", "damage_dealt", "overkill", "damage_taken", "kills", "destroyed",
@@ -74,8 +75,8 @@ def unit_stats_sql(events: str, units: str, games: str) -> str:
 
 
 def load_good_games(con: duckdb.DuckDBPyConnection) -> int:
-    """Insert the games listed in ``st_good`` (g, game_id) with their sides, units, events
-    and aggregates; return the number of events inserted. Runs in the caller's transaction."""
+    """Insert the games listed in ``st_good`` (g, game_id) with their sides, units, events,
+    aggregates and rollups; return the number of events inserted. Runs in the caller's transaction."""
     con.execute("""
         CREATE OR REPLACE TEMP TABLE st_new_games AS
         SELECT gd.game_id, sg.source, sg.rules_id, sg.scenario, sg.seed, sg.game_index, sg.batch, sg.played,
@@ -105,12 +106,15 @@ def load_good_games(con: duckdb.DuckDBPyConnection) -> int:
                rounds, blue_vp, red_vp, first_side, n_events, file
         FROM st_new_games ORDER BY g""")
     con.execute("""
-        INSERT INTO sides (game_id, side, composition, army_hash, points, bot, player, n_units, vp, result)
-        SELECT ng.game_id, s.side, s.name, s.army_hash, s.points, s.bot, s.player,
-               (SELECT count(*) FROM st_side_units su WHERE su.sid = s.sid),
-               CASE s.side WHEN 'blue' THEN ng.blue_vp ELSE ng.red_vp END,
-               CASE WHEN ng.winner IS NULL THEN 'draw' WHEN ng.winner = s.side THEN 'win' ELSE 'loss' END
+        CREATE OR REPLACE TEMP TABLE st_new_sides AS
+        SELECT ng.game_id, s.side, s.name AS composition, s.army_hash, s.points, s.bot, s.player,
+               (SELECT count(*) FROM st_side_units su WHERE su.sid = s.sid) AS n_units,
+               CASE s.side WHEN 'blue' THEN ng.blue_vp ELSE ng.red_vp END AS vp,
+               CASE WHEN ng.winner IS NULL THEN 'draw' WHEN ng.winner = s.side THEN 'win' ELSE 'loss' END AS result
         FROM st_sides s JOIN st_new_games ng USING (g)""")
+    con.execute("""
+        INSERT INTO sides (game_id, side, composition, army_hash, points, bot, player, n_units, vp, result)
+        SELECT game_id, side, composition, army_hash, points, bot, player, n_units, vp, result FROM st_new_sides""")
     con.execute("""
         INSERT INTO units (game_id, unit_id, side, code, type, kind, weapons, pts)
         SELECT game_id, unit_id, side, code, type, kind, weapons, pts FROM st_new_units""")
@@ -118,6 +122,9 @@ def load_good_games(con: duckdb.DuckDBPyConnection) -> int:
         INSERT INTO events ({", ".join(f'"{c}"' for c in EVENT_COLUMN_NAMES)})
         SELECT * FROM st_new_events""").fetchall()[0][0]
     cols = ", ".join(STATS_COLUMNS)
-    con.execute(f"INSERT INTO unit_game_stats ({cols}) "
-                f"{unit_stats_sql('st_new_events', 'st_new_units', 'st_new_games')}")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE st_new_stats AS SELECT * FROM "
+                f"({unit_stats_sql('st_new_events', 'st_new_units', 'st_new_games')}) AS x({cols})")
+    con.execute(f"INSERT INTO unit_game_stats ({cols}) SELECT {cols} FROM st_new_stats")
+    add_rollups(con, Relations(games="st_new_games", sides="st_new_sides", units="st_new_units",
+                               stats="st_new_stats", events="st_new_events"))
     return int(n_events)

@@ -19,6 +19,7 @@ import pyarrow as pa
 from pmim_analytics.errors import Location, PmimError, StoreError, display_path
 from pmim_analytics.rules.catalogue import REPO_ROOT, clear_caches, data_dir, list_rules_ids, load_rules
 from pmim_analytics.rules.models import Warmech
+from pmim_analytics.store.rollups import ROLLUPS_SINCE, rebuild_rollups
 
 SQL_DIR = REPO_ROOT / "sql"
 _NAME = re.compile(r"^(\d{3})_[\w-]+\.sql$")
@@ -80,6 +81,8 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
             raise StoreError(f"migration {version} failed: {str(e).splitlines()[0]}",
                              Location(display_path(path))) from e
         applied.append(version)
+    if have and have < ROLLUPS_SINCE <= (applied[-1] if applied else have):
+        rebuild_rollups(con)  # the rollups of a database that already held games
     return applied
 
 

@@ -47,7 +47,7 @@ def _ddl(name: str, cols: tuple[tuple[str, str], ...]) -> str:
 STAGE_EVENT_TABLE = (("g", "INTEGER"), ("line", "INTEGER"), *EVENT_STAGE_COLUMNS, ("ok", "BOOLEAN"),
                      ("canon", "VARCHAR"))
 _TEMP_OBJECTS = ("st_games", "st_sides", "st_side_units", "st_events", "st_units", "st_pq_map", "st_good",
-                 "st_new_games", "st_new_units", "st_new_events")
+                 "st_new_games", "st_new_units", "st_new_events", "st_new_sides", "st_new_stats")
 
 
 def create_staging(con: duckdb.DuckDBPyConnection) -> None:

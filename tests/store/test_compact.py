@@ -14,6 +14,7 @@ from pmim_analytics.errors import StoreError
 from pmim_analytics.store import ingest_paths, open_writer, read_frame
 from pmim_analytics.store.check import check_db
 from pmim_analytics.store.compact import compact_db, file_bytes
+from pmim_analytics.store.rollups import rebuild_rollups
 from tests.test_batch_and_parquet import batch
 
 runner = CliRunner()
@@ -34,6 +35,7 @@ def test_compact_gives_back_the_space_of_deleted_games_and_keeps_the_rest(tmp_pa
             con.execute(f"DELETE FROM {table} WHERE game_id IN (SELECT game_id FROM games ORDER BY game_id "
                         "LIMIT 50)")
         con.execute("DELETE FROM games WHERE game_id IN (SELECT game_id FROM games ORDER BY game_id LIMIT 50)")
+        rebuild_rollups(con)
     kept = read_frame("SELECT game_id FROM games ORDER BY game_id", db=db)["game_id"].to_list()
     events = read_frame("SELECT count(*) AS n FROM events", db=db)["n"].item()
     before = file_bytes(db)
