@@ -66,6 +66,15 @@ def test_sql_and_polars_give_the_same_frames(frames: Frames, db: Path, method: s
         assert expected.height > 0
 
 
+@pytest.mark.parametrize("rules_ids,source", [(None, None), (("v3",), "engine"), (None, "manual")])
+def test_luck_sums_in_sql_and_polars_agree(frames: Frames, db: Path, rules_ids, source) -> None:
+    expected_data, got_data = FrameData(frames, rules_ids, source), DuckDBData(db, rules_ids, source)
+    ru, rw = expected_data.rules_tables()
+    expected, got = expected_data.side_luck_sums(ru, rw), got_data.side_luck_sums(*got_data.rules_tables())
+    same(got, expected)
+    assert expected.height > 0 or source == "manual"
+
+
 def test_by_loadout_and_provenance_agree(frames: Frames, db: Path) -> None:
     same(DuckDBData(db).unit_sums(by_loadout=True), FrameData(frames).unit_sums(by_loadout=True))
     same(DuckDBData(db).unit_sums(count_games=False), FrameData(frames).unit_sums(count_games=False))

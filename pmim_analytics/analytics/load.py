@@ -21,6 +21,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from pmim_analytics.analytics import luck
 from pmim_analytics.analytics.dataset import Provenance
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
 from pmim_analytics.errors import StoreError, display_path
@@ -188,6 +189,38 @@ class DuckDBData:
         return self._q("""
             SELECT game_id, rules_id, source, side, weapon, target_code, threshold, n, hits, damage, overkill
             FROM rollup_side_attack_strata WHERE {where}""")  # one row set per game: nothing to re-aggregate
+
+    def side_luck_sums(self, rules_units: pl.DataFrame, rules_weapons: pl.DataFrame) -> pl.DataFrame:
+        """:func:`.luck.side_sums` in SQL: the expectations of the (few) distinct strata are computed
+        in Polars, the sums over the (millions of) per-game strata in DuckDB."""
+        with self.session():
+            keys = self._q("SELECT DISTINCT rules_id, weapon, target_code, threshold FROM rollup_side_attack_strata "
+                           "WHERE {where}")
+            expectations = luck.stratum_expectations(keys, rules_units, rules_weapons)
+            assert self._con is not None
+            self._con.register("_expectations", expectations)
+            try:
+                return self._q("""
+                    SELECT s.game_id, s.rules_id, s.source, s.side,
+                      coalesce(sum(n) FILTER (rated), 0)::BIGINT AS attacks,
+                      coalesce(sum(hits) FILTER (rated), 0)::BIGINT AS hits,
+                      coalesce(sum(n * p) FILTER (rated), 0)::DOUBLE AS expected_hits,
+                      coalesce(sum(damage) FILTER (rated), 0)::BIGINT AS damage,
+                      coalesce(sum(n * p * d) FILTER (rated), 0)::DOUBLE AS expected_damage,
+                      coalesce(sum(n * p * (1 - p) * d * d) FILTER (rated), 0)::DOUBLE AS var_damage,
+                      coalesce(sum(damage - overkill) FILTER (rated), 0)::BIGINT AS landed,
+                      coalesce(sum(n) FILTER (NOT rated), 0)::BIGINT AS unrated,
+                      any_value(g.winner) AS winner
+                    FROM (SELECT s.*, x.p, x.d::DOUBLE AS d, x.p IS NOT NULL AND x.d IS NOT NULL AS rated
+                          FROM rollup_side_attack_strata s LEFT JOIN _expectations x
+                            ON x.rules_id = s.rules_id AND x.weapon IS NOT DISTINCT FROM s.weapon
+                            AND x.target_code IS NOT DISTINCT FROM s.target_code
+                            AND x.threshold IS NOT DISTINCT FROM s.threshold
+                          WHERE {where}) s
+                    JOIN games g ON g.game_id = s.game_id
+                    GROUP BY 1, 2, 3, 4""", alias="s")
+            finally:
+                self._con.unregister("_expectations")
 
     def matchup_cells(self) -> pl.DataFrame:
         keys = list(BY_TABLE["rollup_matchup_cells"].keys)

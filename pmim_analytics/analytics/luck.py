@@ -44,40 +44,71 @@ def side_attack_strata(events: pl.DataFrame, units: pl.DataFrame, games: pl.Data
     )
 
 
+STRATUM_KEYS = ("rules_id", "weapon", "target_code", "threshold")
+SUM_COLUMNS = ("attacks", "hits", "expected_hits", "damage", "expected_damage", "var_damage", "landed", "unrated")
+
+
+def stratum_expectations(strata: pl.DataFrame, rules_units: pl.DataFrame, rules_weapons: pl.DataFrame) -> pl.DataFrame:
+    """The chance to hit ``p`` and damage of a hit ``d`` of every distinct stratum in ``strata``.
+
+    Columns: :data:`STRATUM_KEYS`, ``p``, ``d`` (null when the rules tables lack the weapon
+    or target). A few thousand rows however many games: the per-game work is a join on it.
+    """
+    keys = strata.select(STRATUM_KEYS).unique().with_columns(n=pl.lit(1, pl.Int64))
+    return add_expectations(keys, rules_units, rules_weapons).select(*STRATUM_KEYS, "p", "d")
+
+
+def side_sums(strata: pl.DataFrame, expectations: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """Per game and side: attacks, hits and damage beside their expectations, and the winner.
+
+    ``expectations`` comes from :func:`stratum_expectations`; ``games`` needs ``game_id`` and
+    ``winner``. Attacks whose stratum has no ``p`` or ``d`` count as ``unrated`` only.
+    Columns: ``game_id rules_id source side`` + :data:`SUM_COLUMNS` + ``winner``.
+    """
+    n, p, d = pl.col("n").cast(pl.Float64), pl.col("p"), pl.col("d").cast(pl.Float64)
+    rated = pl.col("d").is_not_null() & pl.col("p").is_not_null()
+    return (
+        strata.join(expectations, on=list(STRATUM_KEYS), how="left", nulls_equal=True)
+        .group_by("game_id", "rules_id", "source", "side")
+        .agg(
+            attacks=pl.col("n").filter(rated).sum(),
+            hits=pl.col("hits").filter(rated).sum(),
+            expected_hits=(n * p).filter(rated).sum(),
+            damage=pl.col("damage").filter(rated).sum(),
+            expected_damage=(n * p * d).filter(rated).sum(),
+            var_damage=(n * p * (1 - p) * d * d).filter(rated).sum(),
+            landed=(pl.col("damage") - pl.col("overkill")).filter(rated).sum(),
+            unrated=pl.col("n").filter(~rated).sum(),
+        )
+        .join(games.select("game_id", "winner"), on="game_id", how="left")
+    )
+
+
+def luck_from_sums(sums: pl.DataFrame) -> pl.DataFrame:
+    """The luck table from :func:`side_sums` (or the database's equivalent): see :func:`luck_table`."""
+    return (
+        sums.with_columns(
+            luck_z=pl.when(pl.col("var_damage") > 0).then(
+                (pl.col("damage") - pl.col("expected_damage")) / pl.col("var_damage").sqrt()),
+            luck_ratio=pl.when(pl.col("expected_damage") > 0).then(pl.col("damage") / pl.col("expected_damage")),
+            won=pl.when(pl.col("winner").is_null()).then(None).otherwise(pl.col("winner") == pl.col("side")),
+        )
+        .select("game_id", "rules_id", "source", "side", "attacks", "hits", "expected_hits", "damage",
+                "expected_damage", "landed", "unrated", "luck_z", "luck_ratio", "won")
+        .sort("game_id", "side")
+    )
+
+
 def luck_table(strata: pl.DataFrame, games: pl.DataFrame, rules_units: pl.DataFrame,
                rules_weapons: pl.DataFrame) -> pl.DataFrame:
     """One row per game and side: attacks, hits and damage against expectation, luck z.
 
     ``games`` needs ``game_id`` and ``winner``. Columns: ``game_id rules_id source side attacks
-    hits expected_hits damage expected_damage landed luck_z luck_ratio unrated won``.
+    hits expected_hits damage expected_damage landed unrated luck_z luck_ratio won``.
     Attacks whose weapon or target the rules tables lack are counted as ``unrated`` and
     left out of the rest.
     """
-    x = add_expectations(strata, rules_units, rules_weapons)
-    rated = pl.col("d").is_not_null() & pl.col("p").is_not_null()
-    t = (
-        x.group_by("game_id", "rules_id", "source", "side")
-        .agg(
-            attacks=pl.col("n").filter(rated).sum(),
-            hits=pl.col("hits").filter(rated).sum(),
-            expected_hits=pl.col("exp_hits").filter(rated).sum(),
-            damage=pl.col("damage").filter(rated).sum(),
-            expected_damage=pl.col("exp_damage").filter(rated).sum(),
-            _var=pl.col("var_damage").filter(rated).sum(),
-            landed=(pl.col("damage") - pl.col("overkill")).filter(rated).sum(),
-            unrated=pl.col("n").filter(~rated).sum(),
-        )
-        .with_columns(
-            luck_z=pl.when(pl.col("_var") > 0).then(
-                (pl.col("damage") - pl.col("expected_damage")) / pl.col("_var").sqrt()),
-            luck_ratio=pl.when(pl.col("expected_damage") > 0).then(pl.col("damage") / pl.col("expected_damage")),
-        )
-        .drop("_var")
-        .join(games.select("game_id", "winner"), on="game_id", how="left")
-        .with_columns(won=pl.when(pl.col("winner").is_null()).then(None).otherwise(pl.col("winner") == pl.col("side")))
-        .drop("winner")
-    )
-    return t.sort("game_id", "side")
+    return luck_from_sums(side_sums(strata, stratum_expectations(strata, rules_units, rules_weapons), games))
 
 
 def luck_summary(luck: pl.DataFrame) -> pl.DataFrame:

@@ -82,8 +82,8 @@ def luck_report(data: GameData) -> LuckTables:
     """Luck index of every side in every game with attack events."""
     with data.session():
         ru, rw = data.rules_tables()
-        strata, winners = data.side_attack_strata(), data.game_winners()
-    table = luck.luck_table(strata, winners, ru, rw)
+        sums = data.side_luck_sums(ru, rw)
+    table = luck.luck_from_sums(sums)
     return LuckTables(table, luck.luck_summary(table))
 
 
