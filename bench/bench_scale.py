@@ -18,6 +18,8 @@ Run: .venv/bin/python bench/bench_scale.py [--work DIR] [--event-games 100000] [
    rich table), best and median of ``--repeat`` runs after a warm-up, beside a bare
    ``count(*)`` of the table it reads; plus one cold ``pmim report units`` as a user runs
    it (a new process: Python start-up and imports included).
+6. Simulates ``--extra-games`` more games (another seed) and ingests them into the
+   database of a million: does ingest slow down as the database grows?
 
 Other programs share this machine: the load average is printed, and the best run is the
 figure to compare with the target (< 1 s per report).
@@ -55,12 +57,14 @@ def load() -> str:
     return f"{os.getloadavg()[0]:.2f}"
 
 
-def simulate(work: Path, event_games: int, workers: int) -> Path:
+def simulate(work: Path, event_games: int, workers: int, seed: int | None = None) -> Path:
     """Play (or reuse) the real games as a sweep; return the sweep's folder."""
     spec = yaml.safe_load(SWEEP.read_text(encoding="utf-8"))
     n_pairings = len(load_sweep(SWEEP).pairings)
     spec["games_per_pairing"] = max(1, event_games // n_pairings)
-    spec["name"] = f"scale-{spec['games_per_pairing']}"
+    spec["name"] = f"scale-{spec['games_per_pairing']}" + (f"-seed{seed}" if seed is not None else "")
+    if seed is not None:
+        spec["seed"] = seed
     sweep_file = work / "scale-sweep.yaml"
     sweep_file.write_text(yaml.safe_dump(spec), encoding="utf-8")
     plan = load_sweep(sweep_file)
@@ -76,10 +80,11 @@ def simulate(work: Path, event_games: int, workers: int) -> Path:
     return out
 
 
-def ingest(parts: Path, db: Path) -> None:
-    """Bulk-ingest the parts into a fresh database, beside DuckDB's bare read of the same files."""
-    for p in (db, Path(f"{db}.wal")):
-        p.unlink(missing_ok=True)
+def ingest(parts: Path, db: Path, fresh: bool = True) -> None:
+    """Bulk-ingest the parts (into a fresh database), beside DuckDB's bare read of the same files."""
+    if fresh:
+        for p in (db, Path(f"{db}.wal")):
+            p.unlink(missing_ok=True)
     files = sorted(str(p) for p in parts.rglob("events.*.parquet"))
     t0 = time.perf_counter()
     n_events = duckdb.connect().execute(f"SELECT count(*) FROM read_parquet({files!r})").fetchone()[0]
@@ -202,6 +207,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--reuse-db", action="store_true", help="skip ingest and growth if DIR/scale.duckdb exists")
     parser.add_argument("--no-compact", action="store_true")
+    parser.add_argument("--extra-games", type=int, default=10_000,
+                        help="then ingest this many new games into the full database (0: skip)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     db = args.work / "scale.duckdb"
@@ -216,6 +223,9 @@ def main() -> None:
             print(compact_db(db).summary())
     migrated(db)
     reports(db, args.repeat)
+    if args.extra_games:
+        print(f"\nand {args.extra_games:,} new games into the database of a million:")
+        ingest(simulate(args.work, args.extra_games, args.workers, seed=7), db, fresh=False)
 
 
 if __name__ == "__main__":
