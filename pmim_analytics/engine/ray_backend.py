@@ -96,7 +96,8 @@ class RayBackend:
         if not ray.is_initialized():
             try:
                 if self.address is None:
-                    ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False,
+                    # "local": a new private instance even if a cluster runs here (or left its address file)
+                    ray.init(address="local", num_cpus=self.workers, include_dashboard=False, log_to_driver=False,
                              configure_logging=False)
                 elif self.address.startswith("ray://"):  # Ray Client: forward nothing the server need not know
                     ray.init(address=self.address)

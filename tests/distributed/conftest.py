@@ -12,6 +12,6 @@ import pytest
 def ray_instance() -> Iterator[Any]:
     """``ray`` initialised with 2 CPUs; the Ray backend uses it as it is and leaves it running."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield ray
     ray.shutdown()
