@@ -16,14 +16,16 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 venv: $(STAMP)
 
-## make run: set up, print the rules catalogue and validate the sample armies
+## make run: set up, check the sample armies, build the demo database, open the dashboard
 run: $(STAMP)
 	$(BIN)/pmim rules list
 	$(BIN)/pmim army validate data/armies/*.yaml
+	$(BIN)/pmim demo
+	$(BIN)/pmim db info
 
 ## make test: set up with the test extras, lint, check the layers, run every test
 test: $(STAMP)
-	$(BIN)/ruff check pmim_analytics app tests bench
+	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/pytest -q
 

@@ -88,8 +88,9 @@ CREATE TABLE IF NOT EXISTS units (
     type        VARCHAR NOT NULL,
     kind        VARCHAR NOT NULL,
     weapons     VARCHAR NOT NULL,   -- weapon codes in mount order, space-separated: "GG ML"
-    pts         INTEGER NOT NULL,
-    PRIMARY KEY (game_id, unit_id)
+    pts         INTEGER NOT NULL
+    -- no primary key: ingest inserts a game's rows once (games.game_id is the key) and
+    -- `pmim db check` verifies there are no duplicates; the index would cost memory at scale
 );
 
 -- Every event, one wide row each (columns = replay.events.EVENT_COLUMNS).
@@ -117,7 +118,7 @@ CREATE TABLE IF NOT EXISTS events (
     location_rolls VARCHAR,
     damage      SMALLINT,
     overkill    SMALLINT,
-    by          VARCHAR,
+    "by"        VARCHAR,
     objective   SMALLINT,
     side        VARCHAR,
     blue_holders VARCHAR,
@@ -125,8 +126,8 @@ CREATE TABLE IF NOT EXISTS events (
     blue_vp     SMALLINT,
     red_vp      SMALLINT,
     reason      VARCHAR,
-    rounds      SMALLINT,
-    PRIMARY KEY (game_id, seq)
+    rounds      SMALLINT
+    -- no primary key, as for units: millions of events would keep a large index in memory
 );
 
 -- Per unit per game aggregates, computed at ingest so dashboards never scan raw events.
@@ -151,8 +152,7 @@ CREATE TABLE IF NOT EXISTS unit_game_stats (
     round_destroyed INTEGER,            -- NULL when it survived (or unknown in a summary log)
     rounds_played   INTEGER,            -- game length in rounds
     vp_share        DOUBLE,             -- sum over VP scored of 1 / (scoring side's holders); NULL if unknown
-    vp_rounds       INTEGER,            -- objective-rounds in which it helped score
-    PRIMARY KEY (game_id, unit_id)
+    vp_rounds       INTEGER             -- objective-rounds in which it helped score
 );
 
 INSERT INTO schema_version (version) VALUES (1) ON CONFLICT DO NOTHING;

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from pmim_analytics.cli import army_cmd, report_cmd, rules_cmd
+from pmim_analytics.cli import army_cmd, db_cmd, demo_cmd, log_cmd, play_cmd, report_cmd, rules_cmd
 
 app = typer.Typer(
     name="pmim",
@@ -20,7 +20,13 @@ app = typer.Typer(
 )
 app.add_typer(rules_cmd.app, name="rules")
 app.add_typer(army_cmd.app, name="army")
+app.add_typer(log_cmd.app, name="log")
+app.command("play")(play_cmd.play)
+app.command("simulate")(play_cmd.simulate)
+app.add_typer(play_cmd.replay_app, name="replay")
+db_cmd.register(app)
 report_cmd.register(app)
+app.command("demo")(demo_cmd.demo)
 
 
 def main() -> None:

@@ -32,12 +32,17 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         """The JSON Lines form: ``seq``, ``round``, ``type`` then the event's own fields."""
         d: dict[str, Any] = {"seq": self.seq, "round": self.round, "type": self.type}
-        for f in fields(self):
-            if f.name in ("seq", "round"):
-                continue
-            v = getattr(self, f.name)
-            d[f.name] = list(v) if isinstance(v, tuple) else v
+        names = _OWN_FIELDS.get(type(self))
+        if names is None:
+            names = _OWN_FIELDS[type(self)] = tuple(f.name for f in fields(self) if f.name not in ("seq", "round"))
+        for name in names:
+            v = getattr(self, name)
+            d[name] = list(v) if isinstance(v, tuple) else v
         return d
+
+
+#: Each event class's own field names in order (filled on first use; ``fields()`` is slow).
+_OWN_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +97,8 @@ class Attack(Event):
     weapon: str
     mount: str  # where the weapon sits: a location code (LA, RA, CT) or HULL for basic units
     target: str
-    distance: int
-    roll: tuple[int, int]
+    distance: int | None
+    roll: tuple[int, int] | None
     acc: int
     needed: int
     hit: bool
@@ -173,13 +178,14 @@ class GameEnd(Event):
     ``reason`` is one of ``vp`` (more than the VP target and ahead at a round's end),
     ``wipeout`` (the other side has no units left), ``round_limit`` (the scenario's limit
     was reached; the side ahead on VP wins), or ``manual`` (a logged result).
+    ``rounds`` and the VP totals are ``None`` only when a manual log does not know them.
     """
 
     winner: str | None
     reason: str
-    rounds: int
-    blue_vp: int
-    red_vp: int
+    rounds: int | None
+    blue_vp: int | None
+    red_vp: int | None
     type: ClassVar[str] = "game_end"
 
 
@@ -245,7 +251,8 @@ def event_to_row(game_id: str, ev: Event) -> dict[str, Any]:
                    to_col=ev.to_hex[0], to_row=ev.to_hex[1], path=ev.path)
     elif isinstance(ev, Attack):
         row.update(unit=ev.unit, weapon=ev.weapon, mount=ev.mount, target=ev.target,
-                   distance=ev.distance, die1=ev.roll[0], die2=ev.roll[1], acc=ev.acc,
+                   distance=ev.distance, die1=ev.roll[0] if ev.roll else None,
+                   die2=ev.roll[1] if ev.roll else None, acc=ev.acc,
                    needed=ev.needed, hit=ev.hit, location=ev.location,
                    location_rolls=",".join(map(str, ev.location_rolls)),
                    damage=ev.damage, overkill=ev.overkill)

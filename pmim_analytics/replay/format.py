@@ -98,8 +98,11 @@ class GameRecord:
     events: tuple[Event, ...]
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # = json.dumps(obj, sort_keys=..., ...)
+
+
 def _canonical(obj: Any) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+    return _CANONICAL.encode(obj).encode()
 
 
 def compute_game_id(header: dict[str, Any], events: Iterable[Event]) -> str:
@@ -111,6 +114,12 @@ def compute_game_id(header: dict[str, Any], events: Iterable[Event]) -> str:
     for ev in events:
         h.update(_canonical(ev.to_dict()))
     return h.hexdigest()[:16]
+
+
+def game_id_of(header: GameHeader, events: Iterable[Event]) -> str:
+    """The content id of a game whose header is a :class:`GameHeader`: :func:`compute_game_id`
+    over the header's full JSON form (defaults included) and the events."""
+    return compute_game_id(header.model_dump(mode="json"), events)
 
 
 def format_game(game: GameRecord) -> str:
@@ -184,6 +193,9 @@ def parse_event(obj: Any, where: Location) -> Event:
 
 _INT_FIELDS = {"seq", "distance", "acc", "needed", "damage", "overkill", "path", "objective",
                "blue_vp", "red_vp", "rounds"}
+#: (event type, field) pairs that may be null: what a manual log does not know.
+_NULLABLE = {("attack", "distance"), ("attack", "roll"), ("game_end", "rounds"),
+             ("game_end", "blue_vp"), ("game_end", "red_vp")}
 
 
 def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
@@ -192,25 +204,38 @@ def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
 
     d = ev.to_dict()
     for key, value in d.items():
+        if value is None and (d["type"], key) in _NULLABLE:
+            continue
         if key in _INT_FIELDS and (not isinstance(value, int) or isinstance(value, bool)):
             raise bad(key, f"{key} must be a whole number, got {value!r}")
         if key == "round" and value is not None and (not isinstance(value, int) or isinstance(value, bool)):
             raise bad(key, f"round must be a whole number, got {value!r}")
-        if key in ("unit", "target", "weapon", "mount", "reason", "first") and not isinstance(value, str):
+        if key in ("unit", "target", "weapon", "mount", "reason", "first", "side") and not isinstance(value, str):
             raise bad(key, f"{key} must be text, got {value!r}")
+        if key in ("location", "by", "winner") and value is not None and not isinstance(value, str):
+            raise bad(key, f"{key} must be text or null, got {value!r}")
         if key in ("hex", "from_hex", "to_hex") and (
-            len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            not isinstance(value, tuple | list) or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
         ):
             raise bad(key, f"{key} must be [column, row], got {value!r}")
-        if key in ("blue", "red") and not all(isinstance(v, str) for v in value):
+        if key in ("blue", "red") and (
+            not isinstance(value, tuple | list) or not all(isinstance(v, str) for v in value)
+        ):
             raise bad(key, f"{key} must be a list of unit ids, got {value!r}")
         if key == "hit" and not isinstance(value, bool):
             raise bad(key, f"hit must be true or false, got {value!r}")
     if d["type"] == "attack":
         roll = d["roll"]
-        if len(roll) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in roll):
+        if roll is not None and (
+            not isinstance(roll, tuple | list) or len(roll) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in roll)
+        ):
             raise bad("roll", f"roll must be two d6 results (1-6 each), got {roll!r}")
-        if not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in d["location_rolls"]):
+        rolls = d["location_rolls"]
+        if not isinstance(rolls, tuple | list) or not all(
+            isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in rolls
+        ):
             raise bad("location_rolls", f"location rolls must be d6 results 1-6, got {d['location_rolls']!r}")
         if d["damage"] < 0 or d["overkill"] < 0:
             raise bad("damage", "damage and overkill are never negative")

@@ -1,0 +1,89 @@
+"""``pmim log``: check manual playtest logs and show them as replays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from pmim_analytics.cli._common import err, guarded, out
+from pmim_analytics.errors import ReplayError, display_path
+from pmim_analytics.replay.events import Attack, GameEnd, UnitDestroyed
+from pmim_analytics.replay.format import GameRecord, format_game
+from pmim_analytics.replay.manual import format_log, parse_log, read_log, read_log_text
+
+app = typer.Typer(help="Manual playtest logs (.pmimlog): check them, show them as replays.",
+                  no_args_is_help=True)
+
+
+def summarize(game: GameRecord) -> str:
+    """One line about a game: rules, armies, result, VP and event counts."""
+    h = game.header
+    end = game.events[-1]
+    assert isinstance(end, GameEnd)
+
+    def side(s: str) -> str:
+        rec = h.sides[s]
+        return rec.name + (f" ({rec.player})" if rec.player else "")
+
+    how = {"vp": "on VP", "wipeout": "by wipeout", "round_limit": "at the round limit",
+           "manual": "(result as logged)"}.get(end.reason, end.reason)
+    result = f"{end.winner} wins {how}" if end.winner else f"draw {how}"
+    rounds = f" after {end.rounds} round{'s' if end.rounds != 1 else ''}" if end.rounds else ""
+    vp = f", VP {end.blue_vp}-{end.red_vp}" if end.blue_vp is not None else ", VP not logged"
+    attacks = sum(isinstance(e, Attack) for e in game.events)
+    kills = sum(isinstance(e, UnitDestroyed) for e in game.events)
+    return (f"{h.rules} {h.scenario}, blue {side('blue')} vs red {side('red')}: {result}{rounds}{vp}; "
+            f"{len(game.events)} events ({attacks} attacks, {kills} units destroyed)")
+
+
+@app.command("check")
+@guarded
+def check_cmd(files: list[Path] = typer.Argument(..., help="Manual log files (.pmimlog).")) -> None:
+    """Validate manual logs against the notation and the rules, without ingesting.
+
+    Prints every error as FILE:LINE:COLUMN: message, or a one-line summary of a good log.
+    Exit 0 when all are valid, 1 when any has errors, 2 when a file cannot be read.
+
+    Example: pmim log check data/playtests/*.pmimlog
+    """
+    worst = 0
+    for path in files:
+        name = display_path(path)
+        try:
+            text = read_log_text(path)
+        except ReplayError as e:
+            err.print(f"[bold red]error:[/] {e.render()}", highlight=False, soft_wrap=True)
+            worst = 2
+            continue
+        game, errors = parse_log(text, name, strict=False, base_dir=path.parent)
+        if errors:
+            worst = max(worst, 1)
+            for e in errors:
+                w = e.where
+                pos = f"{w.line}:{w.column}" if w and w.column else f"{w.line if w else '?'}"
+                out.print(f"{name}:{pos}: {e.message}", highlight=False, soft_wrap=True, markup=False)
+            out.print(f"[red]INVALID[/] {name}: {len(errors)} error{'s' if len(errors) > 1 else ''}",
+                      highlight=False, soft_wrap=True)
+        elif game is not None:
+            out.print(f"[green]ok[/] {name}: ", end="", highlight=False, soft_wrap=True)
+            out.print(summarize(game), highlight=False, soft_wrap=True, markup=False)
+    raise typer.Exit(worst)
+
+
+@app.command("show")
+@guarded
+def show_cmd(
+    file: Path = typer.Argument(..., help="A manual log file (.pmimlog)."),
+    notation: bool = typer.Option(False, "--notation", help="Print the log in canonical notation, not JSON Lines."),
+) -> None:
+    """Print a manual log as a JSON Lines replay (header line, then one event a line).
+
+    The output is exactly what `pmim ingest` stores, and a valid replay file. Stops at
+    the log's first error (exit 2); use `pmim log check` to see them all.
+
+    Example: pmim log show data/playtests/playtest-2.pmimlog > replays/playtest-2.jsonl
+    """
+    game = read_log(file)
+    text = format_log(game) if notation else format_game(game)
+    typer.echo(text, nl=False)

@@ -1,0 +1,190 @@
+"""``pmim play``, ``pmim simulate`` and ``pmim replay verify|show``: engine games and their replays."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from pmim_analytics.cli._common import err, guarded, out
+from pmim_analytics.engine.batch import BatchSpec, BatchSummary, run_batch, wilson_interval
+from pmim_analytics.engine.bots import bot_names, check_bot_name
+from pmim_analytics.engine.driver import play_game
+from pmim_analytics.engine.spec import GameSpec
+from pmim_analytics.errors import InvalidArmyError, PmimError, display_path
+from pmim_analytics.replay.format import write_game
+from pmim_analytics.replay.show import iter_play_by_play
+from pmim_analytics.replay.sources import iter_games
+from pmim_analytics.replay.verify import verify_game
+from pmim_analytics.rules import load_army, load_rules, validate_army
+from pmim_analytics.rules.army import Roster
+
+replay_app = typer.Typer(help="Engine and manual replays: verify them against the rules, show them.",
+                         no_args_is_help=True)
+
+_BOT_HELP = f"Bot for this side: {', '.join(bot_names())}."
+
+
+def load_side(path: Path, rules: str | None, scenario: str) -> Roster:
+    """Load and validate an army list; an illegal army is bad input here (exit 2).
+
+    Raises :class:`PmimError` naming the file and every violation.
+    """
+    army = load_army(path)
+    rules_id = rules or army.rules
+    load_rules(rules_id)
+    try:
+        return validate_army(army, rules_id, scenario, source=display_path(path))
+    except InvalidArmyError as e:
+        raise PmimError(f"the army is not legal under {rules_id}: " + "; ".join(e.violations),
+                        e.where) from None
+
+
+def _result_line(winner: str | None, reason: str, rounds: int, blue_vp: int, red_vp: int) -> str:
+    what = f"{winner} wins ({reason})" if winner else f"draw ({reason})"
+    return f"{what} after {rounds} rounds, VP blue {blue_vp} - red {red_vp}"
+
+
+@guarded
+def play(
+    rules: str | None = typer.Option(None, "--rules", help="Rules id (default: the blue army's own)."),
+    blue: Path = typer.Option(..., "--blue", help="Blue army list (YAML)."),
+    red: Path = typer.Option(..., "--red", help="Red army list (YAML)."),
+    blue_bot: str = typer.Option("greedy", "--blue-bot", help=_BOT_HELP),
+    red_bot: str = typer.Option("greedy", "--red-bot", help=_BOT_HELP),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed: the same seed plays the same game."),
+    scenario: str = typer.Option("take-and-hold", "--scenario", help="Scenario id."),
+    out_file: Path | None = typer.Option(None, "--out", help="Write the replay (JSON Lines) here."),
+) -> None:
+    """Play one bot-vs-bot game, print the result and optionally write its replay.
+
+    The game equals game 0 of `pmim simulate` with the same seed, armies and bots.
+    Exit 2 for an unreadable or illegal army, an unknown rules id or bot.
+
+    Example: pmim play --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --seed 7
+    """
+    check_bot_name(blue_bot)
+    check_bot_name(red_bot)
+    blue_roster = load_side(blue, rules, scenario)
+    rules_id = rules or blue_roster.rules_id
+    red_roster = load_side(red, rules_id, scenario)
+    spec = GameSpec.create(rules_id, scenario, blue_roster, red_roster)
+    record = play_game(spec, blue_bot, red_bot, seed, 0)
+    end = record.events[-1]
+    out.print(_result_line(end.winner, end.reason, end.rounds, end.blue_vp, end.red_vp),  # type: ignore[attr-defined]
+              highlight=False)
+    out.print(f"game {record.header.game_id}: {blue_roster.name} ({blue_bot}) vs {red_roster.name} ({red_bot}), "
+              f"rules {rules_id}, seed {seed}, {len(record.events)} events", highlight=False)
+    if out_file is not None:
+        write_game(record, out_file)
+        err.print(f"replay written to {display_path(out_file)}", highlight=False)
+
+
+def _summary_table(summary: BatchSummary, name_a: str, name_b: str, bot_a: str, bot_b: str) -> Table:
+    n = summary.games
+    t = Table(title=f"{n} games (army A plays blue in even games, red in odd games)")
+    for col in ("army", "bot", "wins", "win rate", "95% interval"):
+        t.add_column(col)
+    for label, name, bot, wins in (("A", name_a, bot_a, summary.wins_a), ("B", name_b, bot_b, summary.wins_b)):
+        lo, hi = wilson_interval(wins, n)
+        t.add_row(f"{label}: {name}", bot, str(wins), f"{wins / n:.1%}", f"{lo:.1%} - {hi:.1%}")
+    lo, hi = wilson_interval(summary.draws, n)
+    t.add_row("draws", "", str(summary.draws), f"{summary.draws / n:.1%}", f"{lo:.1%} - {hi:.1%}")
+    return t
+
+
+@guarded
+def simulate(
+    rules: str | None = typer.Option(None, "--rules", help="Rules id (default: the blue army's own)."),
+    blue: Path = typer.Option(..., "--blue", help="Army A (blue in even games)."),
+    red: Path = typer.Option(..., "--red", help="Army B (red in even games)."),
+    games: int = typer.Option(100, "--games", min=1, help="Number of games."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Batch seed: same seed, same games, whatever --workers."),
+    workers: int = typer.Option(os.cpu_count() or 1, "--workers", min=1, help="Worker processes."),
+    out_dir: Path | None = typer.Option(None, "--out", help="Folder for the replays (omit to write nothing)."),
+    fmt: str | None = typer.Option(None, "--format", help="jsonl (a file a game) or parquet; "
+                                   "default parquet from 200 games on."),
+    blue_bot: str = typer.Option("greedy", "--blue-bot", help="Bot of army A. " + _BOT_HELP),
+    red_bot: str = typer.Option("greedy", "--red-bot", help="Bot of army B. " + _BOT_HELP),
+    scenario: str = typer.Option("take-and-hold", "--scenario", help="Scenario id."),
+) -> None:
+    """Play a batch of games on all cores and print win rates with 95% (Wilson) intervals.
+
+    Sides swap every other game (each army keeps its bot). Ctrl-C stops cleanly: finished
+    parts stay, no half-written file is left. Exit 2 for bad input.
+
+    Example: pmim simulate --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --games 1000
+    """
+    check_bot_name(blue_bot)
+    check_bot_name(red_bot)
+    fmt = fmt or ("parquet" if games >= 200 else "jsonl")
+    if fmt not in ("jsonl", "parquet"):
+        raise PmimError(f"unknown format {fmt!r}; choose jsonl or parquet")
+    army_a = load_side(blue, rules, scenario)
+    rules_id = rules or army_a.rules_id
+    army_b = load_side(red, rules_id, scenario)
+    batch = BatchSpec(rules_id, scenario, army_a, army_b, blue_bot, red_bot, seed, games,
+                      name=out_dir.resolve().name if out_dir is not None else None)
+    with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=err, transient=True, auto_refresh=False) as progress:
+        task = progress.add_task("games", total=games)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done)
+            progress.refresh()
+
+        summary = run_batch(batch, workers, out_dir, fmt, advance)
+    out.print(_summary_table(summary, army_a.name, army_b.name, blue_bot, red_bot))
+    reasons = ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items()))
+    out.print(f"mean rounds {summary.mean_rounds:.2f}; game ends: {reasons}", highlight=False)
+    if out_dir is not None:
+        err.print(f"{games} games written to {display_path(out_dir)} ({fmt})", highlight=False)
+
+
+@replay_app.command("verify")
+@guarded
+def verify_cmd(
+    paths: list[Path] = typer.Argument(..., help="Replay files (.jsonl) or batch folders."),
+) -> None:
+    """Replay engine games through the rules and report every event that breaks them.
+
+    Prints one line per violation with the file and line (manual games are skipped:
+    `pmim log check` checks those). Exit 0 when all are clean,
+    1 when any breaks a rule, 2 when a file cannot be read.
+
+    Example: pmim replay verify replays/game.jsonl
+    """
+    games = bad = 0
+    for path in paths:
+        for loaded in iter_games(path):
+            if loaded.record.header.source != "engine":
+                err.print(f"{loaded.source}: a {loaded.record.header.source} game, skipped "
+                          "(`pmim log check` checks manual logs)", highlight=False)
+                continue
+            games += 1
+            found = verify_game(loaded.record, loaded.lines)
+            if found:
+                bad += 1
+                for v in found:
+                    out.print(v.render(loaded.source), highlight=False, soft_wrap=True)
+    err.print(f"{games} game(s) checked, {bad} with violations", highlight=False)
+    raise typer.Exit(1 if bad else 0)
+
+
+@replay_app.command("show")
+@guarded
+def show_cmd(
+    path: Path = typer.Argument(..., help="A replay file (.jsonl)."),
+    round_no: int | None = typer.Option(None, "--round", min=0, help="Only this round (0 = deployment)."),
+) -> None:
+    """Print a readable play-by-play of a replay.
+
+    Example: pmim replay show replays/game.jsonl --round 2
+    """
+    for loaded in iter_games(path):
+        for line in iter_play_by_play(loaded.record, round_no):
+            out.print(line, highlight=False, soft_wrap=True, markup=False)
+

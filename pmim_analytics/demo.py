@@ -1,0 +1,137 @@
+"""The demo database: the designer's two real playtests, the sample logs and a simulated
+round-robin, so that every report and dashboard page has something to show out of the box.
+
+Deterministic: the same call builds the same games (the batch seeds are fixed), and ingest
+is idempotent, so building it again adds nothing.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+from pmim_analytics.engine.batch import BatchSpec, play_batch_game, run_batch
+from pmim_analytics.replay.parquet import write_part
+from pmim_analytics.rules import data_dir, load_army, validate_army
+from pmim_analytics.rules.generate import random_army
+from pmim_analytics.store.ingest import IngestResult, ingest_paths
+
+
+@dataclass(frozen=True)
+class DemoPlan:
+    """Which compositions meet under which rules ids, and how many games each pairing plays."""
+
+    rules_ids: tuple[str, ...]
+    armies: tuple[str, ...]
+    games: int
+    bot: str = "tactician"
+    seed: int = 2026
+
+
+V3_ARMIES = ("v3-balanced", "v3-tank-heavy", "v3-infantry-swarm", "v3-mech-heavy", "v3-fast-gev")
+V2_ARMIES = ("v2-playtest-balanced", "v2-playtest1-heavy", "v2-playtest2-infantry", "v2-lances-example")
+
+#: The default demo: the v3 archetypes under v3 and two of the designer's what-ifs, and the
+#: playtest lists under v2 as printed and as played (heavy Warmechs at DEF 6).
+DEFAULT_PLANS = (
+    DemoPlan(("v3", "v3-llaser-rpt4", "v3-heavy-def6"), V3_ARMIES, 40),
+    DemoPlan(("v2", "v2-heavy-def6"), V2_ARMIES, 40),
+)
+
+
+def iter_batches(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS) -> list[tuple[str, BatchSpec]]:
+    """Every (folder name, batch) of the plans, in a fixed order with fixed seeds."""
+    armies_dir = data_dir() / "armies"
+    out: list[tuple[str, BatchSpec]] = []
+    for plan in plans:
+        for rules_id in plan.rules_ids:
+            for i, (a, b) in enumerate(combinations(plan.armies, 2)):
+                army_a = validate_army(load_army(armies_dir / f"{a}.yaml"), rules_id=rules_id)
+                army_b = validate_army(load_army(armies_dir / f"{b}.yaml"), rules_id=rules_id)
+                name = f"demo-{rules_id}-{a}-vs-{b}"
+                out.append((name, BatchSpec(rules_id, "take-and-hold", army_a, army_b, plan.bot, plan.bot,
+                                            plan.seed + 1000 * i, plan.games, name=name)))
+    return out
+
+
+@dataclass(frozen=True)
+class RandomPlan:
+    """Random legal armies paired at random: what the implied-cost fit needs."""
+
+    rules_id: str
+    pairs: int
+    bot: str = "tactician"
+    seed: int = 7
+    pairs_per_part: int = 50
+
+
+DEFAULT_RANDOM = (RandomPlan("v3", 600),)
+
+
+def random_pair_batch(plan: RandomPlan, pair: int) -> BatchSpec:
+    """Pair ``pair`` of a random plan: two random armies (seeded by the pair), two games."""
+    rng = random.Random(f"{plan.seed}:{plan.rules_id}:{pair}")
+    a = validate_army(random_army(plan.rules_id, rng, name=f"random {pair}a"))
+    b = validate_army(random_army(plan.rules_id, rng, name=f"random {pair}b"))
+    name = f"demo-random-{plan.rules_id}"
+    return BatchSpec(plan.rules_id, "take-and-hold", a, b, plan.bot, plan.bot, plan.seed * 100_003 + pair, 2,
+                     name=name)
+
+
+def _play_random_part(plan: RandomPlan, part: int, folder: Path) -> int:
+    start = part * plan.pairs_per_part
+    records = []
+    for pair in range(start, min(start + plan.pairs_per_part, plan.pairs)):
+        batch = random_pair_batch(plan, pair)
+        records += [play_batch_game(batch, i) for i in range(batch.games)]
+    write_part(folder, part, records)
+    return len(records)
+
+
+def play_random_plan(plan: RandomPlan, folder: Path, workers: int = 2) -> None:
+    """Play every pair of a random plan into ``folder`` (one Parquet part per chunk of pairs)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    parts = range((plan.pairs + plan.pairs_per_part - 1) // plan.pairs_per_part)
+    if workers <= 1:
+        for part in parts:
+            _play_random_part(plan, part, folder)
+        return
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        list(pool.map(_play_random_part, [plan] * len(parts), parts, [folder] * len(parts)))
+
+
+def build_demo(db: str | Path | None, replays_dir: str | Path, plans: tuple[DemoPlan, ...] = DEFAULT_PLANS,
+               workers: int = 2, progress: Callable[[str, int, int], None] | None = None,
+               random_plans: tuple[RandomPlan, ...] = DEFAULT_RANDOM) -> IngestResult:
+    """Simulate the demo batches into ``replays_dir`` (skipping those already there) and
+    ingest them with the playtest logs into ``db``. Returns the ingest result."""
+    root = Path(replays_dir)
+    batches = iter_batches(plans)
+    total = len(batches) + len(random_plans)
+    folders = []
+    for n, (name, batch) in enumerate(batches, start=1):
+        folder = root / name
+        folders.append(folder)
+        if progress:
+            progress(name, n, total)
+        marker = folder / ".complete"
+        if marker.exists():
+            continue
+        run_batch(batch, workers=workers, out=folder, fmt="parquet")
+        marker.write_text(f"{batch.games} games\n")
+    for n, plan in enumerate(random_plans, start=len(batches) + 1):
+        folder = root / f"demo-random-{plan.rules_id}"
+        folders.append(folder)
+        if progress:
+            progress(folder.name, n, total)
+        marker = folder / ".complete"
+        if not marker.exists():
+            play_random_plan(plan, folder, workers)
+            marker.write_text(f"{plan.pairs} random pairs\n")
+    logs = sorted((data_dir() / "playtests").glob("*.pmimlog"))
+    return ingest_paths([*logs, *folders], db)

@@ -1,0 +1,263 @@
+"""Batches of games: a matchup played many times on a process pool, written as replays.
+
+A batch is (rules, scenario, army A and its bot, army B and its bot, seed, number of
+games). Game ``i`` is fully determined by (batch, i): its dice come from
+:func:`~pmim_analytics.engine.dice.game_seed_sequence` and army A plays blue in even games,
+red in odd games. Games are played in chunks of :data:`PART_SIZE` consecutive indices;
+:func:`play_part` plays one chunk and writes it (one Parquet part, or one JSON Lines file a
+game), so the output is the same whatever the number of workers or the backend -- a
+cluster backend only has to call :func:`play_part` for every chunk.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import signal
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pmim_analytics.engine.bots import check_bot_name
+from pmim_analytics.engine.driver import play_game
+from pmim_analytics.engine.spec import GameSpec
+from pmim_analytics.errors import PmimError
+from pmim_analytics.replay.format import GameRecord, write_game
+from pmim_analytics.rules.army import Roster
+
+#: Games per chunk (and per Parquet part). Part of a batch's layout, not of its games.
+PART_SIZE = 100
+FORMATS = ("jsonl", "parquet")
+
+
+@dataclass(frozen=True)
+class BatchSpec:
+    """Everything that defines a batch's games. ``name`` goes into each header's ``batch``."""
+
+    rules_id: str
+    scenario_id: str
+    army_a: Roster
+    army_b: Roster
+    bot_a: str
+    bot_b: str
+    seed: int
+    games: int
+    name: str | None = None
+    played: str | None = None
+
+    def sides(self, game_index: int) -> tuple[Roster, Roster, str, str, bool]:
+        """(blue army, red army, blue bot, red bot, swapped) of one game: army A is blue in even games."""
+        if game_index % 2 == 0:
+            return self.army_a, self.army_b, self.bot_a, self.bot_b, False
+        return self.army_b, self.army_a, self.bot_b, self.bot_a, True
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """One game's result from the armies' point of view (``winner`` is ``"A"``, ``"B"`` or None)."""
+
+    game_index: int
+    winner: str | None
+    reason: str
+    rounds: int
+    vp_a: int
+    vp_b: int
+
+
+def chunks(games: int, part_size: int = PART_SIZE) -> Iterator[tuple[int, int, int]]:
+    """(part, start, stop) of every chunk of a batch of ``games`` games."""
+    for part, start in enumerate(range(0, games, part_size)):
+        yield part, start, min(games, start + part_size)
+
+
+def play_batch_game(batch: BatchSpec, game_index: int, specs: dict[bool, GameSpec] | None = None) -> GameRecord:
+    """Play game ``game_index`` of ``batch`` (sides swapped in odd games) and return its record."""
+    blue, red, blue_bot, red_bot, swapped = batch.sides(game_index)
+    spec = specs.get(swapped) if specs is not None else None
+    if spec is None:
+        spec = GameSpec.create(batch.rules_id, batch.scenario_id, blue, red)
+        if specs is not None:
+            specs[swapped] = spec
+    return play_game(spec, blue_bot, red_bot, batch.seed, game_index, batch.name, batch.played)
+
+
+def outcome_of(batch: BatchSpec, record: GameRecord) -> GameOutcome:
+    """The result of a played game, seen from army A and army B."""
+    end = record.events[-1]
+    i = record.header.game_index or 0
+    swapped = i % 2 == 1
+    winner = end.winner  # type: ignore[attr-defined]
+    a_side = "red" if swapped else "blue"
+    by_army = None if winner is None else ("A" if winner == a_side else "B")
+    vp = (end.blue_vp, end.red_vp)  # type: ignore[attr-defined]
+    return GameOutcome(i, by_army, end.reason, end.rounds,  # type: ignore[attr-defined]
+                       vp[1] if swapped else vp[0], vp[0] if swapped else vp[1])
+
+
+def part_files(out: Path, fmt: str, part: int, start: int, stop: int) -> list[Path]:
+    """The files a chunk writes: its Parquet pair, or one JSON Lines file per game."""
+    if fmt == "parquet":
+        return [out / f"events.{part:05d}.parquet", out / f"games.{part:05d}.parquet"]
+    return [out / jsonl_name(i) for i in range(start, stop)]
+
+
+def jsonl_name(game_index: int) -> str:
+    """File name of a game in a JSON Lines batch folder."""
+    return f"game-{game_index:06d}.jsonl"
+
+
+class PartStopped(Exception):
+    """A chunk was abandoned before it was written (the batch is being interrupted)."""
+
+
+def play_part(batch: BatchSpec, part: int, start: int, stop: int, out: str | Path | None,
+              fmt: str = "parquet", should_stop: Callable[[], bool] | None = None) -> list[GameOutcome]:
+    """Play games ``[start, stop)`` of ``batch`` and write them as part ``part`` under ``out``.
+
+    With ``out=None`` nothing is written (benchmarks). ``should_stop`` is asked between
+    games; when it says yes the chunk is dropped unwritten and :class:`PartStopped` is
+    raised. Raises :class:`PmimError` for an unknown format.
+    """
+    if fmt not in FORMATS:
+        raise PmimError(f"unknown format {fmt!r}; choose jsonl or parquet")
+    specs: dict[bool, GameSpec] = {}
+    records = []
+    for i in range(start, stop):
+        if should_stop is not None and should_stop():
+            raise PartStopped(f"part {part} stopped before game {i}")
+        records.append(play_batch_game(batch, i, specs))
+    if out is not None:
+        folder = Path(out)
+        if fmt == "parquet":
+            from pmim_analytics.replay.parquet import write_part
+
+            write_part(folder, part, records)
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+            for rec in records:
+                write_game(rec, folder / jsonl_name(rec.header.game_index or 0))
+    return [outcome_of(batch, r) for r in records]
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a proportion (95% with the default z)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class BatchSummary:
+    """Results of a batch: wins per army, draws, rounds and end reasons."""
+
+    games: int = 0
+    wins_a: int = 0
+    wins_b: int = 0
+    draws: int = 0
+    total_rounds: int = 0
+    reasons: Counter = field(default_factory=Counter)
+    outcomes: list[GameOutcome] = field(default_factory=list)
+
+    def add(self, outcomes: list[GameOutcome]) -> None:
+        """Count more games."""
+        for o in outcomes:
+            self.games += 1
+            self.wins_a += o.winner == "A"
+            self.wins_b += o.winner == "B"
+            self.draws += o.winner is None
+            self.total_rounds += o.rounds
+            self.reasons[o.reason] += 1
+        self.outcomes.extend(outcomes)
+
+    @property
+    def mean_rounds(self) -> float:
+        """Average number of rounds per game."""
+        return self.total_rounds / self.games if self.games else 0.0
+
+
+_STOP: Any = None  # in pool workers: the batch's stop event
+
+
+def _init_worker(stop: Any) -> None:
+    """Pool workers leave Ctrl-C to the parent, which tells them to stop through ``stop``."""
+    global _STOP
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _STOP = stop
+
+
+def _play_part_in_worker(batch: BatchSpec, part: int, start: int, stop: int, out: Path | None,
+                         fmt: str) -> list[GameOutcome]:
+    return play_part(batch, part, start, stop, out, fmt, should_stop=_STOP.is_set if _STOP else None)
+
+
+def _remove_temporaries(out: Path | None) -> None:
+    if out is not None and out.is_dir():
+        for tmp in out.glob("*.tmp"):
+            tmp.unlink(missing_ok=True)
+
+
+def run_batch(batch: BatchSpec, workers: int = 1, out: str | Path | None = None, fmt: str = "parquet",
+              progress_callback: Callable[[int, int], None] | None = None,
+              part_size: int = PART_SIZE) -> BatchSummary:
+    """Play a whole batch on ``workers`` processes and write it under ``out`` (if given).
+
+    ``progress_callback(done, total)`` is called as chunks finish. On Ctrl-C (or any
+    exception from the callback) the workers drop the chunks they are playing after the
+    current game, nothing more is written, temporary files are removed, and the exception
+    propagates: the folder holds only complete parts. Raises :class:`PmimError` for a bad
+    format, worker count or bot name.
+    """
+    if fmt not in FORMATS:
+        raise PmimError(f"unknown format {fmt!r}; choose jsonl or parquet")
+    if workers < 1:
+        raise PmimError(f"--workers must be at least 1, got {workers}")
+    if batch.games < 1:
+        raise PmimError(f"--games must be at least 1, got {batch.games}")
+    check_bot_name(batch.bot_a)
+    check_bot_name(batch.bot_b)
+    folder = Path(out) if out is not None else None
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    summary = BatchSummary()
+    jobs = list(chunks(batch.games, part_size))
+    done = 0
+    try:
+        if workers == 1:
+            for part, start, stop in jobs:
+                summary.add(play_part(batch, part, start, stop, folder, fmt))
+                done += stop - start
+                if progress_callback:
+                    progress_callback(done, batch.games)
+        else:
+            ctx = multiprocessing.get_context("fork")
+            stop_event = ctx.Event()
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                                     initargs=(stop_event,)) as pool:
+                pending: set[Future] = set()
+                try:
+                    for part, start, stop in jobs:
+                        pending.add(pool.submit(_play_part_in_worker, batch, part, start, stop, folder, fmt))
+                    while pending:
+                        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                        for fut in finished:
+                            outcomes = fut.result()
+                            summary.add(outcomes)
+                            done += len(outcomes)
+                        if progress_callback:
+                            progress_callback(done, batch.games)
+                except BaseException:
+                    stop_event.set()
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
+    except BaseException:
+        _remove_temporaries(folder)
+        raise
+    summary.outcomes.sort(key=lambda o: o.game_index)
+    return summary

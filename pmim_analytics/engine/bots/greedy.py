@@ -1,0 +1,204 @@
+"""``greedy``: heads for the contested objectives and takes the best shot it has.
+
+Each activation it picks one objective -- the one where one more unit matters most (a
+tie it would break, a VP it would deny), nearer ones first -- and moves as close to its
+capture zone as it can; among equally good hexes it takes the one with the best shots.
+Each weapon fires at the target with the highest expected points removed (damage, with a
+bonus for a kill), before the move when the start hex offers the better shot.
+
+The steps are methods (:meth:`goal`, :meth:`pick_hex`, :meth:`target`,
+:meth:`activation_order`) so a stronger bot can refine them one at a time.
+"""
+
+from __future__ import annotations
+
+import random
+
+from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.bots.base import Bot
+from pmim_analytics.engine.bots.tactics import (
+    objective_counts,
+    objective_priority,
+    shot_value,
+    spread_deployment,
+)
+from pmim_analytics.engine.state import DEPLOY, GameState, UnitState
+
+#: How many VP-priority points one hex of distance costs when choosing an objective.
+DISTANCE_WEIGHT = 0.15
+#: At most this many equally good destinations are compared by their shots.
+TIE_LIMIT = 8
+
+
+class GreedyBot(Bot):
+    """Contested objectives first, then the best expected damage or kill."""
+
+    name = "greedy"
+    description = "moves to contested objectives, fires at the best expected damage or kill"
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self._order_round = -1
+        self._order: list[UnitState] = []
+        self._plan_key: tuple[str, int] | None = None
+        self._dest = -1
+        self._fire_first: list[int] = []
+
+    def choose(self, state: GameState) -> Action:
+        """Place, activate, move or fire, as described in the module docstring."""
+        if state.phase == DEPLOY:
+            u = state.next_to_place()
+            assert u is not None
+            ks = list(range(len(state.board.objectives)))
+            self.rng.shuffle(ks)
+            return PlaceUnit(u.id, state.grid.hexes[spread_deployment(state, u, ks)])
+        u = state.active
+        if u is None:
+            return ActivateUnit(self._next_unit(state).id)
+        if self._plan_key != (u.id, state.round):
+            self._plan(state, u)
+        if not state.moved:
+            while self._fire_first:
+                m = self._fire_first.pop()
+                if m in state.fireable_mounts(u):
+                    value, t = self.target(state, u, m, u.pos)
+                    if t is not None and value > 0:
+                        return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
+            if self._dest >= 0 and self._dest != u.pos and state.can_move(u) and state.occ[self._dest] < 0:
+                return MoveUnit(u.id, state.grid.hexes[self._dest])
+        for m in state.fireable_mounts(u):
+            value, t = self.target(state, u, m, u.pos)
+            if t is not None and value > 0:
+                return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
+        return EndActivation(u.id)
+
+    # -- hooks -------------------------------------------------------------
+    def shot_value(self, state: GameState, u: UnitState, m: int, e: UnitState) -> float:
+        """Worth of one attack of mount ``m`` on ``e``: expected points removed, a kill counts extra."""
+        return shot_value(u, m, e, state.spec.shot_table)
+
+    def target(self, state: GameState, u: UnitState, m: int, pos: int) -> tuple[float, UnitState | None]:
+        """(value, enemy) of the best shot of mount ``m`` from hex ``pos``."""
+        rng = u.p.mounts[m].rng
+        row = state.grid.dist[pos]
+        best, pick = 0.0, None
+        for e in state.side_units[1 - u.side]:
+            if e.alive and row[e.pos] <= rng:
+                v = self.shot_value(state, u, m, e)
+                if pick is None or v > best:
+                    best, pick = v, e
+        return best, pick
+
+    def goal(self, state: GameState, u: UnitState, mine: list[int], theirs: list[int]) -> int:
+        """The objective to head for: most needed, nearest first."""
+        radius = state.spec.scenario.objectives.radius
+        pos = u.pos
+        best_k, best = 0, -1e9
+        for k, dist_row in enumerate(state.board.objective_dist):
+            d = dist_row[pos] - radius
+            score = objective_priority(mine[k], theirs[k]) - DISTANCE_WEIGHT * (d if d > 0 else 0)
+            if score > best:
+                best_k, best = k, score
+        return best_k
+
+    def pick_hex(self, state: GameState, u: UnitState, tied: list[int], shots: ShotLists) -> int:
+        """Among hexes equally close to the goal (the start hex first), the one with the best shots."""
+        if len(tied) == 1 or not shots:
+            return tied[0]
+        dist = state.grid.dist
+        return max(tied, key=lambda h: firepower(shots, dist[h]))
+
+    @staticmethod
+    def activation_order(state: GameState, side: int) -> list[UnitState]:
+        """This side's living units: those with an enemy within MOV + range first, then by cost."""
+        enemies = [e.pos for e in state.side_units[1 - side] if e.alive]
+        dist = state.grid.dist
+        keyed = []
+        for w in state.side_units[side]:
+            if not w.alive:
+                continue
+            reach = (0 if w.immobilized else w.p.mov) + max((wm.rng for wm in w.p.mounts), default=0)
+            row = dist[w.pos]
+            engaged = any(row[e] <= reach for e in enemies)
+            keyed.append((not engaged, -w.p.pts, w.index, w))
+        keyed.sort(key=lambda t: t[:3])
+        return [t[3] for t in keyed]
+
+    # -- machinery ---------------------------------------------------------
+    def _next_unit(self, state: GameState) -> UnitState:
+        side = state.to_act
+        if self._order_round != state.round:
+            self._order_round = state.round
+            self._order = self.activation_order(state, side)
+        for w in self._order:
+            if w.alive and not w.activated:
+                return w
+        return next(w for w in state.side_units[side] if w.alive and not w.activated)
+
+    def _plan(self, state: GameState, u: UnitState) -> None:
+        """Choose this activation's destination and which mounts fire before moving."""
+        self._plan_key = (u.id, state.round)
+        self._dest = -1
+        self._fire_first = []
+        if not state.can_move(u):
+            return
+        mounts = state.fireable_mounts(u)
+        mine, theirs = objective_counts(state, exclude=u)
+        if u.side == 1:
+            mine, theirs = theirs, mine
+        goal_dist = state.board.objective_dist[self.goal(state, u, mine, theirs)]
+        radius = state.spec.scenario.objectives.radius
+        pos = u.pos
+        best = max(0, goal_dist[pos] - radius)
+        tied = [pos]
+        for h in state.reachable(u):
+            d = goal_dist[h] - radius
+            if d < 0:
+                d = 0
+            if d < best:
+                best, tied = d, [h]
+            elif d == best and len(tied) < TIE_LIMIT:
+                tied.append(h)
+        shots = self.shot_lists(state, u, mounts)
+        dest = self.pick_hex(state, u, tied, shots)
+        if dest == pos:
+            return
+        self._dest = dest
+        if not shots:
+            return
+        here, there = state.grid.dist[pos], state.grid.dist[dest]
+        self._fire_first = [m for m, (rng, values) in zip(mounts, shots, strict=True)
+                            if best_in_range(rng, values, here) > best_in_range(rng, values, there)]
+
+    def shot_lists(self, state: GameState, u: UnitState, mounts: list[int]) -> ShotLists:
+        """Per mount: (range, [(value, enemy hex)] best first) over the enemies the unit could
+        reach this activation -- computed once, then read for every candidate hex."""
+        if not mounts:
+            return []
+        row = state.grid.dist[u.pos]
+        mov = u.p.mov
+        out = []
+        for m in mounts:
+            rng = u.p.mounts[m].rng
+            reach = rng + mov
+            values = [(self.shot_value(state, u, m, e), e.pos)
+                      for e in state.side_units[1 - u.side] if e.alive and row[e.pos] <= reach]
+            values.sort(reverse=True)
+            out.append((rng, values))
+        return out if any(values for _, values in out) else []
+
+
+ShotLists = list[tuple[int, list[tuple[float, int]]]]
+
+
+def best_in_range(rng: int, values: list[tuple[float, int]], row: tuple[int, ...]) -> float:
+    """The best value in a best-first shot list whose enemy lies within ``rng`` on distance row ``row``."""
+    for v, pos in values:
+        if row[pos] <= rng:
+            return v
+    return 0.0
+
+
+def firepower(shots: ShotLists, row: tuple[int, ...]) -> float:
+    """Sum over mounts of the best shot from the hex whose distance row is ``row``."""
+    return sum(best_in_range(rng, values, row) for rng, values in shots)

@@ -1,0 +1,126 @@
+"""Why an action is illegal: the checks behind ``GameState.check``.
+
+:class:`RuleChecks` is mixed into :class:`~pmim_analytics.engine.state.GameState`; each
+check raises :class:`IllegalActionError` with a sentence naming the unit, the hex or the
+weapon and the rule it breaks, and returns quietly when the action is legal.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pmim_analytics.engine.actions import Action, ActivateUnit, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.hexgrid import Hex
+from pmim_analytics.engine.spec import SIDES
+from pmim_analytics.errors import IllegalActionError
+
+if TYPE_CHECKING:
+    from pmim_analytics.engine.state import UnitState
+
+#: The phases of a game.
+DEPLOY, BATTLE, OVER = "deploy", "battle", "over"
+
+
+class RuleChecks:
+    """The legality checks of a game state (a mixin of ``GameState``)."""
+
+    def check(self, action: Action) -> None:
+        """Raise :class:`IllegalActionError` saying why ``action`` is illegal now; return if legal."""
+        if self.phase == OVER:
+            raise IllegalActionError(f"{action}: the game is over")
+        if self._pending is not None:
+            raise IllegalActionError(f"{action}: the attack in progress is waiting for dice")
+        u = self.unit(action.unit)
+        if isinstance(action, PlaceUnit):
+            self._check_place(u, action.hex)
+            return
+        if self.phase == DEPLOY:
+            raise IllegalActionError(f"{action}: units are still being deployed")
+        if not u.alive:
+            raise IllegalActionError(f"{action}: {u.id} has been destroyed")
+        if isinstance(action, ActivateUnit):
+            self._check_activate(u)
+        elif u is not self.active:
+            active = self.active.id if self.active else "no unit"
+            raise IllegalActionError(f"{action}: {u.id} is not the active unit ({active} is)")
+        elif isinstance(action, MoveUnit):
+            self._check_move(u, action.to)
+        elif isinstance(action, FireWeapon):
+            self._check_fire(u, action.mount, action.target)
+
+    def _check_place(self, u: UnitState, h: Hex) -> None:
+        if self.phase != DEPLOY:
+            raise IllegalActionError(f"{u.id} cannot be placed: deployment is over")
+        if u.placed:
+            raise IllegalActionError(f"{u.id} is already on the map")
+        if u.side != self.to_act:
+            raise IllegalActionError(f"{u.id} cannot be placed: it is {SIDES[self.to_act]}'s turn to place")
+        nxt = self.next_to_place()
+        if nxt is not u:
+            who = nxt.id if nxt else "nobody"
+            raise IllegalActionError(f"{u.id} placed out of turn: {who} is next in roster order")
+        if not self.grid.contains(h):
+            raise IllegalActionError(f"{u.id} cannot be placed on {h.format()}: off the map")
+        i = self.grid.index(h)
+        if i not in self.board.deploy_zone[u.side][u.p.kind]:
+            raise IllegalActionError(f"{u.id} cannot be placed on {h.format()}: outside {SIDES[u.side]}'s "
+                                     f"{u.p.kind} deployment zone")
+        if self.occ[i] >= 0:
+            raise IllegalActionError(f"{u.id} cannot be placed on {h.format()}: "
+                                     f"{self.units[self.occ[i]].id} is already there (no stacking)")
+
+    def _check_activate(self, u: UnitState) -> None:
+        if self.active is not None:
+            raise IllegalActionError(f"{u.id} cannot activate: {self.active.id} is still active")
+        if u.side != self.to_act:
+            raise IllegalActionError(f"{u.id} cannot activate: it is {SIDES[self.to_act]}'s turn")
+        if u.activated:
+            raise IllegalActionError(f"{u.id} has already activated in round {self.round}")
+
+    def _check_move(self, u: UnitState, h: Hex) -> None:
+        if self.moved:
+            raise IllegalActionError(f"{u.id} has already moved this activation")
+        if u.immobilized:
+            raise IllegalActionError(f"{u.id} is immobilized and cannot move")
+        if not self.grid.contains(h):
+            raise IllegalActionError(f"{u.id} cannot move to {h.format()}: off the map")
+        i = self.grid.index(h)
+        if i == u.pos:
+            raise IllegalActionError(f"{u.id} cannot move to {h.format()}: it is already there")
+        if self.occ[i] >= 0:
+            raise IllegalActionError(f"{u.id} cannot move to {h.format()}: "
+                                     f"{self.units[self.occ[i]].id} is there (no stacking)")
+        if self.board.impassable[i]:
+            raise IllegalActionError(f"{u.id} cannot move to {h.format()}: impassable")
+        if i not in self.reachable(u):
+            d = self.grid.dist[u.pos][i]
+            why = (f"{d} hexes away, MOV {u.p.mov}" if d > u.p.mov
+                   else "every path within MOV is blocked by enemy units or terrain")
+            raise IllegalActionError(f"{u.id} cannot move to {h.format()}: {why}")
+
+    def mount_index(self, u: UnitState, mount: str) -> int:
+        """Index of ``u``'s mount named ``mount``; raises :class:`IllegalActionError` if absent."""
+        for m, wm in enumerate(u.p.mounts):
+            if wm.mount == mount:
+                return m
+        have = ", ".join(wm.mount for wm in u.p.mounts)
+        raise IllegalActionError(f"{u.id} has no weapon on mount {mount!r} (it has {have})")
+
+    def _check_fire(self, u: UnitState, mount: str, target_id: str) -> None:
+        m = self.mount_index(u, mount)
+        if self.attacks >= u.p.max_attacks:
+            raise IllegalActionError(f"{u.id} has already made {self.attacks} attack(s) this activation")
+        if (self.fired >> m) & 1:
+            raise IllegalActionError(f"{u.id} has already fired its {mount} weapon this activation")
+        if not u.can_use(m):
+            raise IllegalActionError(f"{u.id} cannot fire its {mount} weapon: that location is destroyed")
+        t = self.unit(target_id)
+        if t.side == u.side:
+            raise IllegalActionError(f"{u.id} cannot attack {t.id}: same side")
+        if not t.alive:
+            raise IllegalActionError(f"{u.id} cannot attack {t.id}: already destroyed")
+        d = self.grid.dist[u.pos][t.pos]
+        rng = u.p.mounts[m].rng
+        if d > rng:
+            raise IllegalActionError(f"{u.id} cannot attack {t.id}: {d} hexes away, {u.p.mounts[m].weapon} "
+                                     f"range {rng}")

@@ -1,0 +1,201 @@
+"""The fixed description of a game: rules, scenario board, and both armies as unit profiles.
+
+A :class:`GameSpec` never changes during a game; :class:`~pmim_analytics.engine.state.GameState`
+is built from it. Everything the engine looks up over and over (effective weapon ranges,
+deployment zones, which objectives a hex counts for, distances to each objective) is
+computed here once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache, cached_property
+
+from pmim_analytics.engine.combat import (
+    LOC_INDEX,
+    LOCATIONS,
+    attack_damage,
+    chart_codes,
+    hit_probability,
+    weapon_range,
+)
+from pmim_analytics.engine.hexgrid import HexGrid, grid_for
+from pmim_analytics.errors import UnknownNameError
+from pmim_analytics.rules.army import Roster
+from pmim_analytics.rules.catalogue import find_unit, find_weapon, load_rules, load_scenario
+from pmim_analytics.rules.models import LOCATION_CODES, RulesVersion, Warmech
+from pmim_analytics.rules.scenario import Scenario
+
+SIDES: tuple[str, str] = ("blue", "red")
+SIDE_PREFIX: tuple[str, str] = ("B:", "R:")
+BLUE, RED = 0, 1
+
+
+def game_unit_id(side: int, roster_id: str) -> str:
+    """The game-wide id of a roster unit: ``B:TW1`` for blue's TW1, ``R:TW1`` for red's."""
+    return SIDE_PREFIX[side] + roster_id
+
+
+@dataclass(frozen=True, slots=True)
+class WeaponMount:
+    """A weapon where it sits: ``mount`` is LA/RA/CT or HULL; ``loc`` its location index (-1 = hull)."""
+
+    mount: str
+    loc: int
+    weapon: str
+    rng: int  # effective range for this unit (light-weapon penalty applied)
+    acc: int
+    rpt: int
+    strength: int
+
+
+@dataclass(frozen=True, slots=True)
+class UnitProfile:
+    """A unit's fixed stats in one game. ``loc_hp`` follows ``combat.LOCATIONS``; -1 = absent."""
+
+    index: int
+    id: str
+    side: int
+    roster_id: str
+    code: str
+    type: str
+    kind: str
+    body: str | None
+    mov: int
+    def_: int
+    arm: int
+    pts: int
+    hp: int
+    loc_hp: tuple[int, ...]
+    chart: tuple[str, ...]
+    mounts: tuple[WeaponMount, ...]
+
+    @property
+    def is_mech(self) -> bool:
+        """True for a Warmech."""
+        return self.body is not None
+
+    @property
+    def max_attacks(self) -> int:
+        """Attacks per activation: two for a Warmech (different mounts), one otherwise."""
+        return 2 if self.body is not None else 1
+
+
+@dataclass(frozen=True)
+class Board:
+    """The scenario's map as lookup tables over hex indices."""
+
+    grid: HexGrid
+    objectives: tuple[int, ...]
+    zones_of: tuple[tuple[int, ...], ...]  # hex -> objectives whose capture zone holds it
+    objective_dist: tuple[tuple[int, ...], ...]  # objective -> distance from each hex
+    deploy_zone: tuple[dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]]  # side -> kind -> hexes
+    impassable: bytes  # 1 where a hex cannot be entered
+    has_impassable: bool
+
+
+def deployment_rows(scenario: Scenario, side: int, kind: str) -> range:
+    """The rows a unit kind of a side deploys in: the ``depth`` rows nearest its edge."""
+    rows = scenario.map.rows
+    edge = (scenario.deployment.blue if side == BLUE else scenario.deployment.red).edge
+    depth = getattr(scenario.deployment.depth, kind)
+    return range(rows - depth, rows) if edge == "south" else range(0, depth)
+
+
+@cache
+def build_board(scenario: Scenario) -> Board:
+    """Tabulate a scenario's map: objectives, capture zones, deployment zones, terrain."""
+    grid = grid_for(scenario.map.columns, scenario.map.rows)
+    objectives = tuple(grid.index(h) for h in scenario.objectives.hexes)
+    radius = scenario.objectives.radius
+    zones_of = tuple(
+        tuple(k for k, o in enumerate(objectives) if grid.dist[h][o] <= radius) for h in range(grid.size)
+    )
+    objective_dist = tuple(grid.dist[o] for o in objectives)
+    impassable = bytearray(grid.size)
+    for h in scenario.map.impassable:
+        impassable[grid.index(h)] = 1
+    zones = []
+    for side in (BLUE, RED):
+        per_kind = {}
+        for kind in ("infantry", "vehicle", "warmech"):
+            rows = deployment_rows(scenario, side, kind)
+            per_kind[kind] = tuple(
+                i for i in range(grid.size) if grid.hexes[i].row in rows and not impassable[i]
+            )
+        zones.append(per_kind)
+    return Board(grid, objectives, zones_of, objective_dist, (zones[0], zones[1]), bytes(impassable),
+                 any(impassable))
+
+
+def build_profiles(rules: RulesVersion, side: int, roster: Roster, first_index: int) -> list[UnitProfile]:
+    """Resolve a roster's units against ``rules`` into profiles with game ids.
+
+    Raises :class:`UnknownNameError` for a unit or weapon code the rules do not have.
+    """
+    out: list[UnitProfile] = []
+    for n, ru in enumerate(roster.units):
+        spec = find_unit(rules, ru.code)
+        if len(ru.weapons) != len(ru.mounts):
+            raise UnknownNameError(f"unit {ru.id}: {len(ru.weapons)} weapons on {len(ru.mounts)} mounts")
+        mounts = []
+        for code, mount in zip(ru.weapons, ru.mounts, strict=True):
+            w = find_weapon(rules, code)
+            loc = LOC_INDEX[mount] if mount in LOC_INDEX else -1
+            mounts.append(WeaponMount(mount, loc, w.code, weapon_range(rules, spec.code, w), w.acc, w.rpt, w.strength))
+        if isinstance(spec, Warmech):
+            hp_by_code = {LOCATION_CODES[k]: v for k, v in spec.location_hp().items()}
+            loc_hp = tuple(hp_by_code.get(code, -1) for code in LOCATIONS)
+            body, chart, hp = spec.body, chart_codes(rules, spec.body), sum(hp_by_code.values())
+        else:
+            loc_hp, body, chart, hp = (), None, (), spec.hp
+        out.append(UnitProfile(
+            index=first_index + n, id=game_unit_id(side, ru.id), side=side, roster_id=ru.id, code=spec.code,
+            type=spec.name, kind=spec.kind, body=body, mov=spec.mov, def_=spec.def_, arm=spec.arm, pts=ru.pts,
+            hp=hp, loc_hp=loc_hp, chart=chart, mounts=tuple(mounts),
+        ))
+    return out
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Rules, scenario and the two armies of one game (blue first)."""
+
+    rules: RulesVersion
+    scenario: Scenario
+    blue: Roster
+    red: Roster
+    board: Board
+    profiles: tuple[UnitProfile, ...]
+
+    @classmethod
+    def create(cls, rules_id: str, scenario_id: str, blue: Roster, red: Roster) -> GameSpec:
+        """Build a spec from ids and rosters.
+
+        Raises :class:`UnknownNameError` for an unknown rules id, scenario, unit or weapon.
+        """
+        rules = load_rules(rules_id)
+        scenario = load_scenario(scenario_id)
+        blue_units = build_profiles(rules, BLUE, blue, 0)
+        red_units = build_profiles(rules, RED, red, len(blue_units))
+        return cls(rules, scenario, blue, red, build_board(scenario), tuple(blue_units + red_units))
+
+    @cached_property
+    def shot_table(self) -> tuple[tuple[tuple[tuple[float, int], ...], ...], ...]:
+        """``shot_table[attacker][mount][target]`` = (chance to hit, damage of a hit) for every
+        pair of units, indexed by unit index (computed once per spec; bots read it)."""
+        return tuple(
+            tuple(tuple((float(hit_probability(wm.acc, t.def_)), attack_damage(wm.strength, wm.rpt, t.arm))
+                        for t in self.profiles) for wm in a.mounts)
+            for a in self.profiles)
+
+    def roster(self, side: int) -> Roster:
+        """The roster of side 0 (blue) or 1 (red)."""
+        return self.blue if side == BLUE else self.red
+
+    def first_side(self, round_no: int) -> int:
+        """Who activates first in a round: blue in odd rounds, red in even ones (``alternate``)."""
+        fp = self.scenario.first_player
+        if fp == "alternate":
+            return BLUE if round_no % 2 == 1 else RED
+        return BLUE if fp == "blue" else RED

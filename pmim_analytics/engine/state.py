@@ -1,0 +1,538 @@
+"""The mutable state of one PMIM game: deployment, then rounds of alternating activations.
+
+The state answers :meth:`GameState.legal_actions`, takes :meth:`GameState.apply`, and says
+when it needs dice (:meth:`GameState.roll_needed`); it never rolls them itself. The driver
+rolls and hands the result to :meth:`GameState.apply_roll`. Every change is recorded as an
+event of :mod:`pmim_analytics.replay.events` in ``state.events``.
+
+Flow of a game:
+
+* deployment: the sides alternate placing one unit at a time (the side that activates
+  first in round 1 begins), each in roster order, on a free hex of its deployment zone;
+* round N: ``round_start``, then the sides alternate activations (a side with no
+  unactivated unit passes) until every living unit has activated; an activation ends when
+  the player ends it or when the unit has nothing left it could do;
+* end of round: each objective scores 1 VP for the side with more units in its zone,
+  ``round_end``, then the victory check (``game_end``) or the next ``round_start``.
+
+A side that loses its last unit loses at once (``game_end`` reason ``wipeout``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pmim_analytics.engine import combat
+from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER, RuleChecks
+from pmim_analytics.engine.hexgrid import Hex
+from pmim_analytics.engine.spec import BLUE, RED, SIDES, GameSpec, UnitProfile
+from pmim_analytics.errors import IllegalActionError
+from pmim_analytics.replay.events import (
+    VP,
+    Activate,
+    Attack,
+    Deploy,
+    Disarmed,
+    Event,
+    GameEnd,
+    Immobilized,
+    LocationDestroyed,
+    Move,
+    RoundEnd,
+    RoundStart,
+    UnitDestroyed,
+)
+
+_CT = combat.CT
+
+
+class UnitState:
+    """A unit's changing state in a game; ``p`` is its fixed :class:`UnitProfile`."""
+
+    __slots__ = ("p", "id", "side", "index", "hp", "loc_hp", "pos", "alive", "placed", "activated",
+                 "immobilized", "disarmed")
+
+    def __init__(self, p: UnitProfile) -> None:
+        self.p = p
+        self.id = p.id
+        self.side = p.side
+        self.index = p.index
+        self.hp = p.hp
+        self.loc_hp = list(p.loc_hp)
+        self.pos = -1
+        self.alive = True
+        self.placed = False
+        self.activated = False
+        self.immobilized = False
+        self.disarmed = False
+
+    def can_use(self, m: int) -> bool:
+        """True when the weapon on mount number ``m`` is usable (its location stands)."""
+        loc = self.p.mounts[m].loc
+        return loc < 0 or self.loc_hp[loc] > 0
+
+    def __repr__(self) -> str:
+        return f"<UnitState {self.id} pos={self.pos} hp={self.hp} alive={self.alive}>"
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """How a game ended. ``winner`` is ``blue``, ``red`` or ``None`` (draw)."""
+
+    winner: str | None
+    reason: str
+    rounds: int
+    blue_vp: int
+    red_vp: int
+
+
+class GameState(RuleChecks):
+    """One game in progress. Build with ``GameState(spec)``; drive with apply / apply_roll."""
+
+    def __init__(self, spec: GameSpec) -> None:
+        self.spec = spec
+        self.board = spec.board
+        self.grid = spec.board.grid
+        self.units = [UnitState(p) for p in spec.profiles]
+        self.by_id = {u.id: u for u in self.units}
+        self.side_units: tuple[list[UnitState], list[UnitState]] = (
+            [u for u in self.units if u.side == BLUE], [u for u in self.units if u.side == RED])
+        self.occ = [-1] * self.grid.size  # hex -> index of the unit on it, -1 when free
+        self.events: list[Event] = []
+        self.phase = DEPLOY
+        self.round = 0
+        self.vp = [0, 0]
+        self.to_act = spec.first_side(1)
+        self.living = [len(self.side_units[BLUE]), len(self.side_units[RED])]
+        self.waiting = [0, 0]  # living units per side not yet activated this round
+        self.unplaced = [len(self.side_units[BLUE]), len(self.side_units[RED])]
+        self.active: UnitState | None = None
+        self.moved = False
+        self.attacks = 0
+        self.fired = 0  # bit m set when mount m has fired this activation
+        self._pending: tuple[UnitState, int, UnitState] | None = None
+        self._roll: tuple[int, int] | None = None
+        self._loc_rolls: list[int] = []
+        self._result: GameResult | None = None
+        self._reach: tuple[UnitState | None, dict[int, int]] = (None, {})  # cache for the active unit
+        if not self.units or not self.side_units[BLUE] or not self.side_units[RED]:
+            raise IllegalActionError("each side needs at least one unit")
+
+    @classmethod
+    def from_position(cls, spec: GameSpec, placements: dict[str, tuple[int, int]], round_no: int = 1) -> GameState:
+        """A hand-built position: every unit on the given hex, at the start of ``round_no``.
+
+        For tests and what-if questions; deployment zones do not apply, stacking does.
+        Raises :class:`IllegalActionError` for a missing, unknown, off-map or stacked unit.
+        """
+        st = cls(spec)
+        missing = [u.id for u in st.units if u.id not in placements]
+        if missing:
+            raise IllegalActionError(f"no hex given for {', '.join(missing)}")
+        for uid, h in placements.items():
+            u = st.unit(uid)
+            if not st.grid.contains(h):
+                raise IllegalActionError(f"{uid} cannot stand on {h[0]},{h[1]}: off the map")
+            i = st.grid.index(h)
+            if st.occ[i] >= 0:
+                raise IllegalActionError(f"{uid} cannot stand on {h[0]},{h[1]}: {st.units[st.occ[i]].id} is there")
+            st.occ[i] = u.index
+            u.pos = i
+            u.placed = True
+            st._emit(Deploy(len(st.events) + 1, 0, u.id, (h[0], h[1])))
+        st.unplaced = [0, 0]
+        st.phase = BATTLE
+        st._start_round(round_no)
+        return st
+
+    def place_at(self, unit_id: str, h: tuple[int, int]) -> None:
+        """Put a unit on a free hex outside the rules, recording nothing.
+
+        For following a recorded game that broke the rules (the verifier) and what-if
+        set-ups. Raises :class:`IllegalActionError` for an unknown unit or a taken hex.
+        """
+        u = self.unit(unit_id)
+        if not self.grid.contains(h):
+            raise IllegalActionError(f"{unit_id} cannot stand on {h[0]},{h[1]}: off the map")
+        i = self.grid.index(h)
+        if self.occ[i] >= 0 and self.occ[i] != u.index:
+            raise IllegalActionError(f"{unit_id} cannot stand on {h[0]},{h[1]}: {self.units[self.occ[i]].id} is there")
+        if u.pos >= 0 and self.occ[u.pos] == u.index:
+            self.occ[u.pos] = -1
+        self.occ[i] = u.index
+        u.pos = i
+        self._reach = (None, {})
+
+    # ----------------------------------------------------------------- queries
+    def is_terminal(self) -> bool:
+        """True once the game has ended."""
+        return self.phase == OVER
+
+    def result(self) -> GameResult | None:
+        """The result once the game has ended, else ``None``."""
+        return self._result
+
+    def is_chance_node(self) -> bool:
+        """True while the state waits for dice (after a ``fire`` action)."""
+        return self._pending is not None
+
+    def roll_needed(self) -> int:
+        """How many d6 the state needs now: 2 for an attack roll, 1 for a hit location, 0 for none."""
+        if self._pending is None:
+            return 0
+        return 2 if self._roll is None else 1
+
+    def current_side(self) -> int | None:
+        """The side (0 blue, 1 red) that decides the next action; ``None`` at chance or end."""
+        if self.phase == OVER or self._pending is not None:
+            return None
+        return self.to_act
+
+    def unit(self, unit_id: str) -> UnitState:
+        """The unit with game id ``unit_id``; raises :class:`IllegalActionError` if there is none."""
+        u = self.by_id.get(unit_id)
+        if u is None:
+            raise IllegalActionError(f"there is no unit {unit_id!r} in this game")
+        return u
+
+    def hex_of(self, u: UnitState) -> Hex:
+        """Where a unit stands."""
+        return self.grid.hexes[u.pos]
+
+    def next_to_place(self) -> UnitState | None:
+        """The unit the acting side places next (deployment phase), in roster order."""
+        if self.phase != DEPLOY:
+            return None
+        return next((u for u in self.side_units[self.to_act] if not u.placed), None)
+
+    def deploy_hexes(self, u: UnitState) -> list[int]:
+        """Free hexes of ``u``'s deployment zone."""
+        occ = self.occ
+        return [h for h in self.board.deploy_zone[u.side][u.p.kind] if occ[h] < 0]
+
+    def can_move(self, u: UnitState) -> bool:
+        """True when ``u`` is active, has not moved and is able to move."""
+        return u is self.active and not self.moved and not u.immobilized and u.p.mov > 0
+
+    def reachable(self, u: UnitState) -> dict[int, int]:
+        """Hexes ``u`` may end a move on, with the length of the shortest legal path.
+
+        Paths may cross friendly units but not enemy units or impassable hexes; a move
+        may not end on an occupied hex. The start hex is not included.
+        """
+        cached_for, cached = self._reach
+        if cached_for is u:
+            return cached
+        found = self._reachable(u)
+        if u is self.active:
+            self._reach = (u, found)
+        return found
+
+    def _reachable(self, u: UnitState) -> dict[int, int]:
+        mov = u.p.mov
+        if mov <= 0 or u.immobilized or u.pos < 0:
+            return {}
+        grid, occ, start = self.grid, self.occ, u.pos
+        dist_row = grid.dist[start]
+        if not self.board.has_impassable:
+            near = mov - 1
+            for e in self.side_units[1 - u.side]:
+                if e.alive and e.pos >= 0 and dist_row[e.pos] <= near:
+                    break
+            else:  # nothing can block a path: every hex within MOV is reachable in a straight line
+                return {h: dist_row[h] for h in grid.within(start, mov) if occ[h] < 0}
+        units, side, impassable, nbrs = self.units, u.side, self.board.impassable, grid.neighbours
+        seen = {start: 0}
+        frontier = [start]
+        for step in range(1, mov + 1):
+            nxt = []
+            for h in frontier:
+                for n in nbrs[h]:
+                    if n in seen or impassable[n]:
+                        continue
+                    o = occ[n]
+                    if o >= 0 and units[o].side != side:
+                        continue
+                    seen[n] = step
+                    nxt.append(n)
+            frontier = nxt
+        return {h: d for h, d in seen.items() if h != start and occ[h] < 0}
+
+    def targets(self, u: UnitState, m: int) -> list[UnitState]:
+        """Living enemies in range of the weapon on mount ``m`` of ``u`` (from where it stands)."""
+        rng = u.p.mounts[m].rng
+        dist_row = self.grid.dist[u.pos]
+        return [e for e in self.side_units[1 - u.side] if e.alive and dist_row[e.pos] <= rng]
+
+    def fireable_mounts(self, u: UnitState) -> list[int]:
+        """Mounts the active unit may still fire this activation (ignoring targets)."""
+        if u is not self.active or self.attacks >= u.p.max_attacks:
+            return []
+        fired = self.fired
+        return [m for m in range(len(u.p.mounts)) if not (fired >> m) & 1 and u.can_use(m)]
+
+    def legal_actions(self) -> list[Action]:
+        """Every action the deciding side may take now (empty at a chance node or the end)."""
+        if self.phase == OVER or self._pending is not None:
+            return []
+        if self.phase == DEPLOY:
+            u = self.next_to_place()
+            assert u is not None
+            hexes = self.grid.hexes
+            return [PlaceUnit(u.id, hexes[h]) for h in self.deploy_hexes(u)]
+        u = self.active
+        if u is None:
+            return [ActivateUnit(w.id) for w in self.side_units[self.to_act] if w.alive and not w.activated]
+        actions: list[Action] = []
+        if self.can_move(u):
+            hexes = self.grid.hexes
+            actions.extend(MoveUnit(u.id, hexes[h]) for h in sorted(self.reachable(u)))
+        for m in self.fireable_mounts(u):
+            mount = u.p.mounts[m].mount
+            actions.extend(FireWeapon(u.id, mount, t.id) for t in self.targets(u, m))
+        actions.append(EndActivation(u.id))
+        return actions
+
+    # ----------------------------------------------------------------- applying
+    def apply(self, action: Action, check: bool = True) -> None:
+        """Carry out ``action``. With ``check`` (the default) an illegal action raises
+        :class:`IllegalActionError` and changes nothing; ``check=False`` is for replaying a
+        recorded game that broke the rules (the verifier) and applies what can be applied."""
+        if check:
+            self.check(action)
+        elif self.phase == OVER:
+            return
+        u = self.by_id.get(action.unit) or self.unit(action.unit)
+        kind = type(action)
+        if kind is MoveUnit:
+            self._do_move(u, action.to)
+        elif kind is FireWeapon:
+            self._pending = (u, self.mount_index(u, action.mount), self.unit(action.target))
+            self._roll = None
+            self._loc_rolls = []
+        elif kind is ActivateUnit:
+            self._do_activate(u)
+        elif kind is EndActivation:
+            self._end_activation()
+        elif kind is PlaceUnit:
+            self._do_place(u, action.hex)
+        else:
+            raise IllegalActionError(f"{action!r} is not an action")
+
+    def _emit(self, ev: Event) -> None:
+        self.events.append(ev)
+
+    def _do_place(self, u: UnitState, h: Hex) -> None:
+        i = self.grid.index(h)
+        if not u.placed:
+            if self.occ[i] < 0:
+                self.occ[i] = u.index
+            u.pos = i  # stacked only when replaying a recorded illegal placement
+            u.placed = True
+            self.unplaced[u.side] -= 1
+        self._emit(Deploy(len(self.events) + 1, 0, u.id, (h.col, h.row)))
+        other = 1 - u.side
+        if self.unplaced[other] > 0:
+            self.to_act = other
+        elif self.unplaced[u.side] > 0:
+            self.to_act = u.side
+        else:
+            self.phase = BATTLE
+            self._start_round(1)
+
+    def _start_round(self, n: int) -> None:
+        self.round = n
+        for u in self.units:
+            u.activated = False
+        self.waiting = list(self.living)
+        self.to_act = self.spec.first_side(n)
+        self._emit(RoundStart(len(self.events) + 1, n, SIDES[self.to_act]))
+
+    def _do_activate(self, u: UnitState) -> None:
+        if self.active is not None:
+            self._end_activation()
+            if self.phase == OVER:
+                return
+        if not u.activated and u.alive:
+            self.waiting[u.side] -= 1
+        u.activated = True
+        self.active = u
+        self._reach = (None, {})
+        self.to_act = u.side
+        self.moved = False
+        self.attacks = 0
+        self.fired = 0
+        self._emit(Activate(len(self.events) + 1, self.round, u.id))
+        self._maybe_auto_end()
+
+    def _do_move(self, u: UnitState, h: Hex) -> None:
+        i = self.grid.index(h)
+        start = u.pos
+        path = self.reachable(u).get(i)
+        if path is None:  # only when replaying a recorded illegal move
+            path = self.grid.dist[start][i]
+        if self.occ[start] == u.index:
+            self.occ[start] = -1
+        if self.occ[i] < 0:
+            self.occ[i] = u.index
+        u.pos = i  # stacked only when replaying a recorded illegal move
+        self.moved = True
+        self._reach = (None, {})
+        frm = self.grid.hexes[start]
+        self._emit(Move(len(self.events) + 1, self.round, u.id, (frm.col, frm.row), (h.col, h.row), path))
+        self._maybe_auto_end()
+
+    def apply_roll(self, dice: tuple[int, ...] | list[int]) -> None:
+        """Hand the state the d6 results it asked for (see :meth:`roll_needed`).
+
+        Raises :class:`IllegalActionError` when no roll is wanted or the count is wrong.
+        """
+        if self._pending is None:
+            raise IllegalActionError("no roll is needed now")
+        need = 2 if self._roll is None else 1
+        if len(dice) != need or not all(1 <= d <= 6 for d in dice):
+            raise IllegalActionError(f"expected {need} d6 result(s), got {list(dice)!r}")
+        att, m, tgt = self._pending
+        if self._roll is None:
+            self._roll = (dice[0], dice[1])
+            wm = att.p.mounts[m]
+            if not combat.is_hit(dice[0], dice[1], wm.acc, tgt.p.def_) or tgt.p.body is None:
+                self._resolve(None)
+            return
+        self._loc_rolls.append(dice[0])
+        code = tgt.p.chart[dice[0] - 1]
+        if combat.location_is_hittable(tgt.loc_hp, code):
+            self._resolve(code)
+
+    def _resolve(self, location: str | None) -> None:
+        """Apply an attack whose dice are all in, and emit its events."""
+        att, m, tgt = self._pending  # type: ignore[misc]
+        roll = self._roll
+        assert roll is not None
+        self._pending = None
+        wm = att.p.mounts[m]
+        hit = combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.def_)
+        damage = combat.attack_damage(wm.strength, wm.rpt, tgt.p.arm) if hit else 0
+        overkill = 0
+        destroyed_loc = False
+        if hit:
+            if location is None:
+                left = tgt.hp
+                tgt.hp = max(0, left - damage)
+            else:
+                li = combat.LOC_INDEX[location]
+                left = tgt.loc_hp[li]
+                tgt.loc_hp[li] = max(0, left - damage)
+                destroyed_loc = damage > 0 and tgt.loc_hp[li] == 0
+            overkill = max(0, damage - left)
+        self.attacks += 1
+        self.fired |= 1 << m
+        dist = self.grid.dist[att.pos][tgt.pos]
+        events = self.events
+        events.append(Attack(len(events) + 1, self.round, att.id, wm.weapon, wm.mount, tgt.id, dist, roll,
+                             wm.acc, tgt.p.def_, hit, location, tuple(self._loc_rolls), damage, overkill))
+        if hit and tgt.alive:
+            if location is None:
+                if tgt.hp == 0:
+                    self._destroy(tgt, att)
+            elif destroyed_loc:
+                self._location_lost(tgt, location, att)
+        if self.phase != OVER:
+            self._maybe_auto_end()
+
+    def _location_lost(self, tgt: UnitState, location: str, att: UnitState) -> None:
+        events = self.events
+        events.append(LocationDestroyed(len(events) + 1, self.round, tgt.id, location, att.id))
+        if combat.is_mech_destroyed(tgt.p.body, tgt.loc_hp):  # type: ignore[arg-type]
+            self._destroy(tgt, att)
+            return
+        if not tgt.immobilized and combat.is_mech_immobilized(tgt.loc_hp):
+            tgt.immobilized = True
+            events.append(Immobilized(len(events) + 1, self.round, tgt.id, att.id))
+        if not tgt.disarmed and not any(tgt.can_use(k) for k in range(len(tgt.p.mounts))):
+            tgt.disarmed = True
+            events.append(Disarmed(len(events) + 1, self.round, tgt.id, att.id))
+
+    def _destroy(self, tgt: UnitState, by: UnitState | None) -> None:
+        tgt.alive = False
+        self._reach = (None, {})
+        if tgt.pos >= 0 and self.occ[tgt.pos] == tgt.index:
+            self.occ[tgt.pos] = -1
+        self.living[tgt.side] -= 1
+        if not tgt.activated and self.phase == BATTLE:
+            self.waiting[tgt.side] -= 1
+        self._emit(UnitDestroyed(len(self.events) + 1, self.round, tgt.id, by.id if by else None))
+        if self.living[tgt.side] == 0:
+            self._finish(SIDES[1 - tgt.side], "wipeout")
+
+    def _maybe_auto_end(self) -> None:
+        """End the activation when the active unit has nothing left it could do."""
+        u = self.active
+        if u is None:
+            return
+        if not u.alive:
+            self._end_activation()
+            return
+        if not self.moved and not u.immobilized and u.p.mov > 0:
+            return
+        if self.attacks < u.p.max_attacks:
+            dist_row = self.grid.dist[u.pos]
+            enemies = self.side_units[1 - u.side]
+            for m in self.fireable_mounts(u):
+                rng = u.p.mounts[m].rng
+                for e in enemies:
+                    if e.alive and dist_row[e.pos] <= rng:
+                        return
+        self._end_activation()
+
+    def _end_activation(self) -> None:
+        u = self.active
+        if u is None:
+            return
+        self.active = None
+        side = u.side
+        if self.waiting[1 - side] > 0:
+            self.to_act = 1 - side
+        elif self.waiting[side] > 0:
+            self.to_act = side
+        else:
+            self._end_round()
+
+    def objective_holders(self) -> list[tuple[list[str], list[str]]]:
+        """For each objective, the ids of blue's and red's living units in its capture zone."""
+        holders: list[tuple[list[str], list[str]]] = [([], []) for _ in self.board.objectives]
+        zones_of = self.board.zones_of
+        for u in self.units:
+            if u.alive and u.pos >= 0:
+                for k in zones_of[u.pos]:
+                    holders[k][u.side].append(u.id)
+        return holders
+
+    def _end_round(self) -> None:
+        n = self.round
+        events = self.events
+        for k, (blue, red) in enumerate(self.objective_holders()):
+            if len(blue) != len(red):
+                side = BLUE if len(blue) > len(red) else RED
+                self.vp[side] += 1
+                events.append(VP(len(events) + 1, n, k, SIDES[side], tuple(blue), tuple(red)))
+        events.append(RoundEnd(len(events) + 1, n, self.vp[BLUE], self.vp[RED]))
+        victory = self.spec.scenario.victory
+        b, r = self.vp
+        if b > victory.vp_to_win and b > r:
+            self._finish("blue", "vp")
+        elif r > victory.vp_to_win and r > b:
+            self._finish("red", "vp")
+        elif n >= victory.round_limit:
+            self._finish("blue" if b > r else "red" if r > b else None, "round_limit")
+        else:
+            self._start_round(n + 1)
+
+    def _finish(self, winner: str | None, reason: str) -> None:
+        self.phase = OVER
+        self.active = None
+        self._pending = None
+        self._result = GameResult(winner, reason, self.round, self.vp[BLUE], self.vp[RED])
+        self._emit(GameEnd(len(self.events) + 1, self.round, winner, reason, self.round, self.vp[BLUE],
+                           self.vp[RED]))

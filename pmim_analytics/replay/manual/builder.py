@@ -1,0 +1,499 @@
+"""The visitor: statements of a manual log into replay events, checked against the rules.
+
+:class:`LogBuilder` walks the body statements in line order, keeps the state of every unit
+(:mod:`.state`) and emits the same events the engine does. A statement that breaks the
+notation or the rules is reported through the error hook and leaves no event and no
+change behind, so the lenient reader can go on and report the next problem.
+
+Events the rules imply are derived: a hit that takes a location or a unit to 0 HP emits
+``location_destroyed`` / ``unit_destroyed`` / ``immobilized`` / ``disarmed`` at once; a
+later marker line saying the same (``R:TY3 destroyed``) just confirms it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pmim_analytics.errors import Location, ReplayError
+from pmim_analytics.replay.events import (
+    VP,
+    Activate,
+    Attack,
+    Deploy,
+    Disarmed,
+    Event,
+    GameEnd,
+    Immobilized,
+    LocationDestroyed,
+    Move,
+    RoundEnd,
+    RoundStart,
+    UnitDestroyed,
+)
+from pmim_analytics.replay.manual.attacks import check_damage, check_location, check_roll, resolve_weapon
+from pmim_analytics.replay.manual.ending import check_result, parse_result, score_objectives
+from pmim_analytics.replay.manual.header import SIDE_PREFIX, SIDES, LogHeader
+from pmim_analytics.replay.manual.notation import (
+    AttackStmt,
+    Body,
+    DeployStmt,
+    ErrorHook,
+    MarkerStmt,
+    MoveStmt,
+    Reject,
+    RoundMark,
+    Statement,
+    Tag,
+    Token,
+    VPStmt,
+    format_hex,
+    parse_unit_id,
+)
+from pmim_analytics.replay.manual.state import (
+    UnitState,
+    hex_distance,
+    in_deployment_zone,
+    location_name,
+    on_map,
+)
+from pmim_analytics.rules import find_unit
+
+_DERIVED = {"location_destroyed": LocationDestroyed, "unit_destroyed": UnitDestroyed,
+            "immobilized": Immobilized, "disarmed": Disarmed}
+
+
+@dataclass
+class _Activation:
+    unit: str
+    round: int
+    line: int
+    moves: int = 0
+    attacks: int = 0
+    mounts: set[str] = field(default_factory=set)
+
+
+class LogBuilder:
+    """Fold body statements into events; ``finish`` returns them with the game's end."""
+
+    def __init__(self, header: LogHeader, source: str, on_error: ErrorHook) -> None:
+        self.header = header
+        self.rules = header.rules
+        self.scenario = header.scenario
+        self.source = source
+        self.on_error = on_error
+        self.events: list[Event] = []
+        self.units: dict[str, UnitState] = {}
+        for side in SIDES:
+            for u in header.sides[side].roster.units:
+                uid = f"{SIDE_PREFIX[side]}:{u.id}"
+                self.units[uid] = UnitState.create(uid, side, find_unit(self.rules, u.code), u.weapons, u.mounts)
+        self.pending: dict[tuple[str, str, str | None], tuple[str | None, int]] = {}
+        self.last_round: int | None = None
+        self.last_round_tok: Token | None = None
+        self.max_round = 0
+        self.started: set[int] = set()
+        self.activated: dict[int, dict[str, int]] = {}
+        self.current: _Activation | None = None
+        self.vp = (0, 0)
+        self.vp_rounds: dict[int, int] = {}
+        self.ended: tuple[int | None, str, str, int] | None = None  # (round, winner, reason, line)
+        self.rounds_tag: Tag | None = None
+        self.result_tag: Tag | None = None
+        self.game_end: GameEnd | None = None
+        self.last_line = 0
+
+    # -- plumbing -------------------------------------------------------------------
+    def _error(self, tok: Token | None, message: str, line: int | None = None) -> None:
+        where = Location(self.source, tok.line, tok.column) if tok else Location(self.source, line or 1, 1)
+        self.on_error(ReplayError(message, where))
+
+    def _emit(self, staged: list[Event], cls: type[Event], rnd: int | None, **kw: Any) -> None:
+        staged.append(cls(seq=len(self.events) + len(staged) + 1, round=rnd, **kw))
+
+    def visit(self, stmt: Statement) -> None:
+        """Check one statement and append its events; report a refusal through the hook."""
+        self.last_line = max(self.last_line, stmt.line)
+        try:
+            staged = self._visit(stmt)
+        except Reject as r:
+            self._error(r.tok, r.message, stmt.line)
+            return
+        self.events.extend(staged)
+
+    def _visit(self, stmt: Statement) -> list[Event]:
+        if isinstance(stmt, Tag):
+            return self._visit_footer(stmt)
+        if self.result_tag is not None:
+            raise Reject(self._first_tok(stmt), f"{self._first_tok(stmt).text!r} comes after the result line "
+                         f"(line {self.result_tag.line}); the result ends the log")
+        assert isinstance(stmt, Body)
+        self._check_round(stmt)
+        if isinstance(stmt, RoundMark):
+            return []
+        if isinstance(stmt, DeployStmt):
+            return self._deploy(stmt)
+        if isinstance(stmt, MoveStmt):
+            return self._move(stmt)
+        if isinstance(stmt, AttackStmt):
+            return self._attack(stmt)
+        if isinstance(stmt, MarkerStmt):
+            return self._marker(stmt)
+        if isinstance(stmt, VPStmt):
+            return self._vp(stmt)
+        raise AssertionError(stmt)  # pragma: no cover
+
+    @staticmethod
+    def _first_tok(stmt: Statement) -> Token:
+        if isinstance(stmt, Tag):
+            return stmt.key
+        if stmt.round_tok is not None and stmt.round_tok.line == stmt.line:
+            return stmt.round_tok
+        for name in ("unit", "vp_tok"):
+            tok = getattr(stmt, name, None)
+            if tok is not None:
+                return tok
+        return Token("", stmt.line, 1)  # pragma: no cover
+
+    def _check_round(self, stmt: Body) -> None:
+        r, tok = stmt.round, stmt.round_tok
+        if r is None:
+            return
+        if tok is not None and tok.line == stmt.line:
+            if self.last_round is not None and r < self.last_round:
+                line = self.last_round_tok.line if self.last_round_tok else "?"
+                raise Reject(tok, f"round {tok.text!r} comes after R{self.last_round} (line {line}); "
+                             f"rounds only go forward")
+            if r > self.scenario.victory.round_limit:
+                raise Reject(tok, f"round {tok.text!r} is past {self.scenario.name}'s limit of "
+                             f"{self.scenario.victory.round_limit} rounds")
+            if r != self.last_round:
+                self.last_round, self.last_round_tok = r, tok
+        if r >= 1 and self.ended is not None and not isinstance(stmt, (RoundMark, MarkerStmt)):
+            rnd, winner, reason, line = self.ended
+            first = self._first_tok(stmt)
+            raise Reject(first, f"the game was already over at {first.text!r}: {winner} won by {reason} "
+                         f"on line {line}")
+
+    def _unit(self, tok: Token, alive: bool = True) -> UnitState:
+        uid = parse_unit_id(tok)
+        unit = self.units.get(uid or "")
+        if unit is None:
+            side = "blue" if tok.text[:1].upper() == "B" else "red"
+            ids = " ".join(u.id.split(":")[1] for u in self.units.values() if u.side == side)
+            raise Reject(tok, f"unknown unit {tok.text!r}; {side} has {ids}")
+        if alive and unit.is_destroyed:
+            raise Reject(tok, f"{tok.text!r} was destroyed on line {unit.destroyed_line} and cannot act")
+        return unit
+
+    def _occupant(self, h: tuple[int, int], mover: UnitState) -> UnitState | None:
+        for u in self.units.values():
+            if u is not mover and not u.is_destroyed and u.pos == h:
+                return u
+        return None
+
+    # -- activations ----------------------------------------------------------------
+    def _activation(self, stmt: Body, unit: UnitState, what: str, staged: list[Event]) -> _Activation | None:
+        """Check that ``unit`` may act now; emit round_start/activate into ``staged``."""
+        r = stmt.round
+        if r is None:
+            return None
+        if r == 0:
+            tok = stmt.round_tok or stmt.unit  # type: ignore[attr-defined]
+            raise Reject(tok, f"R0 is deployment; a {what} belongs to a round from R1 on")
+        if r in self.vp_rounds:
+            raise Reject(stmt.unit, f"R{r} already ended with its VP line (line {self.vp_rounds[r]}), so "  # type: ignore[attr-defined]
+                         f"{stmt.unit.text!r} cannot act in it")  # type: ignore[attr-defined]
+        cur = self.current
+        if cur is not None and cur.unit == unit.id and cur.round == r:
+            return cur
+        done = self.activated.get(r, {})
+        if unit.id in done:
+            raise Reject(stmt.unit, f"{stmt.unit.text!r} already activated in R{r} (line {done[unit.id]}); "  # type: ignore[attr-defined]
+                         f"a unit activates once a round and its actions go together")
+        if r not in self.started:
+            self._emit(staged, RoundStart, r, first=unit.side)
+        self._emit(staged, Activate, r, unit=unit.id)
+        return _Activation(unit.id, r, stmt.line)
+
+    def _commit_activation(self, act: _Activation | None) -> None:
+        if act is None:
+            return
+        self.started.add(act.round)
+        self.max_round = max(self.max_round, act.round)
+        self.activated.setdefault(act.round, {})[act.unit] = act.line
+        self.current = act
+
+    # -- statements -----------------------------------------------------------------
+    def _deploy(self, s: DeployStmt) -> list[Event]:
+        unit = self._unit(s.unit)
+        if s.round not in (None, 0):
+            raise Reject(s.round_tok or s.unit, f"deployment comes before round 1; write it under R0, "
+                         f"not {s.round_tok.text if s.round_tok else 'a round'!r}")
+        if self.max_round >= 1:
+            raise Reject(s.unit, f"{s.unit.text!r} deploys after R{self.max_round} has begun")
+        if unit.deploy_line is not None:
+            raise Reject(s.unit, f"{s.unit.text!r} is already deployed (line {unit.deploy_line})")
+        self._check_hex(s.hex, s.hex_tok)
+        kind = "infantry" if unit.spec.kind == "infantry" else unit.spec.kind  # type: ignore[attr-defined]
+        if not in_deployment_zone(s.hex, unit.side, kind, self.scenario):
+            depth = getattr(self.scenario.deployment.depth, kind)
+            edge = getattr(self.scenario.deployment, unit.side).edge
+            raise Reject(s.hex_tok, f"hex {s.hex_tok.text!r} is outside {unit.side}'s deployment zone "
+                         f"({kind} deploy within {depth} rows of the {edge} edge)")
+        other = self._occupant(s.hex, unit)
+        if other is not None:
+            raise Reject(s.hex_tok, f"hex {s.hex_tok.text!r} is already taken by {other.id} (no stacking)")
+        staged: list[Event] = []
+        self._emit(staged, Deploy, 0, unit=unit.id, hex=s.hex)
+        unit.pos, unit.deploy_line = s.hex, s.line
+        return staged
+
+    def _check_hex(self, h: tuple[int, int], tok: Token) -> None:
+        if not on_map(h, self.scenario):
+            m = self.scenario.map
+            raise Reject(tok, f"hex {tok.text!r} is off the {m.columns}x{m.rows} map "
+                         f"(columns 00-{m.columns - 1:02d}, rows 00-{m.rows - 1:02d})")
+
+    def _move(self, s: MoveStmt) -> list[Event]:
+        unit = self._unit(s.unit)
+        staged: list[Event] = []
+        act = self._activation(s, unit, "move", staged)
+        if act is not None and act.moves >= 1:
+            raise Reject(s.unit, f"{s.unit.text!r} already moved in this activation (line {act.line}); "
+                         f"a unit moves once")
+        if unit.immobilized:
+            raise Reject(s.unit, f"{s.unit.text!r} is immobilized and cannot move")
+        # Every change of a known position is a move event: a move from a known hex must say
+        # where it goes, and a move to a hex must say where it starts when that is unknown.
+        if s.hex_tok is None:
+            if unit.pos is not None:
+                raise Reject(s.unit, f"{s.unit.text!r} is at {format_hex(unit.pos)} by this log, so its move must "
+                             f"name the hex it goes to: '{s.unit.text} move CCRR'")
+        else:
+            if s.from_hex is None and unit.pos is None:
+                raise Reject(s.hex_tok, f"the log does not know where {s.unit.text!r} starts, so {s.hex_tok.text!r} "
+                             f"needs its starting hex too: FROM-TO such as 0409-{s.hex_tok.text}")
+            if s.from_hex is not None:
+                self._check_hex(s.from_hex, s.hex_tok)
+                if unit.pos is not None and unit.pos != s.from_hex:
+                    raise Reject(s.hex_tok, f"{s.unit.text!r} is at {format_hex(unit.pos)}, not "
+                                 f"{format_hex(s.from_hex)} as {s.hex_tok.text!r} says")
+            frm = s.from_hex if s.from_hex is not None else unit.pos
+            assert s.to_hex is not None and frm is not None
+            self._check_hex(s.to_hex, s.hex_tok)
+            other = self._occupant(s.to_hex, unit)
+            if other is not None:
+                raise Reject(s.hex_tok, f"hex {format_hex(s.to_hex)} in {s.hex_tok.text!r} is taken by "
+                             f"{other.id} (no stacking)")
+            path = hex_distance(frm, s.to_hex)
+            mov = unit.spec.mov  # type: ignore[attr-defined]
+            if path > mov:
+                raise Reject(s.hex_tok, f"{s.unit.text!r} would move {path} hexes with {s.hex_tok.text!r} "
+                             f"({format_hex(frm)} to {format_hex(s.to_hex)}), more than its MOV {mov}")
+            self._emit(staged, Move, s.round, unit=unit.id, from_hex=frm, to_hex=s.to_hex, path=path)
+        self._commit_activation(act)
+        if act is not None:
+            act.moves += 1
+        unit.pos = s.to_hex  # stays unknown after a move without hexes
+        return staged
+
+    def _attack(self, s: AttackStmt) -> list[Event]:
+        unit = self._unit(s.unit)
+        staged: list[Event] = []
+        act = self._activation(s, unit, "attack", staged)
+        weapon, mount = resolve_weapon(unit, s, self.rules)
+        if act is not None:
+            limit = 2 if unit.is_warmech else 1
+            if act.attacks >= limit:
+                raise Reject(s.weapon, f"{s.unit.text!r} already made {act.attacks} attack"
+                             f"{'s' if act.attacks > 1 else ''} this activation (at most {limit}), so "
+                             f"{s.weapon.text!r} cannot fire")
+            if mount in act.mounts:
+                raise Reject(s.weapon, f"{s.unit.text!r} already fired its {s.weapon.text!r} this activation; "
+                             f"a weapon fires once")
+        target = self._unit(s.target, alive=False)
+        if target.side == unit.side:
+            raise Reject(s.target, f"{s.target.text!r} is on {unit.side}'s own side")
+        if target.is_destroyed:
+            raise Reject(s.target, f"target {s.target.text!r} was destroyed on line {target.destroyed_line}")
+        distance = None
+        if unit.pos is not None and target.pos is not None:
+            distance = hex_distance(unit.pos, target.pos)
+            rng = unit.weapon_range(weapon, self.rules)
+            if distance > rng:
+                raise Reject(s.target, f"target {s.target.text!r} is {distance} hexes from {s.unit.text!r}, beyond "
+                             f"its {weapon.code}'s range of {rng}")
+        needed = target.spec.def_  # type: ignore[attr-defined]
+        check_roll(s, weapon, needed)
+        damage = check_damage(s, weapon, target)
+        location = check_location(s, target, damage, self.rules)
+        overkill, follows = target.take_damage(damage, location) if damage else (0, [])
+        self._emit(staged, Attack, s.round, unit=unit.id, weapon=weapon.code, mount=mount, target=target.id,
+                   distance=distance, roll=s.dice, acc=weapon.acc, needed=needed, hit=s.hit, location=location,
+                   location_rolls=s.location_rolls, damage=damage, overkill=overkill)
+        self._follow(staged, target, follows, unit.id, s)
+        self._commit_activation(act)
+        if act is not None:
+            act.attacks += 1
+            act.mounts.add(mount)
+        return staged
+
+    def _follow(self, staged: list[Event], unit: UnitState, follows: list[tuple[str, str | None]],
+                by: str | None, s: Body) -> None:
+        for kind, loc in follows:
+            cls = _DERIVED[kind]
+            kw: dict[str, Any] = {"unit": unit.id, "by": by}
+            if kind == "location_destroyed":
+                kw["location"] = loc
+            self._emit(staged, cls, s.round, **kw)
+            self.pending[(kind, unit.id, loc)] = (by, s.line)
+            if kind == "unit_destroyed":
+                unit.destroyed_line = s.line
+            elif kind == "immobilized":
+                unit.immobilized = True
+            elif kind == "disarmed":
+                unit.disarmed = True
+        if any(k == "unit_destroyed" for k, _ in follows):
+            self._check_wipeout(unit.side, s)
+
+    def _check_wipeout(self, side: str, s: Body) -> None:
+        if self.ended is None and all(u.is_destroyed for u in self.units.values() if u.side == side):
+            other = "red" if side == "blue" else "blue"
+            self.ended = (s.round, other, "wipeout", s.line)
+
+    def _marker(self, s: MarkerStmt) -> list[Event]:
+        unit = self._unit(s.unit, alive=False)
+        by = None
+        if s.by is not None:
+            attacker = self._unit(s.by, alive=False)
+            if attacker.side == unit.side:
+                raise Reject(s.by, f"{s.by.text!r} is on the same side as {s.unit.text!r}")
+            by = attacker.id
+        kind = {"destroyed": "unit_destroyed"}.get(s.kind, s.kind) if s.location is None else "location_destroyed"
+        key = (kind, unit.id, s.location)
+        if key in self.pending:
+            derived_by, line = self.pending[key]
+            if by is not None and derived_by is not None and by != derived_by:
+                raise Reject(s.by, f"the attack on line {line} says {derived_by} did it, not {s.by.text!r}")  # type: ignore[union-attr]
+            del self.pending[key]
+            return []
+        what = f"{s.unit.text} {s.location or ''} {s.kind_tok.text}".replace("  ", " ")
+        if unit.is_destroyed:
+            raise Reject(s.unit, f"{s.unit.text!r} was already destroyed on line {unit.destroyed_line} ({what!r})")
+        staged: list[Event] = []
+        if s.kind == "destroyed" and s.location is None:
+            self._emit(staged, UnitDestroyed, s.round, unit=unit.id, by=by)
+            unit.destroyed_line = s.line
+            self._check_wipeout(unit.side, s)
+            return staged
+        if not unit.is_warmech:
+            raise Reject(s.location_tok or s.kind_tok, f"{s.unit.text!r} is not a Warmech; only Warmechs have "
+                         f"locations or are {s.kind}")
+        if s.location is not None:
+            if not unit.has_location(s.location):
+                raise Reject(s.location_tok, f"a {unit.spec.body} Warmech has no {location_name(s.location)} "  # type: ignore[attr-defined]
+                             f"{s.location_tok.text!r}; its locations are {unit.location_names()}")  # type: ignore[union-attr]
+            if unit.is_lost(s.location):
+                raise Reject(s.location_tok, f"{s.unit.text!r}'s {location_name(s.location)} is already destroyed")
+            follows = unit.lose_location(s.location)
+            self._follow(staged, unit, follows, by, s)
+            # the marker itself is the location_destroyed event: no confirmation pending for it
+            self.pending.pop(("location_destroyed", unit.id, s.location), None)
+            return staged
+        flag = unit.immobilized if s.kind == "immobilized" else unit.disarmed
+        if flag:
+            raise Reject(s.kind_tok, f"{s.unit.text!r} is already {s.kind}")
+        self._emit(staged, Immobilized if s.kind == "immobilized" else Disarmed, s.round, unit=unit.id, by=by)
+        setattr(unit, s.kind, True)
+        return staged
+
+    # -- VP and the end --------------------------------------------------------------
+    def _positions_known(self) -> bool:
+        return all(u.pos is not None for u in self.units.values() if not u.is_destroyed)
+
+    def _vp(self, s: VPStmt) -> list[Event]:
+        r = s.round
+        if r is None or r == 0:
+            raise Reject(s.vp_tok, f"a VP line belongs to a round from R1 on: write 'R3 vp {s.vp_tok.text}', "
+                         f"not just {s.vp_tok.text!r}")
+        if r in self.vp_rounds:
+            raise Reject(s.vp_tok, f"R{r} already has its VP line (line {self.vp_rounds[r]}), so "
+                         f"{s.vp_tok.text!r} is one too many")
+        if self.ended is not None:
+            rnd, winner, reason, line = self.ended
+            raise Reject(s.vp_tok, f"the game was already over at {s.vp_tok.text!r}: {winner} won by {reason} "
+                         f"on line {line}")
+        b0, r0 = self.vp
+        if s.blue < b0 or s.red < r0:
+            raise Reject(s.vp_tok, f"VP totals only grow, but {s.vp_tok.text!r} is below the {b0}-{r0} "
+                         f"already scored")
+        n_obj = len(self.scenario.objectives.hexes)
+        gained = (s.blue - b0) + (s.red - r0)
+        rounds_since = r - max(self.vp_rounds, default=0)
+        if gained > n_obj * rounds_since:
+            raise Reject(s.vp_tok, f"VP totals {s.vp_tok.text!r} gain {gained} VP since {b0}-{r0}, more than "
+                         f"{n_obj} objectives can give in {rounds_since} round{'s' if rounds_since > 1 else ''}")
+        staged: list[Event] = []
+        if self._positions_known() and rounds_since == 1:
+            scored = score_objectives(list(self.units.values()), self.scenario)
+            blue_got = sum(1 for side, *_ in scored if side == "blue")
+            red_got = len(scored) - blue_got
+            if (b0 + blue_got, r0 + red_got) != (s.blue, s.red):
+                raise Reject(s.vp_tok, f"VP totals {s.vp_tok.text!r} do not match the positions logged: blue "
+                             f"scores {blue_got} and red {red_got} in R{r}, so {b0 + blue_got}-{r0 + red_got}")
+            for side, blue, red, objective in scored:
+                self._emit(staged, VP, r, objective=objective, side=side, blue=blue, red=red)
+        self._emit(staged, RoundEnd, r, blue_vp=s.blue, red_vp=s.red)
+        self.vp = (s.blue, s.red)
+        self.vp_rounds[r] = s.line
+        self.max_round = max(self.max_round, r)
+        self.current = None
+        target = self.scenario.victory.vp_to_win
+        for side, mine, theirs in (("blue", s.blue, s.red), ("red", s.red, s.blue)):
+            if mine > target and mine > theirs:
+                self.ended = (r, side, "vp", s.line)
+        return staged
+
+    def _visit_footer(self, tag: Tag) -> list[Event]:
+        if tag.name == "rounds":
+            if self.rounds_tag is not None:
+                raise Reject(tag.key, f"tag 'rounds' is given twice (first on line {self.rounds_tag.line})")
+            v = tag.value
+            limit = self.scenario.victory.round_limit
+            if not v.text.isdigit() or not 1 <= int(v.text) <= limit:
+                raise Reject(v, f"rounds must be a whole number from 1 to {limit}, got {v.text!r}")
+            if int(v.text) < self.max_round:
+                raise Reject(v, f"rounds {v.text!r} is fewer than the R{self.max_round} the log reaches")
+            self.rounds_tag = tag
+            return []
+        if tag.name != "result":
+            return []
+        if self.result_tag is not None:
+            raise Reject(tag.key, f"the result is given twice (first on line {self.result_tag.line})")
+        res = parse_result(tag)
+        vp, vp_tok = res.vp, res.vp_tok
+        if vp is None and self.vp_rounds:
+            vp = self.vp
+        elif vp is not None and self.vp_rounds and vp != self.vp:
+            last = max(self.vp_rounds)
+            raise Reject(vp_tok, f"final VP {vp_tok.text!r} differ from the {self.vp[0]}-{self.vp[1]} "  # type: ignore[union-attr]
+                         f"of R{last}'s VP line (line {self.vp_rounds[last]})")
+        rounds = int(self.rounds_tag.value.text) if self.rounds_tag else (self.max_round or None)
+        check_result(res, vp, rounds, self.scenario, list(self.units.values()), self.ended)
+        self.result_tag = tag
+        self.game_end = GameEnd(seq=0, round=rounds, winner=res.winner, reason=res.reason, rounds=rounds,
+                                blue_vp=vp[0] if vp else None, red_vp=vp[1] if vp else None)
+        return []
+
+    def finish(self) -> list[Event] | None:
+        """The events with the game's end appended, or ``None`` when the log has no result."""
+        if self.game_end is None:
+            self._error(None, "the log has no result; end it with a line such as 'result: blue vp 11-7'",
+                        max(self.last_line, 1))
+            return None
+        e = self.game_end
+        self.events.append(GameEnd(seq=len(self.events) + 1, round=e.round, winner=e.winner, reason=e.reason,
+                                   rounds=e.rounds, blue_vp=e.blue_vp, red_vp=e.red_vp))
+        return self.events
+

@@ -1,0 +1,122 @@
+"""The end of a logged game: the result line and its checks, and objective scoring.
+
+``result: WINNER [REASON] [BLUE-RED]`` -- winner ``blue``, ``red`` or ``draw``; reason
+``vp``, ``wipeout``, ``round_limit`` or ``manual`` (the default); the final VP, blue first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pmim_analytics.replay.events import GAME_END_REASONS
+from pmim_analytics.replay.manual.notation import Reject, Tag, Token, parse_vp, tokenize
+from pmim_analytics.replay.manual.state import UnitState, hex_distance
+from pmim_analytics.rules.scenario import Scenario
+
+#: (round, winner, reason, line) of a win the log itself shows (a VP total or a wipeout).
+Ended = tuple[int | None, str, str, int]
+
+
+@dataclass(frozen=True)
+class ResultLine:
+    """The result tag, parsed: what it says and the tokens that said it."""
+
+    winner: str | None
+    reason: str
+    vp: tuple[int, int] | None
+    win_tok: Token
+    reason_tok: Token  # the winner's token when no reason is written
+    vp_tok: Token | None
+
+
+def parse_result(tag: Tag) -> ResultLine:
+    """Read ``result: blue vp 11-7``; raises :class:`Reject` at the token at fault."""
+    toks = tokenize(tag.value.text, tag.line, tag.value.column - 1)
+    if not toks:
+        raise Reject(tag.key, "the result names no winner; e.g. 'result: blue vp 11-7'")
+    win_tok, i = toks[0], 1
+    word = win_tok.text.lower()
+    if word not in ("blue", "red", "draw"):
+        raise Reject(win_tok, f"the result starts with the winner, blue, red or draw, got {win_tok.text!r}")
+    reason, reason_tok = "manual", win_tok
+    if i < len(toks) and toks[i].text.lower() in GAME_END_REASONS:
+        reason_tok, reason = toks[i], toks[i].text.lower()
+        i += 1
+    vp_tok = vp = None
+    if i < len(toks):
+        vp_tok = toks[i]
+        vp = parse_vp(vp_tok.text)
+        if vp is None:
+            raise Reject(vp_tok, f"expected the reason ({', '.join(GAME_END_REASONS)}) or the final VP as "
+                         f"BLUE-RED (e.g. 11-7), got {vp_tok.text!r}")
+        i += 1
+    if i < len(toks):
+        raise Reject(toks[i], f"unexpected {toks[i].text!r} after the result's VP")
+    return ResultLine(None if word == "draw" else word, reason, vp, win_tok, reason_tok, vp_tok)
+
+
+def check_result(res: ResultLine, vp: tuple[int, int] | None, rounds: int | None, scenario: Scenario,
+                 units: list[UnitState], ended: Ended | None) -> None:
+    """Check a result against the scenario's victory rules and what the log shows.
+
+    ``vp`` are the final totals (typed, or from the last VP line). Raises :class:`Reject`.
+    """
+    winner, reason, win_tok, reason_tok = res.winner, res.reason, res.win_tok, res.reason_tok
+    vp_tok = res.vp_tok or win_tok
+    vp_text = vp_tok.text if res.vp_tok else f"{vp[0]}-{vp[1]}" if vp else ""
+    target = scenario.victory.vp_to_win
+    wiped = {side for side in ("blue", "red") if all(u.is_destroyed for u in units if u.side == side)}
+    if winner in wiped:
+        raise Reject(win_tok, f"{win_tok.text!r} cannot have won: the log destroys every {winner} unit")
+    if winner is None and reason in ("vp", "wipeout"):
+        raise Reject(reason_tok, f"a draw cannot be won by {reason_tok.text!r}")
+    if ended is not None and reason != "manual":
+        _, ewinner, ereason, line = ended
+        if (winner, reason) != (ewinner, ereason):
+            raise Reject(win_tok, f"the log shows {ewinner} winning by {ereason} (line {line}), not "
+                         f"{win_tok.text!r} by {reason}")
+    if reason == "vp":
+        if vp is None:
+            raise Reject(reason_tok, "a win on VP needs the final VP, e.g. 'result: blue vp 11-7'")
+        mine, theirs = (vp[0], vp[1]) if winner == "blue" else (vp[1], vp[0])
+        if not (mine > target and mine > theirs):
+            raise Reject(vp_tok, f"VP totals {vp_text!r} are inconsistent with a {winner} win on VP, "
+                         f"which needs more than {target} VP and more than the other side")
+    elif reason == "wipeout":
+        loser = "red" if winner == "blue" else "blue"
+        if loser not in wiped:
+            left = " ".join(u.id for u in units if u.side == loser and not u.is_destroyed)
+            raise Reject(reason_tok, f"{reason_tok.text!r} but {loser} is not wiped out in this log: "
+                         f"{left} never destroyed")
+    elif reason == "round_limit":
+        limit = scenario.victory.round_limit
+        if rounds != limit:
+            raise Reject(reason_tok, f"{reason_tok.text!r} needs the game to last {limit} rounds; the log has "
+                         f"{rounds if rounds is not None else 'no round count'}")
+        if vp is not None:
+            ahead = None if vp[0] == vp[1] else ("blue" if vp[0] > vp[1] else "red")
+            if ahead != winner:
+                raise Reject(vp_tok, f"at the round limit the side ahead on VP wins, and {vp_text!r} "
+                             f"gives {ahead or 'a draw'}")
+    if winner is None and vp is not None and vp[0] != vp[1] and reason != "manual":
+        raise Reject(vp_tok, f"a draw with VP {vp_text!r} is inconsistent")
+
+
+def score_objectives(units: list[UnitState], scenario: Scenario) -> list[tuple[str, tuple[str, ...],
+                                                                              tuple[str, ...], int]]:
+    """Objectives scored at a round's end: (side, blue holders, red holders, objective index).
+
+    A side scores an objective when more of its units than the other side's stand within
+    the capture radius (1 hex, the objective included). Every live unit's position must
+    be known.
+    """
+    out = []
+    radius = scenario.objectives.radius
+    for i, obj in enumerate(scenario.objectives.hexes):
+        near = {side: tuple(u.id for u in units if u.side == side and not u.is_destroyed
+                            and u.pos is not None and hex_distance(u.pos, obj) <= radius)
+                for side in ("blue", "red")}
+        if len(near["blue"]) != len(near["red"]):
+            side = "blue" if len(near["blue"]) > len(near["red"]) else "red"
+            out.append((side, near["blue"], near["red"], i))
+    return out

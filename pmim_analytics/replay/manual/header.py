@@ -1,0 +1,199 @@
+"""A manual log's tags: rules, scenario, date, players and both armies.
+
+Armies are given by file (a path relative to the log, or a file of ``data/armies``, the
+``.yaml`` may be left out) or inline, as ``Type(WEAPONS)`` entries with an optional
+count: ``blue army: TW(GG ML) VI(MPC MAC) 2xTY(HAC) 3xIN(LL)``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pmim_analytics.errors import Location, PmimError, ReplayError
+from pmim_analytics.replay.manual.notation import ErrorHook, Tag, Token
+from pmim_analytics.rules import Roster, army_violations, data_dir, load_army, load_rules, load_scenario
+from pmim_analytics.rules.army import ArmyList, parse_army
+from pmim_analytics.rules.models import RulesVersion
+from pmim_analytics.rules.scenario import Scenario
+
+SIDES = ("blue", "red")
+SIDE_PREFIX = {"blue": "B", "red": "R"}
+DEFAULT_SCENARIO = "take-and-hold"
+HEADER_TAGS = ("date", "rules", "scenario", "blue player", "red player", "blue army", "red army",
+               "blue army name", "red army name", "notes")
+#: Tags read in line order with the body: they close the game.
+FOOTER_TAGS = ("rounds", "result")
+_ENTRY_RE = re.compile(r"\s*(?:(\d+)\s*[xX]\s*)?([A-Za-z][A-Za-z .'-]*?)\s*\(([^()]*)\)\s*,?")
+_DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+
+
+@dataclass(frozen=True)
+class SideSpec:
+    """One side as the header gives it: army name, player and the resolved roster."""
+
+    name: str
+    player: str | None
+    roster: Roster
+
+
+@dataclass(frozen=True)
+class LogHeader:
+    """Everything the tags say about the game."""
+
+    rules: RulesVersion
+    scenario: Scenario
+    played: str | None
+    notes: str | None
+    sides: dict[str, SideSpec]
+
+
+def _err(tok: Token, source: str, message: str) -> ReplayError:
+    return ReplayError(message, Location(source, tok.line, tok.column))
+
+
+def find_army_file(value: str, base_dir: Path | None) -> Path | None:
+    """The army file a tag names: beside the log first, then in ``data/armies``."""
+    names = [value] if value.endswith((".yaml", ".yml")) else [value, value + ".yaml"]
+    roots = [base_dir or Path.cwd(), data_dir() / "armies"]
+    for root in roots:
+        for name in names:
+            p = root / name
+            if p.is_file():
+                return p
+    return None
+
+
+def parse_inline_army(tok: Token, rules_id: str, name: str, source: str) -> ArmyList:
+    """``TW(GG ML) 2xTY(HAC)`` -> an :class:`ArmyList`; raises a positioned :class:`ReplayError`."""
+    text, pos, entries = tok.text, 0, []
+    while pos < len(text):
+        m = _ENTRY_RE.match(text, pos)
+        if m is None or m.end() == pos:
+            bad = text[pos:].split()[0] if text[pos:].split() else text[pos:]
+            col = tok.column + pos + (len(text[pos:]) - len(text[pos:].lstrip()))
+            raise ReplayError(f"expected an army entry such as 'TW(GG ML)' or '3xIN(LL)', got {bad!r}",
+                              Location(source, tok.line, col))
+        count, utype, weapons = m.group(1), m.group(2).strip(), m.group(3).replace(",", " ").split()
+        entries.append({"type": utype, "weapons": weapons, "count": int(count or 1)})
+        pos = m.end()
+    if not entries:
+        raise ReplayError("an inline army needs at least one entry such as 'TW(GG ML)'",
+                          Location(source, tok.line, tok.column))
+    try:
+        return parse_army({"name": name, "rules": rules_id, "units": entries}, source)
+    except PmimError as e:
+        raise ReplayError(f"inline army {tok.text!r} is malformed: {e.message}",
+                          Location(source, tok.line, tok.column)) from None
+
+
+def read_header(tags: Iterable[Tag], source: str, base_dir: Path | None, on_error: ErrorHook) -> LogHeader | None:
+    """Check the header tags and resolve rules, scenario and armies.
+
+    Every problem goes to ``on_error``; returns ``None`` when the game cannot be built
+    (no usable rules version, scenario or army).
+    """
+    seen: dict[str, Tag] = {}
+    notes: list[str] = []
+    for tag in tags:
+        name = tag.name
+        if name in FOOTER_TAGS:
+            continue
+        if name not in HEADER_TAGS:
+            on_error(_err(tag.key, source, f"unknown tag {tag.key.text!r}; the tags are "
+                          f"{', '.join(HEADER_TAGS + FOOTER_TAGS)}"))
+            continue
+        if not tag.value.text:
+            on_error(_err(tag.key, source, f"tag {tag.key.text!r} has no value"))
+            continue
+        if name == "notes":
+            notes.append(tag.value.text)
+            continue
+        if name in seen:
+            on_error(_err(tag.key, source, f"tag {tag.key.text!r} is given twice (first on line {seen[name].line})"))
+            continue
+        seen[name] = tag
+
+    ok = True
+    rules = scenario = None
+    if "rules" not in seen:
+        on_error(ReplayError("the log names no rules version; add a line such as 'rules: v3'", Location(source, 1, 1)))
+        ok = False
+    else:
+        tok = seen["rules"].value
+        try:
+            rules = load_rules(tok.text)
+        except PmimError as e:
+            on_error(_err(tok, source, e.message))
+            ok = False
+    scen_tok = seen["scenario"].value if "scenario" in seen else None
+    try:
+        scenario = load_scenario(scen_tok.text if scen_tok else DEFAULT_SCENARIO)
+    except PmimError as e:
+        on_error(_err(scen_tok, source, e.message) if scen_tok else ReplayError(e.message, Location(source, 1, 1)))
+        ok = False
+
+    played = None
+    if "date" in seen:
+        tok = seen["date"].value
+        if not _valid_date(tok.text):
+            on_error(_err(tok, source, f"date {tok.text!r} is not an ISO date (YYYY-MM-DD, YYYY-MM or YYYY)"))
+        else:
+            played = tok.text
+
+    sides: dict[str, SideSpec] = {}
+    for side in SIDES:
+        tag = seen.get(f"{side} army")
+        if tag is None:
+            on_error(ReplayError(f"the log names no {side} army; add a line such as '{side} army: v3-balanced'",
+                                 Location(source, 1, 1)))
+            ok = False
+            continue
+        if rules is None or scenario is None:
+            continue
+        spec = _read_side(side, tag.value, seen, rules, scenario, source, base_dir, on_error)
+        if spec is None:
+            ok = False
+        else:
+            sides[side] = spec
+    if not ok or rules is None or scenario is None:
+        return None
+    return LogHeader(rules, scenario, played, " ".join(notes) or None, sides)
+
+
+def _valid_date(text: str) -> bool:
+    if not _DATE_RE.match(text):
+        return False
+    try:
+        dt.date.fromisoformat(text if len(text) == 10 else (text + "-01-01")[:10])
+    except ValueError:
+        return False
+    return True
+
+
+def _read_side(side: str, tok: Token, seen: dict[str, Tag], rules: RulesVersion, scenario: Scenario,
+               source: str, base_dir: Path | None, on_error: ErrorHook) -> SideSpec | None:
+    name_tag = seen.get(f"{side} army name")
+    player_tag = seen.get(f"{side} player")
+    try:
+        if "(" in tok.text:
+            army = parse_inline_army(tok, rules.id, name_tag.value.text if name_tag else f"{side} (inline)", source)
+        else:
+            path = find_army_file(tok.text, base_dir)
+            if path is None:
+                raise _err(tok, source, f"army file {tok.text!r} not found beside the log or in data/armies")
+            army = load_army(path)
+    except ReplayError as e:
+        on_error(e)
+        return None
+    except PmimError as e:
+        on_error(_err(tok, source, f"army file {tok.text!r} cannot be read: {e.render()}"))
+        return None
+    roster, violations = army_violations(army, rules.id, scenario)
+    for v in violations:
+        on_error(_err(tok, source, f"{side} army {army.name!r} breaks the rules of {rules.id}: {v}"))
+    name = name_tag.value.text if name_tag else army.name
+    return SideSpec(name, player_tag.value.text if player_tag else None, roster)

@@ -1,0 +1,126 @@
+"""Write a game back in the manual-log notation (the inverse of reading a log).
+
+Armies are written inline, so the text stands alone. Events the reader derives by itself
+are written as confirming marker lines (``R:TY3 destroyed by B:TW1``) or left out
+(``round_start``; ``activate``, which the unit's first move or attack line implies; and
+``vp``, which it recomputes from the positions), so reading the text back gives the same
+events and the same game id. An activation with no move or attack event was a move
+whose hexes were not logged, and is written as ``B:GE1 move``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pmim_analytics.replay.events import (
+    Activate,
+    Attack,
+    Deploy,
+    Disarmed,
+    Event,
+    GameEnd,
+    Immobilized,
+    LocationDestroyed,
+    Move,
+    RoundEnd,
+    UnitDestroyed,
+)
+from pmim_analytics.replay.format import GameRecord, SideRecord
+from pmim_analytics.replay.manual.notation import format_hex
+
+
+def format_army(side: SideRecord) -> str:
+    """The inline form of an army: ``TW(GG ML) 2xTY(HAC)``, in roster order."""
+    groups: list[list] = []
+    for u in side.units:
+        key = (u.code, u.weapons)
+        if groups and groups[-1][0] == key:
+            groups[-1][1] += 1
+        else:
+            groups.append([key, 1])
+    parts = []
+    for (code, weapons), n in groups:
+        parts.append(f"{f'{n}x' if n > 1 else ''}{code}({' '.join(weapons)})")
+    return " ".join(parts)
+
+
+def _header_lines(game: GameRecord) -> Iterator[str]:
+    h = game.header
+    yield f"rules: {h.rules}"
+    yield f"scenario: {h.scenario}"
+    if h.played:
+        yield f"date: {h.played}"
+    for side in ("blue", "red"):
+        s = h.sides[side]
+        if s.player:
+            yield f"{side} player: {s.player}"
+        yield f"{side} army name: {s.name}"
+        yield f"{side} army: {format_army(s)}"
+    if h.notes:
+        yield f"notes: {' '.join(h.notes.split())}"
+
+
+def _event_line(ev: Event, ambiguous: set[tuple[str, str]]) -> str | None:
+    by = f" by {ev.by}" if getattr(ev, "by", None) else ""
+    if isinstance(ev, Deploy):
+        return f"{ev.unit} deploy {format_hex(ev.hex)}"
+    if isinstance(ev, Move):
+        return f"{ev.unit} move {format_hex(ev.from_hex)}-{format_hex(ev.to_hex)}"
+    if isinstance(ev, Attack):
+        weapon = f"{ev.weapon}/{ev.mount}" if (ev.unit, ev.weapon) in ambiguous else ev.weapon
+        parts = [ev.unit, f"{weapon}>{ev.target}"]
+        if ev.roll is not None:
+            parts.append(f"{ev.roll[0]}+{ev.roll[1]}")
+        parts.append("hit" if ev.hit else "miss")
+        if ev.location:
+            rolls = f"({','.join(map(str, ev.location_rolls))})" if ev.location_rolls else ""
+            parts.append(ev.location + rolls)
+        if ev.hit:
+            parts.append(str(ev.damage))
+        return " ".join(parts)
+    if isinstance(ev, LocationDestroyed):
+        return f"{ev.unit} {ev.location} destroyed{by}"
+    if isinstance(ev, UnitDestroyed):
+        return f"{ev.unit} destroyed{by}"
+    if isinstance(ev, Immobilized):
+        return f"{ev.unit} immobilized{by}"
+    if isinstance(ev, Disarmed):
+        return f"{ev.unit} disarmed{by}"
+    if isinstance(ev, RoundEnd):
+        return f"vp {ev.blue_vp}-{ev.red_vp}"
+    return None  # round_start, activate, vp: the reader derives them
+
+
+def format_log(game: GameRecord) -> str:
+    """The game as manual-log text (tags, one line per event, the result)."""
+    ambiguous = {(u.id, w) for s in game.header.sides.values() for u in s.units
+                 for w in u.weapons if u.weapons.count(w) > 1}
+    lines = list(_header_lines(game))
+    current: int | None = None
+    end: GameEnd | None = None
+    events = game.events
+    for i, ev in enumerate(events):
+        if isinstance(ev, GameEnd):
+            end = ev
+            continue
+        text = _event_line(ev, ambiguous)
+        if isinstance(ev, Activate):
+            # the next move or attack line starts the activation; a bare activation was a
+            # move whose hexes were not logged
+            nxt = events[i + 1] if i + 1 < len(events) else None
+            if not (isinstance(nxt, (Move, Attack)) and nxt.unit == ev.unit):
+                text = f"{ev.unit} move"
+        if text is None:
+            continue
+        if ev.round != current:
+            lines.append("")
+            lines.append(f"R{ev.round if ev.round is not None else '?'}")
+            current = ev.round
+        lines.append(text)
+    lines.append("")
+    if end is not None:
+        if end.rounds is not None:
+            lines.append(f"rounds: {end.rounds}")
+        vp = f" {end.blue_vp}-{end.red_vp}" if end.blue_vp is not None and end.red_vp is not None else ""
+        lines.append(f"result: {end.winner or 'draw'} {end.reason}{vp}")
+    return "\n".join(lines) + "\n"

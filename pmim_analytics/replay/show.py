@@ -1,0 +1,98 @@
+"""A readable play-by-play of a recorded game, one line per thing that happened."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pmim_analytics.replay.events import (
+    VP,
+    Activate,
+    Attack,
+    Deploy,
+    Disarmed,
+    GameEnd,
+    Immobilized,
+    LocationDestroyed,
+    Move,
+    RoundEnd,
+    RoundStart,
+    UnitDestroyed,
+)
+from pmim_analytics.replay.format import GameRecord
+
+LOCATION_NAMES = {"LA": "left arm", "RA": "right arm", "LL": "left leg", "RL": "right leg",
+                  "LT": "left torso", "RT": "right torso", "CT": "center torso"}
+REASONS = {"vp": "on victory points", "wipeout": "by wiping out the enemy", "round_limit": "at the round limit",
+           "manual": "(logged result)"}
+
+
+def _hex(h: tuple[int, int]) -> str:
+    return f"{h[0]},{h[1]}"
+
+
+def describe_header(game: GameRecord) -> Iterator[str]:
+    """The lines that introduce a game: id, rules, seed, and both sides."""
+    h = game.header
+    seed = f", seed {h.seed} game {h.game_index}" if h.seed is not None else ""
+    yield f"Game {h.game_id} ({h.source}): rules {h.rules}, {h.scenario}{seed}"
+    for side in ("blue", "red"):
+        s = h.sides[side]
+        who = s.bot and f"bot {s.bot}" or s.player or "unknown player"
+        yield f"  {side}: {s.name} ({who}), {s.points} points, {len(s.units)} units"
+
+
+def describe_attack(ev: Attack) -> str:
+    """One attack in words: weapon, target, the roll against DEF, where it hit, damage."""
+    total = ev.roll[0] + ev.roll[1] + ev.acc
+    text = (f"{ev.unit} fires {ev.weapon} ({ev.mount}) at {ev.target}, {ev.distance} hexes: "
+            f"{ev.roll[0]}+{ev.roll[1]}+{ev.acc} = {total} vs DEF {ev.needed}, ")
+    if not ev.hit:
+        return text + "miss"
+    where = ""
+    if ev.location:
+        rolls = ",".join(map(str, ev.location_rolls))
+        where = f" on the {LOCATION_NAMES.get(ev.location, ev.location)} (d6 {rolls})"
+    over = f", {ev.overkill} overkill" if ev.overkill else ""
+    return text + f"hit{where}, {ev.damage} damage{over}"
+
+
+def iter_play_by_play(game: GameRecord, round_no: int | None = None) -> Iterator[str]:
+    """The play-by-play lines of a game, or only of round ``round_no`` (0 = deployment)."""
+    yield from describe_header(game)
+    deploy: list[str] = []
+    for ev in game.events:
+        if round_no is not None and ev.round != round_no and not isinstance(ev, GameEnd):
+            continue
+        if isinstance(ev, Deploy):
+            deploy.append(f"{ev.unit} {_hex(ev.hex)}")
+            continue
+        if deploy:
+            yield "Deployment: " + ", ".join(deploy)
+            deploy = []
+        if isinstance(ev, RoundStart):
+            yield f"Round {ev.round} ({ev.first} activates first)"
+        elif isinstance(ev, Activate):
+            yield f"  {ev.unit} activates"
+        elif isinstance(ev, Move):
+            yield f"    moves {_hex(ev.from_hex)} -> {_hex(ev.to_hex)} ({ev.path} hexes)"
+        elif isinstance(ev, Attack):
+            yield "    " + describe_attack(ev)
+        elif isinstance(ev, LocationDestroyed):
+            yield f"      {ev.unit} loses its {LOCATION_NAMES.get(ev.location, ev.location)}"
+        elif isinstance(ev, Immobilized):
+            yield f"      {ev.unit} is immobilized"
+        elif isinstance(ev, Disarmed):
+            yield f"      {ev.unit} is disarmed"
+        elif isinstance(ev, UnitDestroyed):
+            yield f"      {ev.unit} is destroyed" + (f" by {ev.by}" if ev.by else "")
+        elif isinstance(ev, VP):
+            blue = " ".join(ev.blue) or "-"
+            red = " ".join(ev.red) or "-"
+            yield f"  VP to {ev.side} for objective {ev.objective} (blue: {blue}; red: {red})"
+        elif isinstance(ev, RoundEnd):
+            yield f"End of round {ev.round}: blue {ev.blue_vp} VP, red {ev.red_vp} VP"
+        elif isinstance(ev, GameEnd):
+            result = f"{ev.winner} wins {REASONS.get(ev.reason, ev.reason)}" if ev.winner else "draw"
+            yield f"Game over after round {ev.rounds}: {result} (blue {ev.blue_vp} VP, red {ev.red_vp} VP)"
+    if deploy:
+        yield "Deployment: " + ", ".join(deploy)

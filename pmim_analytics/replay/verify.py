@@ -1,0 +1,321 @@
+"""Check a recorded game against the rules by replaying it through the engine.
+
+The recorded choices (placements, activations, moves, attacks) and dice are fed to a
+fresh :class:`~pmim_analytics.engine.state.GameState`; everything the rules derive from
+them (hits, damage, hit locations, destruction, VP, round and game ends) is compared with
+what the replay says. Every disagreement is reported with the event's line, and the
+check goes on from the engine's own reconstruction, so one bad field gives one finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pmim_analytics.engine import combat
+from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.hexgrid import Hex
+from pmim_analytics.engine.spec import GameSpec
+from pmim_analytics.engine.state import BATTLE, OVER, GameState
+from pmim_analytics.errors import IllegalActionError, InvalidArmyError, PmimError
+from pmim_analytics.replay.events import VP, Activate, Attack, Deploy, Event, GameEnd, Move
+from pmim_analytics.replay.format import GameHeader, GameRecord
+from pmim_analytics.rules.army import ArmyEntry, ArmyList, Roster, RosterUnit, validate_army
+
+INPUT_TYPES = frozenset({"deploy", "activate", "move", "attack"})
+_PREFIX = {"blue": "B:", "red": "R:"}
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One event that breaks the rules: where (line, seq) and why."""
+
+    line: int | None
+    seq: int | None
+    message: str
+
+    def render(self, source: str) -> str:
+        """``source:line: message`` (or ``source: seq N: message`` without a line)."""
+        where = f"line {self.line}" if self.line is not None else f"seq {self.seq}" if self.seq else "header"
+        return f"{source}: {where}: {self.message}"
+
+
+class _Stop(Exception):
+    """The replay diverged so far that checking cannot go on."""
+
+
+def roster_from_header(header: GameHeader, side: str) -> Roster:
+    """Rebuild one side's roster (roster ids without the side prefix) from a replay header.
+
+    Raises :class:`PmimError` when a unit id lacks its side's prefix.
+    """
+    rec = header.sides[side]
+    units = []
+    for u in rec.units:
+        if not u.id.startswith(_PREFIX[side]):
+            raise PmimError(f"{side} unit id {u.id!r} must start with {_PREFIX[side]!r}")
+        units.append(RosterUnit(id=u.id[2:], code=u.code, type=u.type, kind=u.kind, weapons=tuple(u.weapons),
+                                mounts=tuple(u.mounts), pts=u.pts, entry=0))
+    return Roster(rec.name, header.rules, tuple(units))
+
+
+def _army_problems(header: GameHeader, side: str) -> list[str]:
+    rec = header.sides[side]
+    army = ArmyList(name=rec.name, rules=header.rules,
+                    units=tuple(ArmyEntry(type=u.code, weapons=tuple(u.weapons)) for u in rec.units))
+    try:
+        validate_army(army, header.rules, header.scenario)
+    except InvalidArmyError as e:
+        return [f"the {side} army breaks the army rules: {v}" for v in e.violations]
+    return []
+
+
+def _describe(ev: Event) -> str:
+    if isinstance(ev, VP):
+        return f"vp for {ev.side} at objective {ev.objective}"
+    if isinstance(ev, GameEnd):
+        return f"game_end ({ev.winner or 'draw'}, {ev.reason})"
+    unit = getattr(ev, "unit", None)
+    return f"{ev.type} of {unit}" if unit else ev.type
+
+
+def _key(ev: Event) -> tuple[str, object]:
+    if isinstance(ev, VP):
+        return (ev.type, ev.objective)
+    return (ev.type, getattr(ev, "unit", None))
+
+
+class _Checker:
+    def __init__(self, record: GameRecord, lines: Sequence[int | None]) -> None:
+        self.record = record
+        self.lines = lines
+        self.found: list[Violation] = []
+        self.queue: list[Event] = []
+        self.mark = 0
+        self.line: int | None = None
+        self.seq: int | None = None
+        self.state: GameState | None = None
+
+    def report(self, message: str) -> None:
+        self.found.append(Violation(self.line, self.seq, message))
+
+    def fresh(self) -> list[Event]:
+        assert self.state is not None
+        new = self.state.events[self.mark:]
+        self.mark = len(self.state.events)
+        return new
+
+    def run(self) -> list[Violation]:
+        header = self.record.header
+        self.line = self.lines[0] if self.lines else None
+        if header.source != "engine" and not self.record.events:
+            return self.found
+        try:
+            spec = GameSpec.create(header.rules, header.scenario, roster_from_header(header, "blue"),
+                                   roster_from_header(header, "red"))
+            for side in ("blue", "red"):
+                for problem in _army_problems(header, side):
+                    self.report(problem)
+            self.state = GameState(spec)
+        except PmimError as e:
+            self.report(f"cannot rebuild the game: {e.render()}")
+            return self.found
+        try:
+            for n, ev in enumerate(self.record.events):
+                self.line = self.lines[n + 1] if n + 1 < len(self.lines) else None
+                self.seq = ev.seq
+                if self.state.phase == OVER and not self.queue:
+                    self.report(f"{_describe(ev)} comes after the game has ended")
+                    continue
+                if ev.type in INPUT_TYPES:
+                    self.input_event(ev)
+                else:
+                    self.derived_event(ev)
+            self.finish()
+        except _Stop as e:
+            self.report(f"verification stopped: {e}")
+        return self.found
+
+    # -- derived events: the rules produce them; they must match
+    def end_activation(self) -> None:
+        st = self.state
+        assert st is not None
+        if st.phase == BATTLE and st.active is not None and not st.is_chance_node():
+            st.apply(EndActivation(st.active.id), check=False)
+            self.queue.extend(self.fresh())
+
+    def derived_event(self, ev: Event) -> None:
+        if not self.queue:
+            self.end_activation()
+        if not self.queue:
+            self.report(f"unexpected {_describe(ev)}: the rules produce no such event here")
+            return
+        key = _key(ev)
+        idx = next((i for i, q in enumerate(self.queue) if _key(q) == key), None)
+        if idx is None:
+            self.report(f"unexpected {_describe(ev)}: the rules give {_describe(self.queue[0])} here")
+            return
+        for missing in self.queue[:idx]:
+            self.report(f"missing {_describe(missing)} before this event")
+        self.compare(self.queue[idx], ev)
+        del self.queue[:idx + 1]
+
+    def compare(self, expected: Event, got: Event, skip: set[str] | frozenset[str] = frozenset()) -> None:
+        want, have = expected.to_dict(), got.to_dict()
+        for name, value in want.items():
+            if name == "seq" or name in skip or have.get(name) == value:
+                continue
+            self.report(f"{_describe(got)}: {name} is {have.get(name)!r}, the rules give {value!r}"
+                        + _why(expected, name))
+
+    # -- input events: recorded choices and dice, replayed through the engine
+    def flush_missing(self) -> None:
+        for missing in self.queue:
+            self.report(f"missing {_describe(missing)} before this event")
+        self.queue.clear()
+
+    def input_event(self, ev: Event) -> None:
+        st = self.state
+        assert st is not None
+        self.flush_missing()
+        if ev.type in ("activate", "deploy") and st.active is not None:
+            self.end_activation()
+            self.flush_missing()
+        if st.phase == OVER:
+            self.report(f"{_describe(ev)} comes after the game has ended")
+            return
+        skip: set[str] = set()
+        action: Action
+        if isinstance(ev, Deploy):
+            action = PlaceUnit(ev.unit, Hex(*ev.hex))
+        elif isinstance(ev, Activate):
+            action = ActivateUnit(ev.unit)
+        elif isinstance(ev, Move):
+            self.follow_actor(ev.unit, ev)
+            skip = self.follow_start(ev)
+            action = MoveUnit(ev.unit, Hex(*ev.to_hex))
+        else:
+            assert isinstance(ev, Attack)
+            self.follow_actor(ev.unit, ev)
+            action = FireWeapon(ev.unit, ev.mount, ev.target)
+        try:
+            st.check(action)
+        except IllegalActionError as e:
+            self.report(e.message)
+            skip.add("path")  # an illegal move has no legal path length to compare
+        try:
+            st.apply(action, check=False)
+        except (IllegalActionError, ValueError) as e:
+            self.report(f"{action} cannot be replayed: {e}")
+            return
+        if isinstance(ev, Attack):
+            skip |= self.feed_dice(ev)
+        new = self.fresh()
+        if not new:
+            self.report(f"{action} has no effect in the rules")
+            return
+        self.compare(new[0], ev, skip)
+        self.queue.extend(new[1:])
+
+    def follow_actor(self, unit: str, ev: Event) -> None:
+        """A move or attack by a unit that is not active: report it, then treat it as activated."""
+        st = self.state
+        assert st is not None
+        if st.active is not None and st.active.id == unit:
+            return
+        active = st.active.id if st.active else "no unit"
+        self.report(f"{_describe(ev)}: {unit} acts without being activated ({active} is active)")
+        try:
+            st.apply(ActivateUnit(unit), check=False)
+        except IllegalActionError:
+            return
+        self.queue.extend(e for e in self.fresh() if e.type != "activate")
+
+    def follow_start(self, ev: Move) -> set[str]:
+        """A move that starts where the unit is not: report it, then start from the recorded hex."""
+        st = self.state
+        assert st is not None
+        u = st.by_id.get(ev.unit)
+        start = Hex(*ev.from_hex)
+        if u is None or u.pos < 0 or st.grid.hexes[u.pos] == start:
+            return set()
+        here = st.grid.hexes[u.pos].format()
+        self.report(f"{_describe(ev)}: starts at {start.format()} but {u.id} stands at {here}")
+        try:
+            st.place_at(u.id, start)
+        except IllegalActionError:
+            pass
+        return {"from_hex"}
+
+    def feed_dice(self, ev: Attack) -> set[str]:
+        """Hand the state the recorded dice; return the fields already reported."""
+        st = self.state
+        assert st is not None
+        att, tgt = st.unit(ev.unit), st.unit(ev.target)
+        wm = att.p.mounts[st.mount_index(att, ev.mount)]
+        roll = (ev.roll[0], ev.roll[1])
+        skip: set[str] = set()
+        if combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.def_) != ev.hit:
+            total = roll[0] + roll[1] + wm.acc
+            self.report(f"{_describe(ev)}: hit is {ev.hit}, the rules give {not ev.hit}: "
+                        f"{roll[0]}+{roll[1]} + ACC {wm.acc} = {total} vs DEF {tgt.p.def_} is "
+                        + ("a miss" if ev.hit else "a hit"))
+            # follow the recorded outcome with dice that give it, if any can
+            roll = (6, 6) if ev.hit else (1, 1)
+            if combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.def_) != ev.hit:
+                raise _Stop("no roll gives the recorded outcome")
+            skip |= {"roll", "hit"}
+        st.apply_roll(roll)
+        rolls = list(ev.location_rolls)
+        while st.roll_needed():
+            if not rolls:
+                self.report(f"{_describe(ev)}: the hit needs a hit-location roll that is not recorded"
+                            " (a roll on a destroyed or missing location must be re-rolled)")
+                faces = [i + 1 for i, code in enumerate(tgt.p.chart)
+                         if code == ev.location and combat.location_is_hittable(tgt.loc_hp, code)]
+                if not faces:
+                    raise _Stop(f"no standing location {ev.location!r} to put the damage on")
+                live = faces
+                st.apply_roll((live[0],))
+                skip.add("location_rolls")
+                break
+            st.apply_roll((rolls.pop(0),))
+        if rolls:
+            self.report(f"{_describe(ev)}: location rolls {rolls} were not needed"
+                        " (the roll before them hit a standing location)")
+            skip.add("location_rolls")
+        return skip
+
+    def finish(self) -> None:
+        st = self.state
+        assert st is not None
+        if st.phase != OVER:
+            self.end_activation()
+        for missing in self.queue:
+            self.report(f"missing {_describe(missing)} at the end of the replay")
+        self.queue.clear()
+        if st.phase != OVER:
+            self.report("the replay stops before the game is over")
+
+
+def _why(expected: Event, name: str) -> str:
+    """A short reason for the common attack mistakes."""
+    if expected.type != "attack":
+        return ""
+    e = expected.to_dict()
+    if name == "hit":
+        total = sum(e["roll"]) + e["acc"]
+        return f" ({e['roll'][0]}+{e['roll'][1]} + ACC {e['acc']} = {total} vs DEF {e['needed']})"
+    if name == "damage":
+        return " ((STR - ARM) x RPT, never negative, 0 on a miss)"
+    if name == "location":
+        return f" (location rolls {e['location_rolls']})"
+    return ""
+
+
+def verify_game(record: GameRecord, lines: Sequence[int | None] | None = None) -> list[Violation]:
+    """Every rule the recorded game breaks, in order. ``lines[0]`` is the header's line
+    and ``lines[i]`` the line of event ``i`` (1-based seq); without it, lines follow seq."""
+    if lines is None:
+        lines = list(range(1, len(record.events) + 2))
+    return _Checker(record, lines).run()

@@ -1,0 +1,131 @@
+"""The Take and Hold board as a Plotly figure: hexes, zones, objectives, units, attacks.
+
+Flat-topped hexes in the odd-q layout of the scenario (odd columns half a hex lower), north
+(red's edge) at the top. Used by the dashboard's replay viewer and by exports.
+"""
+
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+
+from pmim_analytics.engine.hexgrid import Hex
+from pmim_analytics.replay.fold import BoardView
+from pmim_analytics.rules.scenario import Scenario
+
+SIDE_COLOURS = {"blue": "#1f5fbf", "red": "#c8322a"}
+ZONE_TINTS = {"blue": "rgba(31,95,191,0.10)", "red": "rgba(200,50,42,0.10)"}
+SQRT3 = math.sqrt(3)
+
+
+def hex_center(col: int, row: int) -> tuple[float, float]:
+    """Screen position of a hex centre (unit hex size; y grows southwards)."""
+    return 1.5 * col, SQRT3 * (row + 0.5 * (col & 1))
+
+
+def _outline(col: int, row: int) -> tuple[list[float | None], list[float | None]]:
+    cx, cy = hex_center(col, row)
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for k in range(7):
+        a = math.radians(60 * k)
+        xs.append(cx + math.cos(a))
+        ys.append(cy + math.sin(a))
+    xs.append(None)
+    ys.append(None)
+    return xs, ys
+
+
+def _hex_trace(hexes: list[tuple[int, int]], fill: str, line: str, name: str, width: float = 0.6) -> go.Scatter:
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for c, r in hexes:
+        hx, hy = _outline(c, r)
+        xs += hx
+        ys += hy
+    return go.Scatter(x=xs, y=ys, mode="lines", fill="toself", fillcolor=fill, hoverinfo="skip",
+                      line={"color": line, "width": width}, name=name, showlegend=fill != "rgba(0,0,0,0)")
+
+
+def zone_rows(scenario: Scenario, side: str, kind: str) -> range:
+    """Rows a side may deploy a kind of unit in (the rows nearest its edge)."""
+    depth = getattr(scenario.deployment.depth, kind)
+    edge = getattr(scenario.deployment, side).edge
+    rows = scenario.map.rows
+    return range(0, depth) if edge == "north" else range(rows - depth, rows)
+
+
+def objective_zone(scenario: Scenario, index: int) -> list[tuple[int, int]]:
+    """The hexes within the capture radius of objective ``index`` (offset coordinates)."""
+    oc, orow = scenario.objectives.hexes[index]
+    out = []
+    for c in range(scenario.map.columns):
+        for r in range(scenario.map.rows):
+            if Hex(c, r).distance((oc, orow)) <= scenario.objectives.radius:
+                out.append((c, r))
+    return out
+
+
+def board_figure(scenario: Scenario, board: BoardView | None = None, unit_labels: dict[str, str] | None = None,
+                 title: str | None = None) -> go.Figure:
+    """Draw the map with deployment zones and objectives, and the units of ``board``."""
+    cols, rows = scenario.map.columns, scenario.map.rows
+    fig = go.Figure()
+    all_hexes = [(c, r) for c in range(cols) for r in range(rows)]
+    fig.add_trace(_hex_trace(all_hexes, "rgba(0,0,0,0)", "#c9c9c9", "hex"))
+    for side in ("blue", "red"):
+        zone = [(c, r) for c in range(cols) for r in zone_rows(scenario, side, "infantry")]
+        fig.add_trace(_hex_trace(zone, ZONE_TINTS[side], "#c9c9c9", f"{side} deployment: infantry"))
+        near = [(c, r) for c in range(cols) for r in zone_rows(scenario, side, "vehicle")]
+        fig.add_trace(_hex_trace(near, ZONE_TINTS[side], "#c9c9c9", f"{side} deployment: vehicles and Warmechs"))
+    capture = sorted({h for i in range(len(scenario.objectives.hexes)) for h in objective_zone(scenario, i)})
+    fig.add_trace(_hex_trace(capture, "rgba(214,170,40,0.18)", "#d6aa28", "objective capture zone"))
+    fig.add_trace(_hex_trace(list(scenario.objectives.hexes), "rgba(214,170,40,0.65)", "#8a6d12",
+                             "objective", width=1.5))
+    if scenario.map.impassable:
+        fig.add_trace(_hex_trace(list(scenario.map.impassable), "#555555", "#333333", "impassable"))
+    for i, (c, r) in enumerate(scenario.objectives.hexes):
+        x, y = hex_center(c, r)
+        fig.add_annotation(x=x, y=y + 0.55, text=f"O{i + 1}", showarrow=False, font={"size": 9, "color": "#5a4708"})
+    if board is not None:
+        _draw_units(fig, board, unit_labels or {})
+    fig.update_xaxes(visible=False, range=[-1.5, 1.5 * (cols - 1) + 1.5])
+    fig.update_yaxes(visible=False, autorange="reversed", scaleanchor="x", scaleratio=1)
+    fig.update_layout(
+        title=title or f"{scenario.name}: {cols}x{rows} hexes, red's edge at the top, blue's at the bottom",
+        plot_bgcolor="white", margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=620,
+        legend={"orientation": "h", "y": -0.02},
+    )
+    return fig
+
+
+def _draw_units(fig: go.Figure, board: BoardView, labels: dict[str, str]) -> None:
+    for a in board.last_attacks:
+        src, dst = board.units.get(a.unit), board.units.get(a.target)
+        if not src or not dst or src.hex is None or dst.hex is None:
+            continue
+        (x0, y0), (x1, y1) = hex_center(*src.hex), hex_center(*dst.hex)
+        colour = SIDE_COLOURS[src.side]
+        fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines", showlegend=False, hoverinfo="text",
+                                 text=f"{a.unit} {a.weapon} -> {a.target}: {'hit' if a.hit else 'miss'}"
+                                 f"{f', {a.damage} dmg' if a.hit else ''}",
+                                 line={"color": colour, "width": 2 if a.hit else 1,
+                                       "dash": "solid" if a.hit else "dot"}))
+    for side in ("blue", "red"):
+        alive = [u for u in board.units.values() if u.side == side and u.hex is not None and not u.destroyed]
+        dead = [u for u in board.units.values() if u.side == side and u.hex is not None and u.destroyed]
+        for group, symbol, colour, suffix in ((alive, "circle", SIDE_COLOURS[side], ""),
+                                              (dead, "x", "#8c8c8c", " (destroyed)")):
+            if not group:
+                continue
+            xs, ys = zip(*(hex_center(*u.hex) for u in group), strict=True)  # type: ignore[misc]
+            hover = [f"{u.id} {labels.get(u.id, '')}<br>damage taken {u.damage_taken}"
+                     + (f"<br>lost: {', '.join(u.lost_locations)}" if u.lost_locations else "")
+                     + ("<br>immobilized" if u.immobilized else "") for u in group]
+            fig.add_trace(go.Scatter(
+                x=xs, y=ys, mode="markers+text", name=f"{side} units{suffix}",
+                marker={"symbol": symbol, "size": 17, "color": colour, "line": {"color": "white", "width": 1}},
+                text=[u.id.split(":")[1] for u in group], textfont={"size": 8, "color": "white" if not suffix
+                                                                     else "#444"},
+                hovertext=hover, hoverinfo="text"))

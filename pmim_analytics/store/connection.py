@@ -1,0 +1,161 @@
+"""Connections to the replay database: where it is, and opening it safely.
+
+DuckDB lets one process write a database file, or any number of processes read it, never
+both at once. So the dashboard and the analytics read through :func:`open_reader` /
+:func:`read_frame` (short-lived read-only connections) and the ingest writes through
+:func:`open_writer`; both wait for the other side with bounded retries and a clear
+message instead of failing on DuckDB's lock error.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from pmim_analytics.errors import Location, StoreError, display_path
+from pmim_analytics.rules.catalogue import data_dir
+
+DB_ENV = "PMIM_DB"
+READ_TIMEOUT = 20.0
+WRITE_TIMEOUT = 120.0
+
+_migrated: set[Path] = set()
+_migrate_lock = threading.Lock()
+
+
+def resolve_db_path(db: str | Path | None = None) -> Path:
+    """The database file: ``db`` if given, else ``$PMIM_DB``, else ``data/pmim.duckdb``."""
+    if db:
+        return Path(db)
+    env = os.environ.get(DB_ENV)
+    return Path(env) if env else data_dir() / "pmim.duckdb"
+
+
+def is_lock_error(e: BaseException) -> bool:
+    """True for DuckDB's 'another process holds the file' errors (and the in-process twin)."""
+    text = str(e)
+    return "Could not set lock" in text or "Conflicting lock" in text or "different configuration" in text
+
+
+def _holder(e: BaseException) -> str:
+    m = re.search(r"PID (\d+)", str(e))
+    return f"process {m.group(1)}" if m else "another connection"
+
+
+def _connect_with_retry(path: Path, read_only: bool, timeout: float,
+                        on_wait: Callable[[str], None] | None) -> duckdb.DuckDBPyConnection:
+    """Connect, retrying while the file is locked by the other kind of user."""
+    deadline = time.monotonic() + timeout
+    delay = 0.02
+    told = False
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.Error as e:
+            if not is_lock_error(e):
+                what = "read" if read_only else "open for writing"
+                raise StoreError(f"the database could not be {what}: {_first_line(e)}",
+                                 _where(path)) from e
+            if time.monotonic() >= deadline:
+                who = "being written" if read_only else "in use"
+                raise StoreError(
+                    f"the database stayed locked ({who} by {_holder(e)}) for {timeout:.0f} s; "
+                    f"{'an ingest may be running, ' if read_only else 'close the dashboard or other readers, or '}"
+                    "try again when it has finished",
+                    _where(path)) from e
+            if on_wait and not told:
+                on_wait(f"{display_path(path)} is locked by {_holder(e)}; waiting up to {timeout:.0f} s")
+                told = True
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 1.6, 0.1)
+
+
+def _where(path: Path) -> Location:
+    return Location(display_path(path))
+
+
+def _first_line(e: BaseException) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+@contextmanager
+def open_writer(db: str | Path | None = None, *, timeout: float = WRITE_TIMEOUT,
+                on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-write connection; the schema is migrated and the rules tables loaded on the
+    first open in this process. Closed (and so checkpointed and unlocked) on exit.
+
+    Waits up to ``timeout`` seconds for readers to let go. Raises :class:`StoreError`.
+    """
+    path = resolve_db_path(db)
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    con = _connect_with_retry(path, False, timeout, on_wait)
+    try:
+        key = path.resolve()
+        with _migrate_lock:
+            if key not in _migrated:
+                from pmim_analytics.store.migrate import load_rules_tables, migrate
+
+                migrate(con)
+                load_rules_tables(con)
+                _migrated.add(key)
+        yield con
+    finally:
+        con.close()
+
+
+@contextmanager
+def open_reader(db: str | Path | None = None, *, timeout: float = READ_TIMEOUT,
+                on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short-lived read-only connection; keep the ``with`` block short.
+
+    Waits up to ``timeout`` seconds while an ingest holds the file. Raises
+    :class:`StoreError` if there is no database yet, it stays locked, or its schema is
+    older than this tool's (open it for writing once to upgrade: ``pmim db migrate``).
+    """
+    path = resolve_db_path(db)
+    if not path.exists():
+        raise StoreError("no database here yet; create it with `pmim ingest REPLAYS...`", _where(path))
+    con = _connect_with_retry(path, True, timeout, on_wait)
+    try:
+        _check_schema(con, path)
+        yield con
+    finally:
+        con.close()
+
+
+def _check_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    from pmim_analytics.store.migrate import latest_version, schema_version
+
+    have, want = schema_version(con), latest_version()
+    if have < want:
+        raise StoreError(f"the database has schema version {have} but this tool needs {want}; "
+                         "upgrade it with `pmim db migrate`", _where(path))
+
+
+def read_frame(sql: str, params: list[Any] | dict[str, Any] | None = None, db: str | Path | None = None,
+               *, timeout: float = READ_TIMEOUT):  # noqa: ANN201 (a polars.DataFrame)
+    """Run one query on a short-lived read-only connection and return a Polars frame.
+
+    Raises :class:`StoreError` for a locked or missing database or a failing query.
+    """
+    with open_reader(db, timeout=timeout) as con:
+        try:
+            return con.sql(sql, params=params).pl()
+        except duckdb.Error as e:
+            raise StoreError(f"query failed: {_first_line(e)}", _where(resolve_db_path(db))) from e
+
+
+def forget_migrated() -> None:
+    """Make the next writer open re-check migrations and reload the rules (tests)."""
+    with _migrate_lock:
+        _migrated.clear()

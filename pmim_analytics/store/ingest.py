@@ -1,0 +1,291 @@
+"""``pmim ingest``: load replays, Parquet batches and manual logs into the database.
+
+Inputs are read in batches (a few hundred files, or Parquet parts up to a couple of
+million events) so memory stays bounded. Each batch is staged in temporary tables,
+validated with set-based SQL, deduplicated by content id against the database, and the
+good games are inserted with their aggregates in ONE transaction. So a bad game leaves
+nothing behind, a killed or interrupted run loses at most the batch in flight (nothing
+of it is visible), and running the same ingest again completes it without duplicates.
+
+The writer gives the file lock back between batches every couple of seconds so the
+dashboard's readers get in during a long ingest.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pmim_analytics.errors import StoreError, display_path
+from pmim_analytics.rules.catalogue import data_dir
+from pmim_analytics.store import jsonl
+from pmim_analytics.store.connection import open_writer
+from pmim_analytics.store.headers import HeaderParser
+from pmim_analytics.store.load import load_good_games
+from pmim_analytics.store.manual_logs import stage_logs
+from pmim_analytics.store.parquet import ParquetPart, stage_parts
+from pmim_analytics.store.rejects import Rejection, fill_raw, record_rejects
+from pmim_analytics.store.sources import Inputs, find_inputs
+from pmim_analytics.store.staging import StageBuffer, create_staging, drop_staging, forget_games, materialize_units
+from pmim_analytics.store.validate import PARQUET_FIELD, Problem, find_problems
+
+#: Test hook: "N:SECONDS" sleeps that long inside the Nth batch's transaction, just before
+#: COMMIT, after saying so on stderr, so fault tests can kill the process at that point.
+PAUSE_HOOK_ENV = "PMIM_TEST_PAUSE_BEFORE_COMMIT"
+BATCH_FILES = 500
+BATCH_BYTES = 64 * 1024 * 1024
+BATCH_PARQUET_ROWS = 2_000_000
+YIELD_EVERY = 3.0  # seconds of writing before the lock is given back to waiting readers
+YIELD_PAUSE = 0.2  # longer than a reader's retry interval, so a waiting reader gets in
+
+
+@dataclass
+class IngestResult:
+    """What an ingest did: games loaded, duplicates skipped, rejections, notes."""
+
+    loaded: int = 0
+    events: int = 0
+    duplicates: int = 0
+    rejected: list[Rejection] = field(default_factory=list)
+    not_attempted: int = 0  # inputs not reached (interrupted, or stopped by --strict)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    inputs: int = 0
+    interrupted: bool = False
+    batches_committed: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing was rejected."""
+        return not self.rejected
+
+    def summary(self) -> str:
+        """One sentence: loaded, duplicates, rejected (and not attempted, if any)."""
+        text = (f"loaded {self.loaded} game{'s' if self.loaded != 1 else ''} ({self.events:,} events), "
+                f"skipped {self.duplicates} duplicate{'s' if self.duplicates != 1 else ''}, "
+                f"rejected {len(self.rejected)}")
+        if self.not_attempted:
+            text += f", {self.not_attempted} input{'s' if self.not_attempted != 1 else ''} not read"
+        return text + f" in {self.seconds:.1f} s"
+
+
+ProgressFn = Callable[[int, int, IngestResult], None]
+
+
+@dataclass
+class _Batch:
+    jsonl: list[Path] = field(default_factory=list)
+    manual: list[Path] = field(default_factory=list)
+    parquet: list[ParquetPart] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return len(self.jsonl) + len(self.manual) + len(self.parquet)
+
+
+def _plan(inputs: Inputs, batch_files: int, batch_bytes: int) -> list[_Batch]:
+    batches: list[_Batch] = []
+    cur, cur_bytes = _Batch(), 0
+    for p in inputs.jsonl:
+        size = p.stat().st_size if p.exists() else 0
+        if cur.jsonl and (len(cur.jsonl) >= batch_files or cur_bytes + size > batch_bytes):
+            batches.append(cur)
+            cur, cur_bytes = _Batch(), 0
+        cur.jsonl.append(p)
+        cur_bytes += size
+    if cur.jsonl:
+        batches.append(cur)
+    for i in range(0, len(inputs.manual), batch_files):
+        batches.append(_Batch(manual=inputs.manual[i:i + batch_files]))
+    cur, rows = _Batch(), 0
+    for part in inputs.parquet:
+        try:
+            n = pq.read_metadata(part.events).num_rows
+        except (OSError, pa.ArrowException):
+            n = 0
+        if cur.parquet and rows + n > BATCH_PARQUET_ROWS:
+            batches.append(cur)
+            cur, rows = _Batch(), 0
+        cur.parquet.append(part)
+        rows += n
+    if cur.parquet:
+        batches.append(cur)
+    return batches
+
+
+def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, strict: bool = False,
+                 progress: ProgressFn | None = None, on_wait: Callable[[str], None] | None = None,
+                 batch_files: int = BATCH_FILES, batch_bytes: int = BATCH_BYTES,
+                 yield_every: float = YIELD_EVERY) -> IngestResult:
+    """Ingest files, folders and globs into the database; see the module docstring.
+
+    With ``strict`` the run stops at the first rejected game (games before it in input
+    order are loaded, none after). Ctrl-C (``KeyboardInterrupt``) rolls back the batch in
+    flight and returns what was done before, with ``interrupted`` set. Raises
+    :class:`ReplayError` for a path that does not exist (before anything is read) and
+    :class:`StoreError` when the database cannot be written.
+    """
+    started = time.perf_counter()
+    inputs = find_inputs(paths)
+    result = IngestResult(notes=list(inputs.notes), inputs=inputs.count)
+    batches = _plan(inputs, batch_files, batch_bytes)
+    run_id = uuid.uuid4().hex[:12]
+    parser = HeaderParser()
+    scenarios = sorted(p.stem for p in (data_dir() / "scenarios").glob("*.yaml"))
+    done = 0
+    if progress:
+        progress(0, inputs.count, result)
+    i = 0
+    try:
+        while i < len(batches):
+            opened = time.perf_counter()
+            with open_writer(db, on_wait=on_wait) as con:
+                while i < len(batches):
+                    batch = batches[i]
+                    stop = _attempt(con, batch, parser, scenarios, run_id, strict, result)
+                    if stop is None:  # an unreadable Parquet file among several parts: try them one by one
+                        batches[i:i + 1] = [_Batch(parquet=[part]) for part in batch.parquet]
+                        continue
+                    i += 1
+                    done += batch.size
+                    result.seconds = time.perf_counter() - started
+                    if progress:
+                        progress(done, inputs.count, result)
+                    if stop:
+                        i = len(batches)
+                        break
+                    if time.perf_counter() - opened > yield_every:
+                        break
+            if i < len(batches):
+                time.sleep(YIELD_PAUSE)
+    except KeyboardInterrupt:
+        result.interrupted = True
+    result.not_attempted = inputs.count - done
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _attempt(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderParser, scenarios: list[str],
+             run_id: str, strict: bool, result: IngestResult) -> bool | None:
+    """Run one batch; a Parquet part that DuckDB cannot read (corrupt pages) is refused
+    whole. Returns whether to stop, or None when a batch of several parts must be split."""
+    try:
+        return _run_batch(con, batch, parser, scenarios, run_id, strict, result)
+    except StoreError as e:
+        if not batch.parquet:
+            raise
+        if len(batch.parquet) > 1:
+            return None
+        why = str(e.__cause__ or e.message).strip().splitlines()[0]
+        result.rejected.append(Rejection(display_path(batch.parquet[0].events), None, None, "io",
+                                         f"cannot be read ({why}); the whole part is refused", None))
+        return strict
+
+
+def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderParser, scenarios: list[str],
+               run_id: str, strict: bool, result: IngestResult) -> bool:
+    """Stage, validate and load one batch; return True when strict mode must stop."""
+    try:
+        create_staging(con)
+        buf = StageBuffer()
+        rejects: dict[int, Rejection] = {}
+        identity: dict[int, Rejection] = {}  # content differs from game_id: reported if nothing worse
+        g = jsonl.stage_files(con, batch.jsonl, buf, parser, rejects, identity, 0)
+        g = stage_logs(con, batch.manual, buf, parser, rejects, g)
+        if batch.parquet:
+            staged = stage_parts(con, batch.parquet, buf, parser, g, rejects)
+            result.duplicates += staged.duplicates
+            result.notes.extend(staged.notes)
+        buf.flush(con)
+        forget_games(con, rejects)
+        materialize_units(con)
+        for p in find_problems(con, scenarios):
+            rejects[p.g] = _rejection(con, p)
+        for gg, rej in identity.items():
+            rejects.setdefault(gg, rej)
+        candidates = con.execute("SELECT g, game_id FROM st_games ORDER BY g").fetchall()
+        good, dups = _dedupe(con, [(gg, gid) for gg, gid in candidates if gg not in rejects])
+        stop = False
+        if strict and rejects:
+            first_bad = min(rejects)
+            good = [(gg, gid) for gg, gid in good if gg < first_bad]
+            dups = [gg for gg in dups if gg < first_bad]
+            rejects = {first_bad: rejects[first_bad]}
+            stop = True
+        ordered = [rejects[k] for k in sorted(rejects)]
+        fill_raw(con, ordered)
+        con.register("_good", pa.table({"g": pa.array([gg for gg, _ in good], pa.int32()),
+                                        "game_id": pa.array([gid for _, gid in good], pa.string())}))
+        con.execute("CREATE OR REPLACE TEMP TABLE st_good AS SELECT * FROM _good")
+        con.unregister("_good")
+        con.execute("BEGIN TRANSACTION")
+        try:
+            n_events = load_good_games(con) if good else 0
+            record_rejects(con, run_id, ordered)
+            _pause_hook(result)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        result.batches_committed += 1
+        result.loaded += len(good)
+        result.events += n_events
+        result.duplicates += len(dups)
+        result.rejected.extend(ordered)
+        return stop
+    except duckdb.Error as e:
+        raise StoreError(f"ingest failed: {str(e).strip().splitlines()[0]}") from e
+    finally:
+        try:
+            drop_staging(con)
+        except duckdb.Error:
+            pass
+
+
+def _pause_hook(result: IngestResult) -> None:
+    hook = os.environ.get(PAUSE_HOOK_ENV)
+    if not hook:
+        return
+    batch, seconds = hook.split(":")
+    if result.batches_committed + 1 == int(batch):
+        print(f"pausing before commit {batch}", file=sys.stderr, flush=True)
+        time.sleep(float(seconds))
+
+
+def _rejection(con: duckdb.DuckDBPyConnection, p: Problem) -> Rejection:
+    file, events_file, kind = con.execute(
+        "SELECT file, events_file, kind FROM st_games WHERE g = ?", [p.g]).fetchall()[0]
+    fld, line, message = p.field, p.line, p.message
+    if kind == "parquet" and not p.in_header and fld in PARQUET_FIELD:
+        fld = PARQUET_FIELD[fld]
+    if kind == "manual" and not p.in_header:
+        message, line = (f"event {line}: {message}" if line is not None else message), None
+    return Rejection(file if p.in_header else events_file, line, fld, p.error_type, message, None)
+
+
+def _dedupe(con: duckdb.DuckDBPyConnection, cands: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], list[int]]:
+    """Split candidates into new games and duplicates (already stored, or earlier in the batch)."""
+    if not cands:
+        return [], []
+    con.register("_cands", pa.table({"g": pa.array([g for g, _ in cands], pa.int32()),
+                                     "game_id": pa.array([gid for _, gid in cands], pa.string())}))
+    stored = {gid for (gid,) in con.execute(
+        "SELECT game_id FROM games SEMI JOIN _cands USING (game_id)").fetchall()}
+    con.unregister("_cands")
+    good, dups, seen = [], [], set(stored)
+    for g, gid in cands:
+        if gid in seen:
+            dups.append(g)
+        else:
+            seen.add(gid)
+            good.append((g, gid))
+    return good, dups

@@ -1,0 +1,180 @@
+"""Faults and concurrency, for real: subprocesses on a real DuckDB file.
+
+- An ingest SIGKILLed inside a batch's transaction leaves a database that opens and
+  checks out, holding only whole batches; running it again completes it, no duplicates.
+- Ctrl-C (SIGINT) rolls the batch in flight back and exits 130.
+- A reader waits while an ingest holds the file and gives up with a clear message;
+  the ingest waits for readers likewise; a dashboard polling during a long ingest never
+  fails and only ever sees whole batches.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pmim_analytics.errors import StoreError
+from pmim_analytics.rules.catalogue import REPO_ROOT
+from pmim_analytics.store import ingest_paths, open_writer, read_frame
+from pmim_analytics.store.check import check_db
+from pmim_analytics.store.ingest import PAUSE_HOOK_ENV
+from tests.store.conftest import write_games
+from tests.support.synthetic import iter_games
+
+PMIM = str(Path(sys.executable).with_name("pmim"))
+
+
+def _python(code: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", code], cwd=REPO_ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+
+
+def _wait_for(proc: subprocess.Popen, marker: str, timeout: float = 60) -> None:
+    """Read the child's stderr until ``marker`` shows up."""
+    deadline = time.monotonic() + timeout
+    assert proc.stderr is not None
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if marker in line:
+            return
+        if not line and proc.poll() is not None:
+            raise AssertionError(f"child ended before {marker!r}: {proc.stderr.read()}")
+    raise AssertionError(f"no {marker!r} within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def replays(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("replays")
+    write_games(folder, iter_games(60, seed=500))
+    return folder
+
+
+def _games(db: Path) -> int:
+    return read_frame("SELECT count(*) FROM games", db=db).item()
+
+
+def test_sigkill_inside_a_transaction_leaves_whole_batches_and_a_rerun_completes(replays: Path, db: Path) -> None:
+    code = (f"from pmim_analytics.store import ingest_paths; "
+            f"ingest_paths([{str(replays)!r}], {str(db)!r}, batch_files=20)")
+    proc = _python(code, {PAUSE_HOOK_ENV: "2:60"})
+    _wait_for(proc, "pausing before commit 2")  # batch 1 committed, batch 2 inserted but not committed
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    report = check_db(db)
+    assert report.ok, report.findings
+    assert report.games == 20
+    again = ingest_paths([replays], db)
+    assert (again.loaded, again.duplicates, again.rejected) == (40, 20, [])
+    report = check_db(db)
+    assert report.ok and report.games == 60
+    assert read_frame("SELECT count(*) = count(DISTINCT game_id) FROM games", db=db).item()
+
+
+def test_sigkill_at_any_moment_never_leaves_a_broken_database(replays: Path, db: Path) -> None:
+    # Small batches with pauses between them: the run lasts a few seconds, so each kill lands mid-run.
+    code = (f"from pmim_analytics.store import ingest_paths; "
+            f"ingest_paths([{str(replays)!r}], {str(db)!r}, batch_files=5, yield_every=0)")
+    counts = []
+    for delay in (1.3, 1.9, 2.5):
+        proc = _python(code)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        if db.exists():
+            report = check_db(db)
+            assert report.ok, report.findings
+            assert report.games % 5 == 0, "a killed run left part of a batch"
+            counts.append(report.games)
+    assert counts and counts[-1] < 60, "the runs should have been killed before the end"
+    ingest_paths([replays], db)
+    report = check_db(db)
+    assert report.ok and report.games == 60
+
+
+def test_ctrl_c_rolls_back_the_batch_in_flight(replays: Path, db: Path) -> None:
+    proc = subprocess.Popen([PMIM, "ingest", str(replays), "--db", str(db), "-q"], cwd=REPO_ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, PAUSE_HOOK_ENV: "1:60"})
+    _wait_for(proc, "pausing before commit 1")
+    proc.send_signal(signal.SIGINT)
+    out, errs = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "rolled back" in errs and "loaded 0 games" in out
+    assert check_db(db).ok and _games(db) == 0
+    assert ingest_paths([replays], db).loaded == 60
+
+
+HOLD = """
+import sys, time
+from pmim_analytics.store import open_reader, open_writer
+opener = open_writer if sys.argv[1] == "writer" else open_reader
+with opener(sys.argv[2]):
+    print("holding", file=sys.stderr, flush=True)
+    time.sleep(float(sys.argv[3]))
+"""
+
+
+def _hold(kind: str, db: Path, seconds: float) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, kind, str(db), str(seconds)], cwd=REPO_ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for(proc, "holding")
+    return proc
+
+
+def test_a_reader_waits_for_the_writer_then_reads(db: Path) -> None:
+    with open_writer(db):
+        pass
+    holder = _hold("writer", db, 1.5)
+    started = time.monotonic()
+    assert read_frame("SELECT count(*) FROM games", db=db, timeout=30).item() == 0
+    assert time.monotonic() - started > 0.5, "the read should have waited for the writer"
+    holder.wait(timeout=30)
+
+
+def test_a_reader_gives_up_with_a_clear_message(db: Path) -> None:
+    with open_writer(db):
+        pass
+    holder = _hold("writer", db, 4)
+    with pytest.raises(StoreError) as info:
+        read_frame("SELECT 1", db=db, timeout=0.5)
+    assert "locked" in info.value.message and "ingest may be running" in info.value.message
+    assert isinstance(info.value.__cause__, duckdb.Error)
+    holder.kill()
+    holder.wait(timeout=30)
+
+
+def test_the_writer_waits_for_readers(tmp_path: Path, db: Path) -> None:
+    write_games(tmp_path / "in", iter_games(3, seed=7))
+    with open_writer(db):
+        pass
+    holder = _hold("reader", db, 1.5)
+    waits: list[str] = []
+    result = ingest_paths([tmp_path / "in"], db, on_wait=waits.append)
+    assert result.loaded == 3
+    assert waits and "locked" in waits[0]
+    holder.wait(timeout=30)
+
+
+def test_a_dashboard_polling_during_a_long_ingest_sees_only_whole_batches(replays: Path, db: Path) -> None:
+    with open_writer(db):
+        pass
+    code = (f"from pmim_analytics.store import ingest_paths; "
+            f"ingest_paths([{str(replays)!r}], {str(db)!r}, batch_files=10, yield_every=0)")
+    proc = _python(code)
+    seen: list[int] = []
+    while proc.poll() is None:
+        seen.append(read_frame("SELECT count(*) FROM games", db=db, timeout=60).item())
+        time.sleep(0.02)
+    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
+    seen.append(_games(db))
+    assert seen == sorted(seen) and seen[-1] == 60
+    assert all(n % 10 == 0 for n in seen), "a reader saw part of a batch"
+    assert len(set(seen) - {0, 60}) >= 1, "the reader never got in during the ingest"

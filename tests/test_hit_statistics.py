@@ -1,0 +1,55 @@
+"""Counted outcomes: over many engine games the hit rate of every (ACC, DEF) pair matches 2d6.
+
+Tolerance: the observed rate of each pair with at least 200 attacks lies within 4 standard
+errors (sqrt(p(1 - p) / n)) of the exact probability P(2d6 >= DEF - ACC). The games are
+seeded, so the test is repeatable; a wrong hit rule (``>`` for ``>=``, ACC ignored or
+subtracted) moves some pair by far more than that.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from pmim_analytics.engine.bots import make_bot
+from pmim_analytics.engine.combat import hit_probability
+from pmim_analytics.engine.dice import game_streams
+from pmim_analytics.engine.driver import run
+from pmim_analytics.engine.spec import GameSpec
+from pmim_analytics.replay.events import Attack
+from tests.test_replay_verify import army
+
+GAMES_PER_MATCHUP = 150
+MIN_ATTACKS = 200
+TOLERANCE_SE = 4.0
+
+
+def test_hit_rate_per_acc_and_def_matches_2d6() -> None:
+    attacks: Counter = Counter()
+    hits: Counter = Counter()
+    faces: Counter = Counter()
+    for rules, a, b in (("v3", "v3-balanced", "v3-tank-heavy"), ("v1", "v1-avian-mix", "v1-heavy")):
+        spec = GameSpec.create(rules, "take-and-hold", army(a, rules), army(b, rules))
+        for i in range(GAMES_PER_MATCHUP):
+            dice, blue_rng, red_rng = game_streams(2024, i)
+            state = run(spec, make_bot("greedy", blue_rng), make_bot("greedy", red_rng), dice)
+            for ev in state.events:
+                if isinstance(ev, Attack):
+                    attacks[ev.acc, ev.needed] += 1
+                    hits[ev.acc, ev.needed] += ev.hit
+                    faces.update(ev.roll)
+    checked = 0
+    for (acc, defence), n in sorted(attacks.items()):
+        if n < MIN_ATTACKS:
+            continue
+        p = float(hit_probability(acc, defence))
+        observed = hits[acc, defence] / n
+        se = math.sqrt(p * (1 - p) / n)
+        assert abs(observed - p) <= TOLERANCE_SE * se, (
+            f"ACC {acc} vs DEF {defence}: {observed:.3f} over {n} attacks, 2d6 gives {p:.3f}")
+        checked += 1
+    assert checked >= 4, f"only {checked} (ACC, DEF) pairs had {MIN_ATTACKS} attacks: {attacks}"
+    # and the attack dice themselves are fair: every face within 4 SE of 1/6
+    total = sum(faces.values())
+    se = math.sqrt((1 / 6) * (5 / 6) / total)
+    assert all(abs(faces[f] / total - 1 / 6) <= TOLERANCE_SE * se for f in range(1, 7)), faces
