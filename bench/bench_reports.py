@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import tempfile
 import time
@@ -31,19 +30,10 @@ from pmim_analytics.analytics.load import DuckDBData, query
 from pmim_analytics.analytics.rules_frames import rules_units_frame, rules_weapons_frame
 from pmim_analytics.rules import build_roster, load_army, load_rules
 from pmim_analytics.rules.catalogue import REPO_ROOT
+from pmim_analytics.store.migrate import migrate
 
 FAMILIES = {"v2": ["v2", "v2-heavy-def6"], "v3": ["v3", "v3-llaser-rpt4", "v3-heavy-def6", "v3-mjolnir-16"]}
 TARGET_S = 0.5
-
-
-def schema_sql() -> str:
-    """Migration 1, with the events column ``by`` quoted if DuckDB rejects the bare word."""
-    text = (REPO_ROOT / "sql" / "001_initial.sql").read_text(encoding="utf-8")
-    try:
-        duckdb.connect().execute(text)
-        return text
-    except duckdb.ParserException:
-        return re.sub(r'(?m)^(\s+)by(\s+VARCHAR)', r'\1"by"\2', text)
 
 
 def roster_frames() -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -70,7 +60,7 @@ def generate(path: Path, n_games: int, n_event_games: int) -> None:
     ru = pl.concat([rules_units_frame(load_rules(r)) for r in rules_ids])
     rw = pl.concat([rules_weapons_frame(load_rules(r)) for r in rules_ids])
     con = duckdb.connect(str(path))
-    con.execute(schema_sql())
+    migrate(con)
     for name, df in (("comps_in", comps), ("roster_in", roster), ("ru_in", ru), ("rw_in", rw)):
         con.register(name, df)
     con.execute("INSERT INTO rules_units SELECT * FROM ru_in")
