@@ -308,7 +308,8 @@ def _message(games: int, points_sd: float, p: _Prices, lam_ok: bool, priced_any:
                "be measured: units are ranked by value per point but not priced; play games with unequal point "
                "totals to price them")
     elif not lam_ok:
-        msg = (f"the value of a point is not clearly positive ({p.lam:.3f} ± {p.lam_se:.3f} logits): units are "
+        est = f"{p.lam:.3f}" + ("" if np.isnan(p.lam_se) else f" ± {p.lam_se:.3f}")
+        msg = (f"the value of a point is not clearly positive ({est} logits for the median type): units are "
                "ranked but not priced")
     else:
         msg = f"priced from {games} games; a typical point is worth {p.lam:.3f} ± {p.lam_se:.3f} logits of winning"
