@@ -46,7 +46,7 @@ MIN_GAMES = 200
 #: Fewer games in which the sides field different numbers of a type: no suggestion for it.
 MIN_GAMES_PER_TYPE = 30
 #: The points difference between sides must vary at least this much (standard deviation)...
-MIN_POINTS_SD = 0.5
+MIN_POINTS_SD = 2.0
 #: ...and the value of a point must be at least this many standard errors above zero.
 MIN_LAMBDA_Z = 2.0
 #: Ridge penalty on δ (per unit type, in logits²); tiny ones on b0 and λ for numerical stability.
