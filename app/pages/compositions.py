@@ -23,7 +23,7 @@ def body() -> None:
     by_games = comps.group_by("composition").agg(pl.col("games").sum()).sort("games", descending=True)
     names = by_games["composition"].to_list()
     default = [f.composition] if f.composition in names else [n for n in names if not n.startswith("random")][:6]
-    picked = st.multiselect("Compositions to compare", names, default=default, key="comp_pick",
+    picked = st.multiselect("Compositions to compare", names, default=default, key=f"comp_pick_{f.composition or ''}",
                             help="Army lists by name; random armies are named 'random N'.")
     sources = sorted(comps["source"].unique().to_list())
     source = st.radio("Games from", sources, index=sources.index("engine") if "engine" in sources else 0,
