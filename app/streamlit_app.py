@@ -11,7 +11,7 @@ import streamlit as st
 
 HERE = Path(__file__).resolve().parent
 
-#: (file under pages/, title, icon): the order of the navigation.
+#: (file under views/, title, icon): the order of the navigation.
 PAGES = (
     ("overview.py", "Overview", ":material/dashboard:"),
     ("compositions.py", "Compositions", ":material/groups:"),
@@ -24,6 +24,6 @@ PAGES = (
 )
 
 st.set_page_config(page_title="PMIM balance dashboard", page_icon="⬢", layout="wide")
-nav = st.navigation([st.Page(HERE / "pages" / f, title=t, icon=i, default=(k == 0))
+nav = st.navigation([st.Page(HERE / "views" / f, title=t, icon=i, default=(k == 0))
                      for k, (f, t, i) in enumerate(PAGES)])
 nav.run()

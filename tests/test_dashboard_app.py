@@ -23,7 +23,7 @@ def open_page(page: str, db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     monkeypatch.setenv("PMIM_SIM_DIR", str(tmp_path / "sims"))
     at = AppTest.from_file(str(APP), default_timeout=90)
     if page != "overview":
-        at.switch_page(f"pages/{page}.py")
+        at.switch_page(f"views/{page}.py")
     return at.run()
 
 
@@ -76,7 +76,7 @@ def test_replay_slider_and_step_buttons(small_demo_db: Path, monkeypatch: pytest
     at = open_page("replay", small_demo_db, monkeypatch, tmp_path)
     at.sidebar.radio(key="source_filter").set_value("engine").run()
     assert at.subheader[0].value.startswith("Step 1 of ") and "Deployment" in at.subheader[0].value
-    at.slider(key="replay_step").set_value(5).run()
+    at.slider(key="replay_step").set_value(6).run()
     assert at.subheader[0].value.startswith("Step 6 of ")
     at.button(key="replay_next").click().run()
     assert at.subheader[0].value.startswith("Step 7 of ")
@@ -153,3 +153,22 @@ def test_export_offers_the_report_tables_and_charts(small_demo_db: Path, monkeyp
     assert problems(at) == []
     assert "compositions" in at.selectbox(key="export_table").options
     assert any(o.startswith("matchups_") for o in at.selectbox(key="export_chart").options)
+
+
+def test_a_page_waits_for_an_ingest_holding_the_database(writable_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); print('locked', flush=True); "
+        "time.sleep(2.5); con.close()"), str(writable_db)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        started = time.monotonic()
+        at = open_page("units", writable_db, monkeypatch, tmp_path)
+        assert problems(at) == [] and at.get("plotly_chart")
+        assert time.monotonic() - started > 1.0  # it did wait for the writer
+    finally:
+        holder.wait(timeout=30)

@@ -125,7 +125,10 @@ def implied_cost_figure(costs: pl.DataFrame, provenance: Provenance | None = Non
     title = "Implied point cost (from who wins) against the current PTS"
     c = costs.filter(pl.col("suggested_pts").is_not_null())
     if c.height == 0:
-        return _empty(title + " — the games cannot price any unit yet", provenance)
+        fig = _empty(title + " — the games cannot price any unit yet", provenance)
+        fig.layout.annotations[0].text = ("No unit type could be priced: the games need army lists that differ "
+                                          "unit by unit (random armies); see the notes below")
+        return fig
     fig = go.Figure()
     for i, rid in enumerate(sorted(c["rules_id"].unique().to_list())):
         t = c.filter(pl.col("rules_id") == rid)

@@ -105,6 +105,17 @@ def settle(page, timeout: float = 60_000) -> None:  # noqa: ANN001
     page.wait_for_timeout(500)
 
 
+def screenshot(page, name: str) -> None:  # noqa: ANN001
+    """The whole page: Streamlit scrolls inside its main block, so grow the viewport to fit it first."""
+    height = page.evaluate("() => Math.max(...[...document.querySelectorAll(\"[data-testid='stMain'],"
+                           " [data-testid='stMainBlockContainer']\")].map(e => e.scrollHeight), 1000)")
+    page.set_viewport_size({"width": 1500, "height": min(int(height) + 40, 7000)})
+    page.wait_for_timeout(800)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    page.set_viewport_size({"width": 1500, "height": 1000})
+
+
 @pytest.mark.parametrize(("path", "title", "chart"), PAGES, ids=[p[0] or "overview" for p in PAGES])
 def test_page_renders(page, server: str, path: str, title: str, chart: bool) -> None:  # noqa: ANN001
     page.goto(f"{server}/{path}")
@@ -113,8 +124,7 @@ def test_page_renders(page, server: str, path: str, title: str, chart: bool) -> 
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     settle(page)
     assert page.locator("[data-testid='stException']").count() == 0
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{path or 'overview'}.png"), full_page=True)
+    screenshot(page, path or "overview")
 
 
 def test_replay_viewer_steps_through_a_game(page, server: str) -> None:  # noqa: ANN001
@@ -133,5 +143,10 @@ def test_replay_viewer_steps_through_a_game(page, server: str) -> None:  # noqa:
     settle(page)
     assert page.locator(".js-plotly-plot").count() >= 2  # the board and the VP curve
     assert page.locator("[data-testid='stException']").count() == 0
-    page.screenshot(path=str(SHOTS / "replay-step3.png"), full_page=True)
+    screenshot(page, "replay-step3")
+    page.get_by_role("slider").first.press("End")  # the slider, by keyboard: to the last step
+    page.get_by_role("heading", name="Game over").first.wait_for(timeout=30_000)
+    settle(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot(page, "replay-end")
 

@@ -41,9 +41,9 @@ def body() -> None:
                                 pl.col("vp_margin").round(2), pl.col("mean_rounds").round(1)), hide_index=True)
 
     q = sh.report("quality", f)
-    left, right = st.columns(2)
-    left.plotly_chart(figures.vp_by_round_figure(q.vp_by_round, prov, source=source), key="vp_rounds")
-    right.plotly_chart(length_figure(q.lengths, prov, source=source), key="lengths")
+    st.header("VP by round and game length")
+    st.plotly_chart(figures.vp_by_round_figure(q.vp_by_round, prov, source=source), key="vp_rounds")
+    st.plotly_chart(length_figure(q.lengths, prov, source=source), key="lengths")
     st.caption("VP by round and game length are over every game of the selection (all compositions).")
 
     st.header("Matchups")

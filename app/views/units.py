@@ -39,7 +39,7 @@ def body() -> None:
     ids = sorted(surv["rules_id"].unique().to_list())
     if ids:
         c = st.columns([1, 3])
-        rid = c[0].selectbox("Rules version", ids, key="km_rules")
+        rid = c[0].selectbox("Rules version", ids, index=ids.index("v3") if "v3" in ids else 0, key="km_rules")
         types = sorted(surv.filter(pl.col("rules_id") == rid)["code"].unique().to_list())
         codes = c[1].multiselect("Unit types (codes)", types, default=[], key="km_codes",
                                  help="Empty: every type.")
