@@ -103,7 +103,8 @@ def check_and_save(text: str, key: str) -> None:
         return
     end = game.events[-1]
     st.success(f"Valid: {game.header.sides['blue'].name} (blue) vs {game.header.sides['red'].name} (red), "
-               f"{getattr(end, 'winner', None) or 'draw'}, {len(game.events)} events. Game id {game.header.game_id}.",
+               f"{(w + ' wins') if (w := getattr(end, 'winner', None)) else 'a draw'}, {len(game.events)} "
+               f"event{'s' if len(game.events) != 1 else ''}. Game id {game.header.game_id}.",
                icon="✅")
     if st.button("Save to the database", type="primary", key=f"save_{key}"):
         folder = sh.env_path("PMIM_LOG_DIR", "replays/manual")
