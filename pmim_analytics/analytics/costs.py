@@ -219,13 +219,14 @@ def _prices(beta: np.ndarray, cov_b: np.ndarray, pts: np.ndarray, used: np.ndarr
     """
     m = _weighted_median_index(beta / pts, used)
     lam = float(beta[m] / pts[m])
+    lam_se = float(np.sqrt(max(cov_b[m, m], 0.0)) / pts[m])
     if lam <= 0:  # no positive value per point: nothing to price against
         nan = np.full(len(pts), np.nan)
-        return _Prices(lam, float("nan"), beta, np.sqrt(np.clip(np.diag(cov_b), 0, None)), nan, nan)
+        return _Prices(lam, lam_se, beta, np.sqrt(np.clip(np.diag(cov_b), 0, None)), nan, nan)
     grad = np.eye(len(pts)) * (pts[m] / beta[m])
     grad[:, m] -= pts[m] * beta / beta[m] ** 2
     se = np.sqrt(np.clip(np.diag(grad @ cov_b @ grad.T), 0.0, None))
-    return _Prices(lam, float(np.sqrt(max(cov_b[m, m], 0.0)) / pts[m]), beta,
+    return _Prices(lam, lam_se, beta,
                    np.sqrt(np.clip(np.diag(cov_b), 0, None)), beta / lam, se)
 
 
