@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint venv clean
+.PHONY: run test lint venv clean dashboard
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,12 +22,18 @@ run: $(STAMP)
 	$(BIN)/pmim army validate data/armies/*.yaml
 	$(BIN)/pmim demo
 	$(BIN)/pmim db info
+	$(BIN)/streamlit run app/streamlit_app.py --server.headless true --browser.gatherUsageStats false
 
 ## make test: set up with the test extras, lint, check the layers, run every test
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	scripts/ensure-chromium.sh
 	$(BIN)/pytest -q
+
+## make dashboard: open the dashboard on the database ($$PMIM_DB or data/pmim.duckdb) at http://localhost:8501
+dashboard: $(STAMP)
+	$(BIN)/streamlit run app/streamlit_app.py --server.headless true --browser.gatherUsageStats false
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import tempfile
 import time
@@ -36,16 +35,6 @@ from pmim_analytics.store.rollups import rebuild_rollups
 
 FAMILIES = {"v2": ["v2", "v2-heavy-def6"], "v3": ["v3", "v3-llaser-rpt4", "v3-heavy-def6", "v3-mjolnir-16"]}
 TARGET_S = 0.5
-
-
-def schema_sql() -> str:
-    """Migration 1, with the events column ``by`` quoted if DuckDB rejects the bare word."""
-    text = (REPO_ROOT / "sql" / "001_initial.sql").read_text(encoding="utf-8")
-    try:
-        duckdb.connect().execute(text)
-        return text
-    except duckdb.ParserException:
-        return re.sub(r'(?m)^(\s+)by(\s+VARCHAR)', r'\1"by"\2', text)
 
 
 def roster_frames() -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -30,3 +30,17 @@ def data_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
 def _no_stray_env(monkeypatch: pytest.MonkeyPatch) -> None:
     if "PMIM_DATA" in os.environ and not os.environ["PMIM_DATA"]:
         monkeypatch.delenv("PMIM_DATA")
+
+
+@pytest.fixture(scope="session")
+def small_demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small demo database (read it, don't write it): 3 v3 armies round-robin under v3 and
+    v3-llaser-rpt4, 6 games a pairing, plus the playtest and sample logs. Built once per run."""
+    from pmim_analytics.demo import DemoPlan, build_demo
+
+    root = tmp_path_factory.mktemp("small-demo")
+    db = root / "demo.duckdb"
+    build_demo(db, root / "replays", plans=(DemoPlan(("v3", "v3-llaser-rpt4"),
+                                                     ("v3-balanced", "v3-tank-heavy", "v3-fast-gev"), 6),),
+               random_plans=(), workers=1)
+    return db

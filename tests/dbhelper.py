@@ -1,4 +1,4 @@
-"""Build a real DuckDB file from the migrations in sql/ and a bundle of frames."""
+"""Build a real DuckDB file from the schema migrations (sql/001_initial.sql onwards) and frames."""
 
 from __future__ import annotations
 
@@ -12,8 +12,12 @@ from pmim_analytics.store.rollups import rebuild_rollups
 
 
 def create_db(path: Path, frames: Frames) -> Path:
-    """A database file at ``path`` holding the tables of ``frames`` (every migration applied, and
-    the rollups the readers use computed from those tables)."""
+    """A database file at ``path``: every migration applied, then the tables of ``frames``, then
+    the rollups the readers use, computed from those tables.
+
+    The rules tables are left as ``frames`` has them (empty unless given), so the loader's
+    fallback to the rules catalogue is exercised.
+    """
     con = duckdb.connect(str(path))
     try:
         migrate(con)

@@ -104,7 +104,7 @@ def test_a_missing_database_is_one_clear_sentence(tmp_path: Path) -> None:
 def test_a_file_that_is_not_a_pmim_database(tmp_path: Path) -> None:
     path = tmp_path / "other.duckdb"
     duckdb.connect(str(path)).close()
-    with pytest.raises(StoreError, match="not a pmim database"):
+    with pytest.raises(StoreError, match="schema version 0.*pmim db migrate"):
         DuckDBData(path).game_counts()
 
 

@@ -100,11 +100,12 @@ def test_figures_are_labelled_and_use_side_colours() -> None:
     assert vp.layout.xaxis.title.text == "round" and "victory points" in vp.layout.yaxis.title.text
     assert vp.layout.title.subtitle.text.startswith("Source: 15 games")
 
-    win = figures.win_rate_figure(tables.composition_report(data), prov)
+    assert figures.win_rate_figure(tables.composition_report(data), prov).data == ()  # all under 10 games
+    win = figures.win_rate_figure(tables.composition_report(data), prov, min_games=1)
     assert "Win rate" in win.layout.title.text and "Wilson" in win.layout.xaxis.title.text
     assert all(t.error_x.array is not None for t in win.data)
 
-    heat = figures.matchup_heatmap(tables.matchup_report(data), "v3", prov)
+    heat = figures.matchup_heatmap(tables.matchup_report(data), "v3", prov, min_games=1)
     assert heat.data[0].zmid == 50 and heat.layout.yaxis.title.text == "composition"
 
     km = figures.km_figure(tables.survival_report(data), "v3", prov)

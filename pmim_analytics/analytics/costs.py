@@ -46,7 +46,7 @@ MIN_GAMES = 200
 #: Fewer games in which the sides field different numbers of a type: no suggestion for it.
 MIN_GAMES_PER_TYPE = 30
 #: The points difference between sides must vary at least this much (standard deviation)...
-MIN_POINTS_SD = 0.5
+MIN_POINTS_SD = 2.0
 #: ...and the value of a point must be at least this many standard errors above zero.
 MIN_LAMBDA_Z = 2.0
 #: Ridge penalty on δ (per unit type, in logits²); tiny ones on b0 and λ for numerical stability.
@@ -219,13 +219,14 @@ def _prices(beta: np.ndarray, cov_b: np.ndarray, pts: np.ndarray, used: np.ndarr
     """
     m = _weighted_median_index(beta / pts, used)
     lam = float(beta[m] / pts[m])
+    lam_se = float(np.sqrt(max(cov_b[m, m], 0.0)) / pts[m])
     if lam <= 0:  # no positive value per point: nothing to price against
         nan = np.full(len(pts), np.nan)
-        return _Prices(lam, float("nan"), beta, np.sqrt(np.clip(np.diag(cov_b), 0, None)), nan, nan)
+        return _Prices(lam, lam_se, beta, np.sqrt(np.clip(np.diag(cov_b), 0, None)), nan, nan)
     grad = np.eye(len(pts)) * (pts[m] / beta[m])
     grad[:, m] -= pts[m] * beta / beta[m] ** 2
     se = np.sqrt(np.clip(np.diag(grad @ cov_b @ grad.T), 0.0, None))
-    return _Prices(lam, float(np.sqrt(max(cov_b[m, m], 0.0)) / pts[m]), beta,
+    return _Prices(lam, lam_se, beta,
                    np.sqrt(np.clip(np.diag(cov_b), 0, None)), beta / lam, se)
 
 
@@ -308,7 +309,8 @@ def _message(games: int, points_sd: float, p: _Prices, lam_ok: bool, priced_any:
                "be measured: units are ranked by value per point but not priced; play games with unequal point "
                "totals to price them")
     elif not lam_ok:
-        msg = (f"the value of a point is not clearly positive ({p.lam:.3f} ± {p.lam_se:.3f} logits): units are "
+        est = f"{p.lam:.3f}" + ("" if np.isnan(p.lam_se) else f" ± {p.lam_se:.3f}")
+        msg = (f"the value of a point is not clearly positive ({est} logits for the median type): units are "
                "ranked but not priced")
     else:
         msg = f"priced from {games} games; a typical point is worth {p.lam:.3f} ± {p.lam_se:.3f} logits of winning"

@@ -3,16 +3,15 @@
 :class:`DuckDBData` is the database :class:`~.dataset.GameData`: each method runs one query
 that computes a reduced frame (the same frame the Polars reducers compute from table rows;
 a test checks they agree) on a short-lived read-only connection, its own or the one of an
-enclosing :meth:`DuckDBData.session`. Nothing else in :mod:`pmim_analytics.analytics`
-imports DuckDB; when the store offers retrying readers, :func:`read_only` is the one place to
-switch to them.
+enclosing :meth:`DuckDBData.session`. Connections come from the store's
+:func:`~pmim_analytics.store.open_reader` (waits while an ingest holds the file, checks the
+schema version). Nothing else in :mod:`pmim_analytics.analytics` imports DuckDB.
 
 The default database is ``$PMIM_DB`` or ``data/pmim.duckdb`` (in the data folder).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,33 +24,27 @@ from pmim_analytics.analytics import luck
 from pmim_analytics.analytics.dataset import Provenance
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
 from pmim_analytics.errors import StoreError, display_path
-from pmim_analytics.rules import data_dir
+from pmim_analytics.store.connection import open_reader, resolve_db_path
 from pmim_analytics.store.rollups import BY_TABLE, reaggregate_sql
 
+MISSING = "no database at {path}; create one with `make run` (the demo database) or `pmim ingest`"
 _DIGESTS: dict[tuple[str, int, str | None], str] = {}  # (file, games, latest ingest) -> content hash
 
 
 def default_db_path() -> Path:
     """``$PMIM_DB`` if set, else ``data/pmim.duckdb`` under the data folder."""
-    env = os.environ.get("PMIM_DB")
-    return Path(env) if env else data_dir() / "pmim.duckdb"
+    return resolve_db_path(None)
 
 
 @contextmanager
 def read_only(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A short-lived read-only connection; DuckDB errors become :class:`StoreError`."""
+    """A short-lived read-only connection (the store's, which waits out an ingest's lock)."""
     if not path.exists():
-        raise StoreError(f"no database at {display_path(path)}; create one with `make run` or `pmim ingest`")
-    try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error as e:
-        raise StoreError(f"cannot open {display_path(path)} for reading: {e}") from e
-    try:
+        raise StoreError(MISSING.format(path=display_path(path)))
+    with open_reader(path) as con:
         con.execute("SET python_enable_replacements = false")  # never read a Python variable as a table
         con.execute("SET preserve_insertion_order = false")  # every query that needs an order says so
         yield con
-    finally:
-        con.close()
 
 
 def query(path: Path, sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
@@ -91,8 +84,7 @@ class DuckDBData:
         self._rules_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
         if not self.path.exists():
-            raise StoreError(f"no database at {display_path(self.path)}; create one with `make run` or "
-                             "`pmim ingest`")
+            raise StoreError(MISSING.format(path=display_path(self.path)))
 
     @contextmanager
     def session(self) -> Iterator[DuckDBData]:

@@ -31,6 +31,7 @@ RULES_OPT = typer.Option(None, "--rules", help="Comma-separated rules ids, e.g. 
 SOURCE_OPT = typer.Option(None, "--source", help="engine or manual (default: both).")
 DB_OPT = typer.Option(None, "--db", help="Database file (default: $PMIM_DB or data/pmim.duckdb).")
 LIMIT_OPT = typer.Option(60, "--limit", help="Show at most this many rows.")
+MIN_GAMES_OPT = typer.Option(10, "--min-games", help="Leave out compositions with fewer games (one-off armies).")
 
 
 def register(root: typer.Typer) -> None:
@@ -145,14 +146,19 @@ def weapons_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, 
 @app.command("compositions")
 @guarded
 def compositions_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
-                     limit: int = LIMIT_OPT) -> None:
+                     min_games: int = MIN_GAMES_OPT, limit: int = LIMIT_OPT) -> None:
     """Per composition: W/D/L, win rate (Wilson 95%), VP margin, length; then side advantage.
 
-    Example: pmim report compositions --rules v2,v3
+    Example: pmim report compositions --rules v2,v3 --min-games 20
     """
     if data := _data(rules, source, db):
-        _show(tables.composition_report(data), sections.COMP_COLS, "Compositions (mirror games excluded)", limit,
-              "Only mirror games: no composition met another.")
+        comps = tables.composition_report(data)
+        shown = comps.filter(pl.col("games") >= min_games)
+        _show(shown, sections.COMP_COLS, "Compositions (mirror games excluded)", limit,
+              f"No composition has {min_games} or more games against others (lower --min-games).")
+        if comps.height > shown.height:
+            err.print(f"{comps.height - shown.height} compositions with fewer than {min_games} games left out "
+                      "(--min-games).", highlight=False)
         _show(tables.side_report(data), sections.SIDE_COLS, "Side and first-player advantage", None, "")
 
 
@@ -160,7 +166,7 @@ def compositions_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_
 @guarded
 def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
                  long: bool = typer.Option(False, "--long", help="One row per pairing instead of a matrix."),
-                 limit: int = LIMIT_OPT) -> None:
+                 min_games: int = MIN_GAMES_OPT, limit: int = LIMIT_OPT) -> None:
     """The matchup matrix: each row composition's win rate against each column.
 
     Example: pmim report matchups --rules v3 --source engine
@@ -168,6 +174,11 @@ def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
     if not (data := _data(rules, source, db)):
         return
     m = tables.matchup_report(data)
+    totals = m.group_by("rules_id", "source", "composition").agg(pl.col("games").sum().alias("_total"))
+    m = m.join(totals, on=["rules_id", "source", "composition"]).join(
+        totals.rename({"composition": "opp_composition", "_total": "_opp_total"}),
+        on=["rules_id", "source", "opp_composition"])
+    m = m.filter((pl.col("_total") >= min_games) & (pl.col("_opp_total") >= min_games)).drop("_total", "_opp_total")
     if long:
         cols = [*sections.COMP_COLS[:3], Col("against", text("opp_composition"), "left"), *sections.COMP_COLS[3:-1]]
         _show(m, cols, "Matchups", limit, "Only mirror games.")

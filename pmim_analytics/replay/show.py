@@ -10,6 +10,7 @@ from pmim_analytics.replay.events import (
     Attack,
     Deploy,
     Disarmed,
+    Event,
     GameEnd,
     Immobilized,
     LocationDestroyed,
@@ -54,6 +55,40 @@ def describe_attack(ev: Attack) -> str:
         where = f" on the {LOCATION_NAMES.get(ev.location, ev.location)} (d6 {rolls})"
     over = f", {ev.overkill} overkill" if ev.overkill else ""
     return text + f"hit{where}, {ev.damage} damage{over}"
+
+
+def describe_event(ev: Event) -> str:
+    """One event in words, without indentation (a deployment is ``B:TW1 deploys at 3,12``)."""
+    if isinstance(ev, Deploy):
+        return f"{ev.unit} deploys at {_hex(ev.hex)}"
+    if isinstance(ev, RoundStart):
+        return f"Round {ev.round} ({ev.first} activates first)"
+    if isinstance(ev, Activate):
+        return f"{ev.unit} activates"
+    if isinstance(ev, Move):
+        return f"{ev.unit} moves {_hex(ev.from_hex)} -> {_hex(ev.to_hex)} ({ev.path} hexes)"
+    if isinstance(ev, Attack):
+        return describe_attack(ev)
+    if isinstance(ev, LocationDestroyed):
+        return f"{ev.unit} loses its {LOCATION_NAMES.get(ev.location, ev.location)}"
+    if isinstance(ev, Immobilized):
+        return f"{ev.unit} is immobilized"
+    if isinstance(ev, Disarmed):
+        return f"{ev.unit} is disarmed"
+    if isinstance(ev, UnitDestroyed):
+        return f"{ev.unit} is destroyed" + (f" by {ev.by}" if ev.by else "")
+    if isinstance(ev, VP):
+        blue = " ".join(ev.blue) or "-"
+        red = " ".join(ev.red) or "-"
+        return f"VP to {ev.side} for objective {ev.objective} (blue: {blue}; red: {red})"
+    if isinstance(ev, RoundEnd):
+        return f"End of round {ev.round}: blue {ev.blue_vp} VP, red {ev.red_vp} VP"
+    if isinstance(ev, GameEnd):
+        result = f"{ev.winner} wins {REASONS.get(ev.reason, ev.reason)}" if ev.winner else "draw"
+        rounds = f"after round {ev.rounds}" if ev.rounds else "(rounds not logged)"
+        vp = f"blue {ev.blue_vp} VP, red {ev.red_vp} VP" if ev.blue_vp is not None else "VP not logged"
+        return f"Game over {rounds}: {result} ({vp})"
+    return ev.type
 
 
 def iter_play_by_play(game: GameRecord, round_no: int | None = None) -> Iterator[str]:

@@ -14,6 +14,8 @@ import polars as pl
 from pmim_analytics.analytics.dataset import Provenance
 
 SIDE_COLOURS = {"blue": "#1f5fbf", "red": "#c8102e"}
+#: Compositions with fewer games than this are left out of figures (one-off random armies).
+MIN_GAMES = 10
 #: Colours for rules ids (never blue/red, which mean sides).
 SERIES_COLOURS = ("#2a9d8f", "#e9a23b", "#6d597a", "#8ab17d", "#264653", "#b56576", "#7f7f7f", "#4d908e")
 _FONT = {"family": "Inter, Helvetica, Arial, sans-serif", "size": 13}
@@ -44,14 +46,16 @@ def _empty(title: str, provenance: Provenance | None) -> go.Figure:
 
 
 def win_rate_figure(compositions: pl.DataFrame, provenance: Provenance | None = None,
-                    key: str = "composition", source: str | None = None) -> go.Figure:
+                    key: str = "composition", source: str | None = None, min_games: int = MIN_GAMES) -> go.Figure:
     """Win rate per composition with Wilson 95% bars, one bar per rules id (mirrors excluded).
 
-    Shows one source (default: engine games when there are any).
+    Shows one source (default: engine games when there are any) and compositions with at
+    least ``min_games`` games.
     """
     source = source or main_source(compositions)
     title = f"Win rate by composition ({source} games, mirrors excluded)"
     c = compositions.filter(pl.col("source") == source) if source else compositions
+    c = c.filter(pl.col("games") >= min_games)
     if c.height == 0:
         return _empty(title, provenance)
     order = c.group_by(key).agg(pl.col("win_rate").mean()).sort("win_rate")[key].to_list()
@@ -77,11 +81,17 @@ def win_rate_figure(compositions: pl.DataFrame, provenance: Provenance | None = 
 
 
 def matchup_heatmap(matchups: pl.DataFrame, rules_id: str, provenance: Provenance | None = None,
-                    key: str = "composition", source: str | None = None) -> go.Figure:
-    """Row composition's win rate against each column composition under one rules id and source."""
+                    key: str = "composition", source: str | None = None, min_games: int = MIN_GAMES) -> go.Figure:
+    """Row composition's win rate against each column composition under one rules id and source.
+
+    Compositions with fewer than ``min_games`` games in all are left out.
+    """
     m = matchups.filter(pl.col("rules_id") == rules_id)
     source = source or main_source(m)
     m = m.filter(pl.col("source") == source) if source else m
+    total = m.group_by(key).agg(pl.col("games").sum())
+    keep = total.filter(pl.col("games") >= min_games)[key].to_list()
+    m = m.filter(pl.col(key).is_in(keep) & pl.col(f"opp_{key}").is_in(keep))
     title = f"Matchups under {rules_id} ({source} games): win rate of the row against the column"
     if m.height == 0:
         return _empty(title, provenance)

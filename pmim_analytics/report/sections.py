@@ -10,6 +10,7 @@ import polars as pl
 from pmim_analytics.analytics import costs as cost_model
 from pmim_analytics.analytics.dataset import Provenance
 from pmim_analytics.errors import PmimError
+from pmim_analytics.report.figures import MIN_GAMES
 from pmim_analytics.report.markdown import (
     Col,
     field,
@@ -170,7 +171,14 @@ def render_report(ids: Sequence[str], prov: Provenance, t: dict[str, pl.DataFram
               "(see `tables/dice_" + rid + ".csv` for every target, P(hit) and expected damage). — = cannot "
               "damage it.", "", markdown_table(_dice_summary(d), _dice_cols(_dice_summary(d))),
               _figure(f"dice_{rid}", figs, out, f"Expected attacks to destroy each target, {rid}", prov)]
-    p += ["", "## Compositions", "", markdown_table(t["compositions"], COMP_COLS, MAX_ROWS),
+    comps = t["compositions"]
+    shown = comps.filter(pl.col("games") >= MIN_GAMES)
+    hidden = comps.height - shown.height
+    p += ["", "## Compositions", "", markdown_table(shown, COMP_COLS, MAX_ROWS)]
+    if hidden:
+        p += [f"_{hidden} compositions with fewer than {MIN_GAMES} games (one-off armies) are in "
+              "`tables/compositions.csv` only._", ""]
+    p += [
           _figure("win_rates", figs, out, "Win rate by composition", prov)]
     for rid in ids:
         p.append(_figure(f"matchups_{rid}", figs, out, f"Matchup matrix, {rid}", prov))

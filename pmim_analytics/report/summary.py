@@ -143,6 +143,14 @@ def _unit(units: pl.DataFrame, rid: str, code: str, source: str | None = None) -
     return None if r.height == 0 else r.sort("units", descending=True).row(0, named=True)
 
 
+def _merge_rules(lines: list[tuple[str, str]]) -> list[str]:
+    """Lines that say the same for several rules ids, said once: ``v3, v3-heavy-def6: ...``."""
+    ids: dict[str, list[str]] = {}
+    for rid, text in lines:
+        ids.setdefault(text, []).append(rid)
+    return [f"{', '.join(rids)}: {text}" for text, rids in ids.items()]
+
+
 def designer_questions(t: dict[str, pl.DataFrame], dice: dict[str, pl.DataFrame]) -> list[tuple[str, list[str]]]:
     """The playtest post's open questions, each with what these games and the dice maths say."""
     units, costs = t["units"], t["costs"]
@@ -165,24 +173,27 @@ def designer_questions(t: dict[str, pl.DataFrame], dice: dict[str, pl.DataFrame]
         c = costs.filter((pl.col("rules_id") == rid) & (pl.col("code") == "TW"))
         if c.height:
             r = c.row(0, named=True)
-            tw.append(f"{rid}: implied cost {num(r['suggested_pts'], 1) or 'not priced'} ({r['verdict']}).")
+            tw.append(f"{rid}: implied cost {num(r['suggested_pts'], 1)} [{num(r['suggested_lo'], 1)}, "
+                      f"{num(r['suggested_hi'], 1)}] ({r['verdict']})." if r["suggested_pts"] is not None
+                      else f"{rid}: implied cost: {r['verdict']} (see Implied point costs).")
     qs.append(("Are Timber Wolves undercosted?", tw or ["No games with Timber Wolves yet."]))
 
-    ll = []
+    dice_lines: list[tuple[str, str]] = []
     for rid, d in sorted(dice.items()):
         lasers = d.filter(pl.col("weapon").is_in(["LL", "ML", "HL"]))
         for (_code, name), g in lasers.group_by("weapon", "weapon_name", maintain_order=True):
             blank = g.filter(pl.col("damage_on_hit") == 0)["target"].to_list()
             if blank:
-                ll.append(f"{rid}: a {name} cannot damage {len(blank)} of {g.height} unit types "
-                          f"({', '.join(blank[:4])}{', …' if len(blank) > 4 else ''}).")
+                dice_lines.append((rid, f"a {name} cannot damage {len(blank)} of {g.height} unit types "
+                                        f"({', '.join(blank[:4])}{', …' if len(blank) > 4 else ''})."))
         rows = d.filter(pl.col("weapon").is_in(["LL", "LAC"]) & pl.col("target_code").is_in(["IN", "BE", "MA"]))
         if rows.height:
             cells = {(r["weapon"], r["target"]): r for r in rows.iter_rows(named=True)}
             parts = [f"{t}: LL {num(cells[('LL', t)]['expected_damage'], 2)} vs LAC "
                      f"{num(cells[('LAC', t)]['expected_damage'], 2)}"
                      for t in ("Infantry", "Beetle", "Mammoth") if ("LL", t) in cells and ("LAC", t) in cells]
-            ll.append(f"{rid}, expected damage per attack: " + "; ".join(parts) + ".")
+            dice_lines.append((rid, "expected damage per attack: " + "; ".join(parts) + "."))
+    ll = _merge_rules(dice_lines)
     w = t["weapons"].filter((pl.col("weapon") == "LL") & (pl.col("target_kind") == "infantry"))
     for r in _rows(w):
         ll.append(f"{r['rules_id']} ({r['source']}), observed against infantry: {num(r['mean_damage'], 2)} "
@@ -203,12 +214,14 @@ def designer_questions(t: dict[str, pl.DataFrame], dice: dict[str, pl.DataFrame]
                           f"{num(r['vp_per_pt_b'], 3)}.")
     qs.append(("Should the Mjolnir cost 18?", mj or ["No games with both a Mjolnir and a Paladin yet."]))
 
-    heavy = []
+    heavy_lines: list[tuple[str, str]] = []
     for rid, d in sorted(dice.items()):
         r = d.filter((pl.col("weapon") == "HPB") & (pl.col("target_code") == "PA"))
         if r.height:
             x = r.row(0, named=True)
-            heavy.append(f"{rid}: a Paladin (DEF {x['def']}) is hit by a H. Particle Beam {pct(x['p_hit'])} of the "
-                         f"time and needs {num(x['expected_attacks_to_kill'], 1)} such attacks on average.")
+            heavy_lines.append((rid, f"a Paladin (DEF {x['def']}) is hit by a H. Particle Beam {pct(x['p_hit'])} of "
+                                     f"the time and needs {num(x['expected_attacks_to_kill'], 1)} such attacks on "
+                                     "average."))
+    heavy = _merge_rules(heavy_lines)
     qs.append(("Heavy Warmechs at DEF 6 or 7?", heavy or ["Select v3 and v3-heavy-def6 to compare."]))
     return qs

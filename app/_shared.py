@@ -1,0 +1,276 @@
+"""What every page shares: the sidebar filters, caching, the empty state and the busy message.
+
+The app is thin: numbers come from :mod:`pmim_analytics.analytics` (and the store's
+readers); this module only caches them. Query results are cached on the database's content
+version (file size and modification time, WAL included), so games ingested while the app
+runs show up on the next rerun without a restart.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import streamlit as st
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `streamlit run app/streamlit_app.py` from anywhere
+    sys.path.insert(0, str(ROOT))
+
+from pmim_analytics.analytics import DuckDBData, Provenance, dice_table, tables  # noqa: E402
+from pmim_analytics.errors import PmimError, StoreError  # noqa: E402
+from pmim_analytics.rules import list_rules_ids, load_rules, load_scenario  # noqa: E402
+from pmim_analytics.store.connection import is_lock_error, resolve_db_path  # noqa: E402
+from pmim_analytics.store.games import list_games, read_stored_game, selection_choices  # noqa: E402
+from pmim_analytics.store.info import db_info  # noqa: E402
+
+T = TypeVar("T")
+ALL = "(all)"
+#: How long a page waits for an ingest to let go of the database before giving up.
+BUSY_WAIT = 20.0
+EMPTY_HELP = """
+**Next steps**
+
+- `make run` builds the demo database (about 2,900 games: the designer's playtests, sample logs,
+  simulated round-robins under v2, v3 and the what-if variants) and opens this dashboard;
+- or `.venv/bin/pmim demo` to build only the demo database;
+- or `.venv/bin/pmim ingest replays/ data/playtests/*.pmimlog` to load your own replays and logs;
+- or use the **Log a match** and **Simulate** pages here to add games.
+"""
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The sidebar's selection. ``None`` means "all"."""
+
+    db: str
+    version: tuple[int, int]
+    rules_ids: tuple[str, ...] | None
+    source: str | None
+    composition: str | None
+    games: int
+
+    @property
+    def key(self) -> tuple:
+        """What cached results depend on."""
+        return (self.db, self.version, self.rules_ids, self.source)
+
+
+def content_version(db: str | Path) -> tuple[int, int]:
+    """(size, mtime in ns) of the database file and its WAL: changes when games are ingested."""
+    size, mtime = 0, 0
+    for p in (Path(db), Path(str(db) + ".wal")):
+        try:
+            s = p.stat()
+        except OSError:
+            continue
+        size += s.st_size
+        mtime = max(mtime, s.st_mtime_ns)
+    return size, mtime
+
+
+def with_retry(fn: Callable[[], T], what: str = "the database") -> T:
+    """Run ``fn``; while an ingest holds the database, say so and retry (up to :data:`BUSY_WAIT` s)."""
+    deadline = time.monotonic() + BUSY_WAIT
+    note = None
+    while True:
+        try:
+            result = fn()
+        except StoreError as e:
+            if not is_lock_error(e) and "locked" not in str(e):
+                raise
+            if time.monotonic() > deadline:
+                if note is not None:
+                    note.empty()
+                raise StoreError(f"{what} stayed busy for {BUSY_WAIT:.0f} s (an ingest is writing it); "
+                                 "reload the page when it has finished") from e
+            if note is None:
+                note = st.empty()
+                note.info("The database is busy (an ingest is writing it); retrying…", icon="⏳")
+            time.sleep(0.5)
+            continue
+        if note is not None:
+            note.empty()
+        return result
+
+
+# -- cached reads ------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False)
+def rules(rules_id: str):  # noqa: ANN201 (a RulesVersion)
+    """A rules version from the catalogue (loaded once per process)."""
+    return load_rules(rules_id)
+
+
+@st.cache_resource(show_spinner=False)
+def scenario(scenario_id: str = "take-and-hold"):  # noqa: ANN201 (a Scenario)
+    """A scenario from the catalogue (loaded once per process)."""
+    return load_scenario(scenario_id)
+
+
+@st.cache_resource(show_spinner=False)
+def rules_ids() -> list[str]:
+    """Every rules id of the catalogue, variants included."""
+    return list_rules_ids()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _choices(db: str, version: tuple[int, int]) -> dict[str, list[str]]:
+    return selection_choices(db)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _info(db: str, version: tuple[int, int]):  # noqa: ANN202
+    return db_info(db)
+
+
+REPORTS: dict[str, Callable[[DuckDBData], Any]] = {
+    "units": tables.unit_report,
+    "survival": tables.survival_report,
+    "weapons": tables.weapon_report,
+    "compositions": tables.composition_report,
+    "matchups": tables.matchup_report,
+    "sides": tables.side_report,
+    "costs": tables.cost_report,
+    "luck": tables.luck_report,
+    "quality": tables.quality_report,
+}
+
+
+@st.cache_data(show_spinner="Computing…", max_entries=128)
+def _report(name: str, db: str, version: tuple[int, int], rules_ids: tuple[str, ...] | None,
+            source: str | None) -> Any:
+    return REPORTS[name](DuckDBData(db, rules_ids, source))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _provenance(db: str, version: tuple[int, int], rules_ids: tuple[str, ...] | None,
+                source: str | None) -> Provenance:
+    return DuckDBData(db, rules_ids, source).provenance()
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _games(db: str, version: tuple[int, int], rules_ids: tuple[str, ...] | None, source: str | None,
+           composition: str | None, limit: int, with_events_only: bool):  # noqa: ANN202
+    return list_games(db, rules_ids, source, composition, limit, with_events_only)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _game(db: str, version: tuple[int, int], game_id: str):  # noqa: ANN202
+    return read_stored_game(game_id, db)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def dice(rules_id: str):  # noqa: ANN201
+    """The exact dice table of a rules id (weapon x target)."""
+    return dice_table(rules(rules_id))
+
+
+def report(name: str, f: Filters) -> Any:
+    """A report table of :mod:`pmim_analytics.analytics.tables` for the sidebar's selection."""
+    return with_retry(lambda: _report(name, *f.key))
+
+
+def provenance(f: Filters) -> Provenance:
+    """What the selection rests on, for captions."""
+    return with_retry(lambda: _provenance(*f.key))
+
+
+def games(f: Filters, limit: int = 500, with_events_only: bool = False):  # noqa: ANN201
+    """The newest games of the selection (composition filter included)."""
+    return with_retry(lambda: _games(*f.key, f.composition, limit, with_events_only))
+
+
+def game(f: Filters, game_id: str):  # noqa: ANN201
+    """One stored game (row, units, events)."""
+    return with_retry(lambda: _game(f.db, f.version, game_id))
+
+
+def info(f: Filters):  # noqa: ANN201
+    """``pmim db info`` numbers of the database."""
+    return with_retry(lambda: _info(f.db, f.version))
+
+
+def only_composition(df, f: Filters, *cols: str):  # noqa: ANN001, ANN201
+    """Rows of a table whose composition columns include the sidebar's composition (all if none)."""
+    if f.composition is None or df.height == 0:
+        return df
+    import polars as pl
+
+    cond = pl.lit(False)
+    for c in cols or ("composition",):
+        cond = cond | (pl.col(c) == f.composition)
+    return df.filter(cond)
+
+
+# -- sidebar ----------------------------------------------------------------------------
+
+
+def default_db() -> str:
+    """``$PMIM_DB`` or ``data/pmim.duckdb``."""
+    return str(resolve_db_path(None))
+
+
+def sidebar() -> Filters:
+    """Draw the sidebar filters and return the selection."""
+    sb = st.sidebar
+    sb.header("Filters")
+    db = sb.text_input("Database file", value=st.session_state.get("db_path", default_db()), key="db_path",
+                       help="A pmim DuckDB file; `$PMIM_DB` or data/pmim.duckdb by default.")
+    version = content_version(db)
+    choices = {"rules_ids": [], "sources": [], "compositions": []}
+    games_n = 0
+    if Path(db).is_file():
+        try:
+            choices = with_retry(lambda: _choices(db, version))
+            games_n = with_retry(lambda: _info(db, version)).games
+        except PmimError as e:
+            sb.error(e.render())
+    picked = sb.multiselect("Rules versions and variants", choices["rules_ids"], default=choices["rules_ids"],
+                            key="rules_filter", help="Variants are rules versions of their own.")
+    src = sb.radio("Source", ["all", "engine", "manual"], horizontal=True, key="source_filter",
+                   help="engine: simulated by the bots; manual: logged from real tables")
+    comp = sb.selectbox("Composition", [ALL, *choices["compositions"]], key="composition_filter",
+                        help="Limits composition tables and game lists to games with this army list.")
+    sb.caption(f"{games_n:,} games in {Path(db).name}" if games_n else "No games in this database yet.")
+    ids = tuple(picked) if picked and len(picked) < len(choices["rules_ids"]) else None
+    if picked == [] and choices["rules_ids"]:
+        ids = ("<none>",)
+    return Filters(db, version, ids, None if src == "all" else src, None if comp == ALL else comp, games_n)
+
+
+def empty_state(f: Filters, what: str = "this page") -> bool:
+    """Show what to do when there are no games; True when the page should stop."""
+    if f.games:
+        return False
+    where = f"`{f.db}`" if Path(f.db).exists() else f"`{f.db}` (no file there yet)"
+    st.info(f"No games in the database {where}, so {what} has nothing to show yet.", icon="📭")
+    st.markdown(EMPTY_HELP)
+    return True
+
+
+def no_selection(f: Filters, prov: Provenance) -> bool:
+    """Say so when the filters select no games; True when the page should stop."""
+    if prov.games:
+        return False
+    st.warning("The filters select no games: widen the rules versions or the source in the sidebar.", icon="🔎")
+    return True
+
+
+def page_errors(body: Callable[[], None]) -> None:
+    """Run a page body; a PmimError becomes one message instead of a traceback."""
+    try:
+        body()
+    except PmimError as e:
+        st.error(e.render(), icon="⚠️")
+
+
+def env_path(name: str, default: str) -> Path:
+    """A folder from the environment (tests point these at temporary folders)."""
+    return Path(os.environ.get(name) or (ROOT / default))

@@ -1,0 +1,65 @@
+"""Compositions: win rates with intervals per rules version, VP by round, game length, matchups."""
+
+from __future__ import annotations
+
+import _shared as sh
+import polars as pl
+import streamlit as st
+
+from pmim_analytics.report import figures
+from pmim_analytics.report.dashboard_figures import length_figure, matchup_difference_heatmap
+
+st.title("Compositions across rules versions")
+f = sh.sidebar()
+
+
+def body() -> None:
+    if sh.empty_state(f, "the composition comparison"):
+        return
+    prov = sh.provenance(f)
+    if sh.no_selection(f, prov):
+        return
+    comps = sh.report("compositions", f)
+    by_games = comps.group_by("composition").agg(pl.col("games").sum()).sort("games", descending=True)
+    names = by_games["composition"].to_list()
+    default = [f.composition] if f.composition in names else [n for n in names if not n.startswith("random")][:6]
+    picked = st.multiselect("Compositions to compare", names, default=default, key=f"comp_pick_{f.composition or ''}",
+                            help="Army lists by name; random armies are named 'random N'.")
+    sources = sorted(comps["source"].unique().to_list())
+    source = st.radio("Games from", sources, index=sources.index("engine") if "engine" in sources else 0,
+                      horizontal=True, key="comp_source") if len(sources) > 1 else (sources[0] if sources else None)
+    if not picked:
+        st.info("Pick two or more compositions above.")
+        return
+    sel = comps.filter(pl.col("composition").is_in(picked))
+    st.plotly_chart(figures.win_rate_figure(sel, prov, source=source), key="win_rates")
+    with st.expander("The numbers"):
+        st.dataframe(sel.select("rules_id", "source", "composition", "games", "wins", "draws", "losses",
+                                (pl.col("win_rate") * 100).round(1).alias("win %"),
+                                (pl.col("win_lo") * 100).round(1).alias("lo %"),
+                                (pl.col("win_hi") * 100).round(1).alias("hi %"),
+                                pl.col("vp_margin").round(2), pl.col("mean_rounds").round(1)), hide_index=True)
+
+    q = sh.report("quality", f)
+    st.header("VP by round and game length")
+    st.plotly_chart(figures.vp_by_round_figure(q.vp_by_round, prov, source=source), key="vp_rounds")
+    st.plotly_chart(length_figure(q.lengths, prov, source=source), key="lengths")
+    st.caption("VP by round and game length are over every game of the selection (all compositions).")
+
+    st.header("Matchups")
+    m = sh.report("matchups", f).filter(pl.col("composition").is_in(picked) & pl.col("opp_composition").is_in(picked))
+    ids = sorted(m["rules_id"].unique().to_list())
+    if not ids:
+        st.info("These compositions never met each other in the selection.")
+        return
+    tabs = st.tabs([f"rules {r}" for r in ids])
+    for tab, rid in zip(tabs, ids, strict=True):
+        tab.plotly_chart(figures.matchup_heatmap(m, rid, prov, source=source), key=f"matchups_{rid}")
+    if len(ids) >= 2:
+        c = st.columns(2)
+        a = c[0].selectbox("Difference from", ids, index=0, key="diff_a")
+        b = c[1].selectbox("to", ids, index=1, key="diff_b")
+        st.plotly_chart(matchup_difference_heatmap(m, a, b, prov, source=source), key="matchup_diff")
+
+
+sh.page_errors(body)

@@ -1,0 +1,76 @@
+"""Overview: what the database holds, the newest games, and the headline balance signals."""
+
+from __future__ import annotations
+
+import _shared as sh
+import polars as pl
+import streamlit as st
+
+from pmim_analytics.report.dashboard_figures import games_figure
+from pmim_analytics.report.summary import composition_signals, cost_caveats, cost_signals, side_signals
+
+st.title("PMIM balance overview")
+f = sh.sidebar()
+
+
+def body() -> None:
+    if sh.empty_state(f, "the overview"):
+        return
+    info = sh.info(f)
+    engine = sum(n for s, _, n, _ in info.by_source_rules if s == "engine")
+    manual = sum(n for s, _, n, _ in info.by_source_rules if s == "manual")
+    c = st.columns(4)
+    c[0].metric("Games", f"{info.games:,}")
+    c[1].metric("Engine games (bots)", f"{engine:,}")
+    c[2].metric("Manual games (logged)", f"{manual:,}")
+    c[3].metric("Rules versions and variants", len({r for _, r, _, _ in info.by_source_rules}))
+    st.plotly_chart(games_figure([(s, r, n) for s, r, n, _ in info.by_source_rules]))
+
+    prov = sh.provenance(f)
+    if sh.no_selection(f, prov):
+        return
+    st.header("Headline balance signals")
+    st.caption(f"For the sidebar's selection: {prov.caption()}. Intervals are 95%.")
+    comps = sh.report("compositions", f)
+    fit = sh.report("costs", f)
+    left, right = st.columns(2)
+    with left:
+        st.subheader("Largest win-rate gaps")
+        gaps = sh.only_composition(comps, f).filter(pl.col("games") >= 10).with_columns(
+            gap=(pl.col("win_rate") - 0.5).abs()).sort("gap", descending=True).head(8)
+        if gaps.height == 0:
+            st.write("No composition has 10 or more games (mirrors excluded) in this selection.")
+        else:
+            st.dataframe(gaps.select(
+                pl.col("composition"), pl.col("rules_id").alias("rules"), pl.col("source"), pl.col("games"),
+                (pl.col("win_rate") * 100).round(1).alias("win %"),
+                pl.format("{} – {}", (pl.col("win_lo") * 100).round(0), (pl.col("win_hi") * 100).round(0))
+                .alias("95% interval, %")), hide_index=True)
+        for s in composition_signals(comps)[:4] + side_signals(sh.report("sides", f))[:2]:
+            st.markdown(f"- {s}")
+    with right:
+        st.subheader("Cost suggestions")
+        priced = fit.table.filter(pl.col("verdict").is_in(["undercosted", "overcosted"]))
+        if priced.height:
+            st.dataframe(priced.select(
+                "type", pl.col("rules_id").alias("rules"), pl.col("pts").alias("PTS now"),
+                pl.col("suggested_pts").round(1).alias("implied PTS"),
+                pl.format("{} – {}", pl.col("suggested_lo").round(1), pl.col("suggested_hi").round(1))
+                .alias("95% interval"), "verdict", pl.col("games").alias("games differing")),
+                hide_index=True)
+            for s in cost_signals(fit.table)[:4]:
+                st.markdown(f"- {s}")
+        else:
+            st.write("No unit type is clearly under- or overcosted in this selection.")
+        for s in cost_caveats(fit.summary):
+            st.caption(s)
+
+    st.header("Newest games")
+    g = sh.games(f, limit=15)
+    st.dataframe(g.select("played", "source", pl.col("rules_id").alias("rules"), "blue", "red", "winner", "reason",
+                          "rounds", pl.format("{}–{}", "blue_vp", "red_vp").alias("VP blue–red"),
+                          pl.col("game_id").alias("game")), hide_index=True)
+    st.caption("Open any game in the **Replay viewer**.")
+
+
+sh.page_errors(body)

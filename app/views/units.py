@@ -1,0 +1,62 @@
+"""Units: damage, damage per point, survival, VP per point, implied costs next to PTS."""
+
+from __future__ import annotations
+
+import _shared as sh
+import polars as pl
+import streamlit as st
+
+from pmim_analytics.report import figures
+from pmim_analytics.report.dashboard_figures import implied_cost_figure, unit_metric_figure
+
+st.title("Units: what each type does for its points")
+f = sh.sidebar()
+
+METRICS = {
+    "Damage per point": ("damage_per_pt", "damage_per_pt_ci", "damage dealt per point of cost, per game"),
+    "VP contribution per point": ("vp_per_pt", "vp_per_pt_ci", "VP share per point of cost, per game"),
+    "Damage dealt per game": ("damage_dealt", "damage_dealt_ci", "damage dealt per unit per game"),
+    "Survival to the end": ("survival_rate", None, "share of games the unit survives"),
+}
+
+
+def body() -> None:
+    if sh.empty_state(f, "the unit statistics"):
+        return
+    prov = sh.provenance(f)
+    if sh.no_selection(f, prov):
+        return
+    units = sh.report("units", f)
+    sources = sorted(units["source"].unique().to_list())
+    source = st.radio("Games from", sources, index=sources.index("engine") if "engine" in sources else 0,
+                      horizontal=True, key="units_source") if len(sources) > 1 else (sources[0] if sources else None)
+    metric = st.selectbox("Measure", list(METRICS), key="units_metric")
+    col, ci, axis = METRICS[metric]
+    st.plotly_chart(unit_metric_figure(units, col, ci, metric, axis, prov, source=source), key="unit_metric")
+
+    st.header("Survival (Kaplan-Meier)")
+    surv = sh.report("survival", f)
+    ids = sorted(surv["rules_id"].unique().to_list())
+    if ids:
+        c = st.columns([1, 3])
+        rid = c[0].selectbox("Rules version", ids, index=ids.index("v3") if "v3" in ids else 0, key="km_rules")
+        types = sorted(surv.filter(pl.col("rules_id") == rid)["code"].unique().to_list())
+        codes = c[1].multiselect("Unit types (codes)", types, default=[], key="km_codes",
+                                 help="Empty: every type.")
+        st.plotly_chart(figures.km_figure(surv, rid, prov, codes or None, source=source), key="km")
+    else:
+        st.info("No unit survival data in this selection.")
+
+    st.header("Implied point costs")
+    fit = sh.report("costs", f)
+    st.plotly_chart(implied_cost_figure(fit.table, prov), key="costs")
+    for r in fit.summary.iter_rows(named=True):
+        st.caption(f"{r['rules_id']}: {r['message']}")
+    with st.expander("Unit table"):
+        st.dataframe(units.select("rules_id", "source", "type", "units", "pts", pl.col("damage_per_pt").round(3),
+                                  pl.col("vp_per_pt").round(4), (pl.col("hit_rate") * 100).round(1).alias("hit %"),
+                                  (pl.col("survival_rate") * 100).round(1).alias("survives %"), "kills"),
+                     hide_index=True)
+
+
+sh.page_errors(body)

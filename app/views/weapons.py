@@ -1,0 +1,45 @@
+"""Weapons & dice: the exact dice maths of a rules version, and observed against expected hit rates."""
+
+from __future__ import annotations
+
+import _shared as sh
+import polars as pl
+import streamlit as st
+
+from pmim_analytics.report import figures
+
+st.title("Weapons & dice")
+f = sh.sidebar()
+
+VALUES = {"Expected attacks to destroy": "expected_attacks_to_kill", "Expected damage per attack": "expected_damage",
+          "Chance to hit": "p_hit"}
+
+
+def body() -> None:
+    st.header("Exact dice maths")
+    st.caption("Computed from the rules alone (2d6 + ACC against DEF, damage (STR − ARM) × RPT): no games needed.")
+    all_ids = sh.rules_ids()
+    c = st.columns(2)
+    default = f.rules_ids[0] if f.rules_ids and f.rules_ids[0] in all_ids else ("v3" if "v3" in all_ids else all_ids[0])
+    rid = c[0].selectbox("Rules version or variant", all_ids, index=all_ids.index(default), key="dice_rules")
+    value = c[1].selectbox("Show", list(VALUES), key="dice_value")
+    d = sh.dice(rid)
+    st.plotly_chart(figures.dice_heatmap(d, VALUES[value]), key="dice")
+
+    st.header("Observed against expected hit rates")
+    if sh.empty_state(f, "the observed hit rates"):
+        return
+    prov = sh.provenance(f)
+    if sh.no_selection(f, prov):
+        return
+    w = sh.report("weapons", f)
+    st.plotly_chart(figures.hit_rate_figure(w, prov), key="hit_rates")
+    with st.expander("Weapon table"):
+        st.dataframe(w.select("rules_id", "source", "weapon", "target_kind", "attacks",
+                              (pl.col("hit_rate") * 100).round(1).alias("hit %"),
+                              (pl.col("expected_hit_rate") * 100).round(1).alias("expected %"),
+                              pl.col("hit_p").round(4).alias("p"), pl.col("mean_damage").round(2),
+                              pl.col("expected_mean_damage").round(2)), hide_index=True)
+
+
+sh.page_errors(body)

@@ -1,0 +1,173 @@
+"""More Plotly figures of the report tables, for the dashboard (and any export that wants them).
+
+Same conventions as :mod:`.figures`: a title, labelled axes with units, a legend, blue and
+red only for the two sides, rules ids in the series colours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+import polars as pl
+
+from pmim_analytics.analytics.dataset import Provenance
+from pmim_analytics.report.figures import SERIES_COLOURS, SIDE_COLOURS, _empty, _finish, main_source
+
+SOURCE_COLOURS = {"engine": "#2a9d8f", "manual": "#e9a23b"}
+
+
+def games_figure(by_source_rules: Sequence[tuple[str, str, int]]) -> go.Figure:
+    """Games in the database per rules id, stacked by source (engine, manual)."""
+    title = "Games in the database by rules version and source"
+    if not by_source_rules:
+        return _empty(title, None)
+    rules = sorted({r for _, r, _ in by_source_rules})
+    fig = go.Figure()
+    for i, src in enumerate(sorted({s for s, _, _ in by_source_rules})):
+        n = {r: g for s, r, g in by_source_rules if s == src}
+        fig.add_trace(go.Bar(x=rules, y=[n.get(r, 0) for r in rules], name=f"{src} games",
+                             marker={"color": SOURCE_COLOURS.get(src, SERIES_COLOURS[i % len(SERIES_COLOURS)])},
+                             text=[n.get(r) or "" for r in rules], textposition="outside",
+                             hovertemplate="%{x}: %{y} " + src + " games<extra></extra>"))
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(title="rules version or variant")
+    fig.update_yaxes(title="games", rangemode="tozero")
+    return _finish(fig, title, None, 380)
+
+
+def length_figure(lengths: pl.DataFrame, provenance: Provenance | None = None, source: str | None = None
+                  ) -> go.Figure:
+    """Share of games ending after each round, one bar series per rules id (one source)."""
+    source = source or main_source(lengths)
+    title = f"Game length ({source} games)"
+    t = lengths.filter(pl.col("source") == source) if source else lengths
+    t = t.filter(pl.col("rounds").is_not_null())
+    if t.height == 0:
+        return _empty(title, provenance)
+    fig = go.Figure()
+    for i, rid in enumerate(sorted(t["rules_id"].unique().to_list())):
+        r = t.filter(pl.col("rules_id") == rid).sort("rounds")
+        fig.add_trace(go.Bar(x=r["rounds"].to_list(), y=(r["share"] * 100).to_list(), name=f"rules {rid}",
+                             marker={"color": SERIES_COLOURS[i % len(SERIES_COLOURS)]},
+                             customdata=r["games"].to_list(),
+                             hovertemplate="%{y:.1f}% of games end after round %{x} (%{customdata} games)"
+                                           "<extra>" + rid + "</extra>"))
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(title="rounds played", dtick=1)
+    fig.update_yaxes(title="games, % of the rules id's games")
+    return _finish(fig, title, provenance, 420)
+
+
+def matchup_difference_heatmap(matchups: pl.DataFrame, rules_a: str, rules_b: str,
+                               provenance: Provenance | None = None, key: str = "composition",
+                               source: str | None = None) -> go.Figure:
+    """Change of the row's win rate against the column from ``rules_a`` to ``rules_b``, in points."""
+    m = matchups.filter(pl.col("rules_id").is_in([rules_a, rules_b]))
+    source = source or main_source(m)
+    m = m.filter(pl.col("source") == source) if source else m
+    title = f"Win-rate change from {rules_a} to {rules_b} ({source} games): row against column"
+    cells = {}
+    for rid in (rules_a, rules_b):
+        g = m.filter(pl.col("rules_id") == rid).group_by(key, f"opp_{key}").agg(pl.col("wins").sum(),
+                                                                                  pl.col("games").sum())
+        cells[rid] = {(a, b): (w, n) for a, b, w, n in g.iter_rows() if n}
+    both = set(cells[rules_a]) & set(cells[rules_b])
+    if not both:
+        return _empty(title + " — no matchup played under both", provenance)
+    names = sorted({a for a, _ in both} | {b for _, b in both})
+
+    def diff(a: str, b: str) -> float | None:
+        if (a, b) not in both:
+            return None
+        (wa, na), (wb, nb) = cells[rules_a][(a, b)], cells[rules_b][(a, b)]
+        return (wb / nb - wa / na) * 100
+
+    z = [[diff(a, b) for b in names] for a in names]
+    text = [["" if v is None else f"{v:+.0f}" for v in row] for row in z]
+    lim = max([abs(v) for row in z for v in row if v is not None] + [10])
+    fig = go.Figure(go.Heatmap(
+        z=z, x=names, y=names, text=text, texttemplate="%{text}", zmin=-lim, zmax=lim, zmid=0,
+        colorscale=[[0, "#b35806"], [0.5, "#f7f7f7"], [1, "#542788"]], hoverongaps=False,
+        colorbar={"title": "change,<br>% points"},
+        hovertemplate="%{y} vs %{x}: %{z:+.1f} points of win rate<extra></extra>"))
+    fig.update_xaxes(title="opponent composition", tickangle=-30)
+    fig.update_yaxes(title="composition", autorange="reversed", automargin=True)
+    return _finish(fig, title, provenance, 220 + 45 * len(names))
+
+
+def unit_metric_figure(units: pl.DataFrame, value: str, ci: str | None, title: str, axis: str,
+                       provenance: Provenance | None = None, source: str | None = None) -> go.Figure:
+    """One unit-table column per unit type, one bar per rules id, with ± ``ci`` error bars."""
+    source = source or main_source(units)
+    u = units.filter(pl.col("source") == source) if source else units
+    u = u.filter(pl.col(value).is_not_null())
+    title = f"{title} ({source} games)"
+    if u.height == 0:
+        return _empty(title, provenance)
+    order = u.group_by("type").agg(pl.col(value).mean()).sort(value)["type"].to_list()
+    fig = go.Figure()
+    for i, rid in enumerate(sorted(u["rules_id"].unique().to_list())):
+        t = u.filter(pl.col("rules_id") == rid)
+        err = {"type": "data", "array": t[ci].fill_null(0).to_list(), "thickness": 1.5, "color": "#333"} if ci else None
+        fig.add_trace(go.Bar(x=t[value].to_list(), y=t["type"].to_list(), orientation="h", name=f"rules {rid}",
+                             marker={"color": SERIES_COLOURS[i % len(SERIES_COLOURS)]}, error_x=err,
+                             customdata=t["units"].to_list(),
+                             hovertemplate="%{y}: %{x:.3g} (%{customdata} unit-games)<extra>" + rid + "</extra>"))
+    fig.update_layout(barmode="group", bargap=0.2)
+    fig.update_xaxes(title=axis + (" (bars: 95% interval)" if ci else ""))
+    fig.update_yaxes(title="unit type", automargin=True, categoryorder="array", categoryarray=order)
+    return _finish(fig, title, provenance, 180 + 18 * len(order) * max(1, u["rules_id"].n_unique()))
+
+
+def implied_cost_figure(costs: pl.DataFrame, provenance: Provenance | None = None) -> go.Figure:
+    """Current PTS against the points the results imply (by wins), per unit type and rules id."""
+    title = "Implied point cost (from who wins) against the current PTS"
+    c = costs.filter(pl.col("suggested_pts").is_not_null())
+    if c.height == 0:
+        fig = _empty(title + " — the games cannot price any unit yet", provenance)
+        fig.layout.annotations[0].text = ("No unit type could be priced: the games need army lists that differ "
+                                          "unit by unit (random armies); see the notes below")
+        return fig
+    fig = go.Figure()
+    for i, rid in enumerate(sorted(c["rules_id"].unique().to_list())):
+        t = c.filter(pl.col("rules_id") == rid)
+        colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
+        fig.add_trace(go.Scatter(
+            x=t["suggested_pts"].to_list(), y=t["type"].to_list(), mode="markers", name=f"implied, rules {rid}",
+            marker={"size": 10, "color": colour},
+            error_x={"type": "data", "symmetric": False,
+                     "array": (t["suggested_hi"] - t["suggested_pts"]).to_list(),
+                     "arrayminus": (t["suggested_pts"] - t["suggested_lo"]).to_list(), "color": colour},
+            customdata=list(zip(t["pts"].to_list(), t["verdict"].to_list(), t["games"].to_list(), strict=True)),
+            hovertemplate="%{y}: implied %{x:.1f} PTS vs %{customdata[0]} now — %{customdata[1]} "
+                          "(%{customdata[2]} games)<extra>" + rid + "</extra>"))
+        fig.add_trace(go.Scatter(x=t["pts"].to_list(), y=t["type"].to_list(), mode="markers",
+                                 name=f"current PTS, rules {rid}", showlegend=i == 0 or True,
+                                 marker={"symbol": "line-ns-open", "size": 16, "color": "#222",
+                                         "line": {"width": 2}}, hoverinfo="skip"))
+    fig.update_xaxes(title="points per unit (bars: 95% interval)")
+    fig.update_yaxes(title="unit type", automargin=True)
+    return _finish(fig, title, provenance, 200 + 26 * c["type"].n_unique())
+
+
+def game_vp_figure(rounds: Sequence[tuple[int, int, int]], current_round: int | None = None) -> go.Figure:
+    """One game's VP totals after each round, blue and red, with the round being viewed marked."""
+    title = "Victory points after each round"
+    if not rounds:
+        return _empty(title + " — not logged for this game", None)
+    x = [r for r, _, _ in rounds]
+    fig = go.Figure()
+    for side, k in (("blue", 1), ("red", 2)):
+        fig.add_trace(go.Scatter(x=x, y=[r[k] for r in rounds], mode="lines+markers", name=side,
+                                 line={"color": SIDE_COLOURS[side], "width": 3},
+                                 hovertemplate=side + ": %{y} VP after round %{x}<extra></extra>"))
+    fig.add_hline(y=10.5, line={"dash": "dot", "color": "#777"}, annotation_text="more than 10 VP wins",
+                  annotation_position="top left")
+    if current_round:
+        fig.add_vline(x=current_round, line={"color": "#999", "width": 1})
+    fig.update_xaxes(title="round", dtick=1)
+    fig.update_yaxes(title="victory points", rangemode="tozero")
+    fig = _finish(fig, title, None, 320)
+    fig.update_layout(margin={"l": 60, "r": 20, "t": 60, "b": 50})
+    return fig

@@ -1,0 +1,174 @@
+"""The dashboard's pages under Streamlit's AppTest: every page on a small demo database and on
+an empty one, the filters, the replay slider, logging a match, a small simulation."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pmim_analytics.store.info import db_info
+
+APP = Path(__file__).resolve().parent.parent / "app" / "streamlit_app.py"
+PAGES = ("overview", "compositions", "units", "weapons", "replay", "log_match", "simulate", "export")
+#: Pages that draw at least one chart when there are games.
+CHART_PAGES = {"overview", "compositions", "units", "weapons", "replay"}
+
+
+def open_page(page: str, db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> AppTest:
+    monkeypatch.setenv("PMIM_DB", str(db))
+    monkeypatch.setenv("PMIM_LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setenv("PMIM_SIM_DIR", str(tmp_path / "sims"))
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    if page != "overview":
+        at.switch_page(f"views/{page}.py")
+    return at.run()
+
+
+def problems(at: AppTest) -> list[str]:
+    return [e.value for e in at.exception] + [e.value for e in at.error]
+
+
+@pytest.fixture
+def writable_db(small_demo_db: Path, tmp_path: Path) -> Path:
+    db = tmp_path / "copy.duckdb"
+    shutil.copy(small_demo_db, db)
+    return db
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_on_the_demo_database(page: str, small_demo_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path: Path) -> None:
+    at = open_page(page, small_demo_db, monkeypatch, tmp_path)
+    assert problems(at) == []
+    assert at.title[0].value
+    if page in CHART_PAGES:
+        assert at.get("plotly_chart"), f"{page} shows no chart"
+    assert "40 games" in at.sidebar.caption[0].value
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_on_an_empty_database(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(page, tmp_path / "nothing-yet.duckdb", monkeypatch, tmp_path)
+    assert problems(at) == []
+    text = " ".join(m.value for m in at.markdown) + " ".join(i.value for i in at.info)
+    if page not in ("log_match", "simulate"):
+        assert "No games in the database" in text and "make run" in text and "pmim ingest" in text
+
+
+def test_filters_narrow_the_tables(small_demo_db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    at = open_page("compositions", small_demo_db, monkeypatch, tmp_path)
+    numbers = at.dataframe[0].value
+    assert set(numbers["rules_id"]) == {"v2", "v3", "v3-llaser-rpt4"}
+    at.sidebar.multiselect(key="rules_filter").set_value(["v3-llaser-rpt4"]).run()
+    assert problems(at) == []
+    assert set(at.dataframe[0].value["rules_id"]) == {"v3-llaser-rpt4"}
+    at.sidebar.multiselect(key="rules_filter").set_value([]).run()
+    assert "filters select no games" in at.warning[0].value
+    at.sidebar.multiselect(key="rules_filter").set_value(["v3"]).run()
+    at.sidebar.selectbox(key="composition_filter").set_value("Fast GEV").run()
+    assert at.main.multiselect[0].value == ["Fast GEV"]
+
+
+def test_replay_slider_and_step_buttons(small_demo_db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    at = open_page("replay", small_demo_db, monkeypatch, tmp_path)
+    at.sidebar.radio(key="source_filter").set_value("engine").run()
+    assert at.subheader[0].value.startswith("Step 1 of ") and "Deployment" in at.subheader[0].value
+    at.slider(key="replay_step").set_value(6).run()
+    assert at.subheader[0].value.startswith("Step 6 of ")
+    at.button(key="replay_next").click().run()
+    assert at.subheader[0].value.startswith("Step 7 of ")
+    at.button(key="replay_prev").click().run()
+    at.button(key="replay_prev").click().run()
+    assert at.subheader[0].value.startswith("Step 5 of ")
+    at.selectbox(key="replay_round").set_value(2).run()
+    assert "Round 2" in at.subheader[0].value
+    events = at.dataframe[0].value
+    assert set(events["round"].dropna()) == {2} and "▶" in set(events[""])
+    assert problems(at) == []
+
+
+def test_replay_of_a_summary_log_without_positions(small_demo_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    at = open_page("replay", small_demo_db, monkeypatch, tmp_path)
+    at.sidebar.radio(key="source_filter").set_value("manual").run()
+    playtest2 = next(o for o in at.selectbox(key="replay_game").options if "Mjolnir and Paladin" in o)
+    gid = playtest2.rsplit(" · ", 1)[1]
+    at.selectbox(key="replay_game").set_value(gid).run()
+    assert problems(at) == []
+    assert any("without positions" in i.value for i in at.info)
+    at.button(key="replay_next").click().run()
+    assert at.subheader[0].value == "Step 2 of 2: Game over"
+
+
+def test_log_a_match_shows_errors_by_line_then_saves(writable_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    before = db_info(writable_db).games
+    at = open_page("log_match", writable_db, monkeypatch, tmp_path)
+    bad = "rules: v3\nblue army: v3-balanced\nred army: v3-tank-heavy\n\nR:ZZ9 destroyed\nresult: blue vp 11-7\n"
+    at.text_area(key="pasted").input(bad).run()
+    assert problems(at)[:1] == ["1 problem to fix before saving:"]
+    assert any("**line 5, column 1**" in m.value and "R:ZZ9" in m.value for m in at.markdown)
+    assert not [b for b in at.button if b.key == "save_paste"]
+    at.text_area(key="pasted").input(bad.replace("R:ZZ9", "R:TY1")).run()
+    assert at.success and problems(at) == []
+    at.button(key="save_paste").click().run()
+    assert any("Saved" in s.value for s in at.success)
+    assert db_info(writable_db).games == before + 1
+    assert len(list((tmp_path / "logs").glob("*.pmimlog"))) == 1
+
+
+def test_log_a_match_summary_form_with_a_built_army(writable_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    at = open_page("log_match", writable_db, monkeypatch, tmp_path)
+    # the default file armies are legal and the default result (blue on VP, 11-7) is valid
+    assert any(s.value.startswith("Valid:") for s in at.success)
+    at.radio(key="blue_mode").set_value("built here").run()
+    # the starter army is far from legal: the page says why, live
+    errors = " ".join(problems(at))
+    assert "requires exactly" in errors and "Warmechs" in errors
+    assert at.metric[0].label == "Points"
+    # the log the form writes is checked too: it cannot be saved, and says which line is at fault
+    assert any("breaks the rules of v3" in m.value and m.value.startswith("- **line ") for m in at.markdown)
+    assert not [b for b in at.button if b.key == "save_form"]
+
+
+def test_simulate_a_few_games(writable_db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    before = db_info(writable_db).games
+    at = open_page("simulate", writable_db, monkeypatch, tmp_path)
+    at.number_input(key="sim_games").set_value(3).run()
+    at.button(key="sim_run").click().run()
+    assert problems(at) == []
+    assert any("Played 3 games" in s.value for s in at.success)
+    assert db_info(writable_db).games == before + 3
+    assert sum(int(m.value) for m in at.metric[:3]) == 3  # wins A + wins B + draws
+
+
+def test_export_offers_the_report_tables_and_charts(small_demo_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    at = open_page("export", small_demo_db, monkeypatch, tmp_path)
+    at.toggle(key="export_go").set_value(True).run()
+    assert problems(at) == []
+    assert "compositions" in at.selectbox(key="export_table").options
+    assert any(o.startswith("matchups_") for o in at.selectbox(key="export_chart").options)
+
+
+def test_a_page_waits_for_an_ingest_holding_the_database(writable_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); print('locked', flush=True); "
+        "time.sleep(2.5); con.close()"), str(writable_db)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        started = time.monotonic()
+        at = open_page("units", writable_db, monkeypatch, tmp_path)
+        assert problems(at) == [] and at.get("plotly_chart")
+        assert time.monotonic() - started > 1.0  # it did wait for the writer
+    finally:
+        holder.wait(timeout=30)
