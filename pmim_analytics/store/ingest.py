@@ -41,8 +41,8 @@ from pmim_analytics.store.validate import PARQUET_FIELD, Problem, find_problems
 #: Test hook: "N:SECONDS" sleeps that long inside the Nth batch's transaction, just before
 #: COMMIT, after saying so on stderr, so fault tests can kill the process at that point.
 PAUSE_HOOK_ENV = "PMIM_TEST_PAUSE_BEFORE_COMMIT"
-BATCH_FILES = 500
-BATCH_BYTES = 64 * 1024 * 1024
+BATCH_FILES = 1000
+BATCH_BYTES = 128 * 1024 * 1024
 BATCH_PARQUET_ROWS = 2_000_000
 YIELD_EVERY = 3.0  # seconds of writing before the lock is given back to waiting readers
 YIELD_PAUSE = 0.2  # longer than a reader's retry interval, so a waiting reader gets in
