@@ -91,6 +91,11 @@ def describe_event(ev: Event) -> str:
     return ev.type
 
 
+#: How far each kind of event is indented under its round and activation.
+_INDENT: dict[type[Event], int] = {Activate: 2, Move: 4, Attack: 4, LocationDestroyed: 6, Immobilized: 6,
+                                   Disarmed: 6, UnitDestroyed: 6, VP: 2}
+
+
 def iter_play_by_play(game: GameRecord, round_no: int | None = None) -> Iterator[str]:
     """The play-by-play lines of a game, or only of round ``round_no`` (0 = deployment)."""
     yield from describe_header(game)
@@ -104,30 +109,9 @@ def iter_play_by_play(game: GameRecord, round_no: int | None = None) -> Iterator
         if deploy:
             yield "Deployment: " + ", ".join(deploy)
             deploy = []
-        if isinstance(ev, RoundStart):
-            yield f"Round {ev.round} ({ev.first} activates first)"
-        elif isinstance(ev, Activate):
-            yield f"  {ev.unit} activates"
-        elif isinstance(ev, Move):
-            yield f"    moves {_hex(ev.from_hex)} -> {_hex(ev.to_hex)} ({ev.path} hexes)"
-        elif isinstance(ev, Attack):
-            yield "    " + describe_attack(ev)
-        elif isinstance(ev, LocationDestroyed):
-            yield f"      {ev.unit} loses its {LOCATION_NAMES.get(ev.location, ev.location)}"
-        elif isinstance(ev, Immobilized):
-            yield f"      {ev.unit} is immobilized"
-        elif isinstance(ev, Disarmed):
-            yield f"      {ev.unit} is disarmed"
-        elif isinstance(ev, UnitDestroyed):
-            yield f"      {ev.unit} is destroyed" + (f" by {ev.by}" if ev.by else "")
-        elif isinstance(ev, VP):
-            blue = " ".join(ev.blue) or "-"
-            red = " ".join(ev.red) or "-"
-            yield f"  VP to {ev.side} for objective {ev.objective} (blue: {blue}; red: {red})"
-        elif isinstance(ev, RoundEnd):
-            yield f"End of round {ev.round}: blue {ev.blue_vp} VP, red {ev.red_vp} VP"
-        elif isinstance(ev, GameEnd):
-            result = f"{ev.winner} wins {REASONS.get(ev.reason, ev.reason)}" if ev.winner else "draw"
-            yield f"Game over after round {ev.rounds}: {result} (blue {ev.blue_vp} VP, red {ev.red_vp} VP)"
+        text = describe_event(ev)
+        if isinstance(ev, Move):  # the unit is named on its activation line just above
+            text = text.removeprefix(f"{ev.unit} ")
+        yield " " * _INDENT.get(type(ev), 0) + text
     if deploy:
         yield "Deployment: " + ", ".join(deploy)
