@@ -14,28 +14,18 @@ import polars as pl
 from pmim_analytics.analytics.frames import SCHEMAS
 from pmim_analytics.errors import PmimError
 from pmim_analytics.rules import load_rules
-from pmim_analytics.rules.models import RulesVersion, Warmech
+from pmim_analytics.rules.models import RulesVersion
+from pmim_analytics.rules.rows import unit_rows, weapon_rows
 
 
 def rules_units_frame(rules: RulesVersion) -> pl.DataFrame:
     """Every unit type of ``rules`` as rows of ``rules_units`` (Warmech HP summed over locations)."""
-    rows = []
-    for u in rules.iter_units():
-        mech = isinstance(u, Warmech)
-        rows.append({
-            "rules_id": rules.id, "code": u.code, "name": u.name, "kind": u.kind,
-            "body": u.body if mech else None, "weight_class": rules.weight_class(u) if mech else None,
-            "tons": u.tons if mech else None, "hp": sum(u.location_hp().values()) if mech else u.hp,
-            "mov": u.mov, "def": u.def_, "arm": u.arm, "spt": u.spt, "pts": u.pts,
-        })
-    return pl.DataFrame(rows, schema=SCHEMAS["rules_units"])
+    return pl.DataFrame(unit_rows(rules), schema=SCHEMAS["rules_units"])
 
 
 def rules_weapons_frame(rules: RulesVersion) -> pl.DataFrame:
     """Every weapon of ``rules`` as rows of ``rules_weapons``."""
-    rows = [{"rules_id": rules.id, "code": w.code, "name": w.name, "rng": w.rng, "acc": w.acc, "rpt": w.rpt,
-             "strength": w.strength, "ton": w.ton} for w in rules.weapons]
-    return pl.DataFrame(rows, schema=SCHEMAS["rules_weapons"])
+    return pl.DataFrame(weapon_rows(rules), schema=SCHEMAS["rules_weapons"])
 
 
 def complete_rules_frames(

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from pmim_analytics.errors import Location, PmimError, StoreError, display_path
 from pmim_analytics.rules.catalogue import REPO_ROOT, clear_caches, data_dir, list_rules_ids, load_rules
-from pmim_analytics.rules.models import Warmech
+from pmim_analytics.rules.rows import unit_rows, version_row, weapon_rows
 from pmim_analytics.store.rollups import ROLLUPS_SINCE, rebuild_rollups
 
 SQL_DIR = REPO_ROOT / "sql"
@@ -88,19 +88,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
 
 def _rules_rows(rules_id: str) -> tuple[dict, list[dict], list[dict]]:
     rules = load_rules(rules_id)
-    version = {"rules_id": rules.id, "name": rules.name, "parent": rules.parent, "is_variant": rules.is_variant}
-    units = []
-    for u in rules.iter_units():
-        mech = isinstance(u, Warmech)
-        units.append({
-            "rules_id": rules.id, "code": u.code, "name": u.name, "kind": u.kind,
-            "body": u.body if mech else None, "weight_class": rules.weight_class(u) if mech else None,
-            "tons": u.tons if mech else None, "hp": sum(u.location_hp().values()) if mech else u.hp,
-            "mov": u.mov, "def": u.def_, "arm": u.arm, "spt": u.spt, "pts": u.pts,
-        })
-    weapons = [{"rules_id": rules.id, "code": w.code, "name": w.name, "rng": w.rng, "acc": w.acc,
-                "rpt": w.rpt, "strength": w.strength, "ton": w.ton} for w in rules.weapons]
-    return version, units, weapons
+    return version_row(rules), unit_rows(rules), weapon_rows(rules)
 
 
 def rules_fingerprint() -> str:
