@@ -1,6 +1,9 @@
 """Exact dice maths ("mathhammer") for a rules version: 2d6 to hit, damage, attacks to kill.
 
-Everything is a :class:`fractions.Fraction`; nothing is simulated.
+Everything is a :class:`fractions.Fraction`; nothing is simulated. The rules themselves
+(the attack roll, damage, kill conditions, ranges) are the engine's:
+:mod:`pmim_analytics.model.combat` and :mod:`pmim_analytics.rules.mechanics`; this module
+only adds up their consequences.
 
 * An attack hits when ``2d6 + ACC >= DEF``; ``P(hit)`` counts the 36 equally likely rolls.
 * A hit deals ``max(0, STR - ARM) * RPT`` damage.
@@ -25,32 +28,21 @@ from math import ceil
 
 import polars as pl
 
-from pmim_analytics.rules.models import BODY_LOCATIONS, Chassis, RulesVersion, Warmech, Weapon
+from pmim_analytics.model.combat import KILL_CONDITIONS as KILL_CODES
+from pmim_analytics.model.combat import attack_damage, hit_probability, two_d6_at_least
+from pmim_analytics.model.vocab import LOCATION_BY_CODE
+from pmim_analytics.rules.mechanics import infantry_range
+from pmim_analytics.rules.models import BODY_LOCATIONS, Chassis, RulesVersion, Warmech
 
-#: P(2d6 = s) for s = 2..12.
-TWO_D6: dict[int, Fraction] = {s: Fraction(6 - abs(s - 7), 36) for s in range(2, 13)}
-
-#: Each body's kill conditions: the Warmech is destroyed when every location of any one set is.
+#: Each body's kill conditions (:data:`pmim_analytics.model.combat.KILL_CONDITIONS`) in the
+#: rules files' location names: the Warmech is destroyed when every location of any one set is.
 KILL_CONDITIONS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "humanoid": (("left_torso", "right_torso"),),
-    "avian": (("center_torso",),),
-    "saurian": (("center_torso",),),
+    body: tuple(tuple(LOCATION_BY_CODE[c] for c in cond) for cond in conds) for body, conds in KILL_CODES.items()
 }
-
-
-def p_at_least(threshold: int) -> Fraction:
-    """P(2d6 >= threshold): 1 at or below 2, 0 above 12."""
-    return sum((p for s, p in TWO_D6.items() if s >= threshold), Fraction(0))
-
-
-def p_hit(acc: int, defense: int) -> Fraction:
-    """P(2d6 + acc >= defense)."""
-    return p_at_least(defense - acc)
-
-
-def damage_on_hit(strength: int, rpt: int, arm: int) -> int:
-    """Damage one hit deals: ``max(0, STR - ARM) * RPT`` (never negative)."""
-    return max(0, strength - arm) * rpt
+#: The engine's functions under the names this module has always offered.
+p_at_least = two_d6_at_least
+p_hit = hit_probability
+damage_on_hit = attack_damage
 
 
 def min_hits_to_kill(target: Chassis | Warmech, damage: int) -> int | None:
@@ -104,20 +96,6 @@ def _markov_hits(faces: tuple[int, ...], kills: tuple[tuple[int, ...], ...], sta
         return memo[state]
 
     return expect(start)
-
-
-def infantry_range(rules: RulesVersion, weapon: Weapon) -> int | None:
-    """The weapon's RNG when infantry or ODA carry it, ``None`` when they cannot.
-
-    v2/v3: weapons up to the rule's tonnage at a RNG penalty; v1: Small Arms only.
-    """
-    light = rules.special_rules.light_weapon_units
-    if light is not None:
-        return max(0, weapon.rng - light.rng_penalty) if weapon.ton <= light.max_ton else None
-    small = rules.special_rules.small_arms
-    if small is not None and weapon.code == small.weapon:
-        return weapon.rng
-    return None
 
 
 @dataclass(frozen=True)

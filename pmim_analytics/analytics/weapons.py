@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from pmim_analytics.analytics.dice import p_at_least
 from pmim_analytics.analytics.stats import exact_strata_p_value, normal_two_sided_p, wilson_exprs
+from pmim_analytics.model.combat import attack_damage
+from pmim_analytics.model.combat import two_d6_at_least as p_at_least
 
 STRATA_KEYS = ("rules_id", "source", "weapon", "target_code", "target_type", "target_kind", "threshold", "hit",
                "damage")
@@ -59,6 +60,16 @@ def attack_strata(events: pl.DataFrame, units: pl.DataFrame, games: pl.DataFrame
     )
 
 
+def damage_frame(rules_units: pl.DataFrame, rules_weapons: pl.DataFrame) -> pl.DataFrame:
+    """``rules_id weapon target_code d``: the damage of one hit of every weapon on every unit type
+    of each rules version, by the engine's own rule (:func:`~pmim_analytics.model.combat.attack_damage`)."""
+    pairs = (rules_weapons.select("rules_id", weapon="code", _str="strength", _rpt="rpt")
+             .join(rules_units.select("rules_id", target_code="code", _arm="arm"), on="rules_id"))
+    d = [None if None in (s, r, a) else attack_damage(s, r, a)
+         for s, r, a in zip(pairs["_str"], pairs["_rpt"], pairs["_arm"], strict=True)]
+    return pairs.select("rules_id", "weapon", "target_code").with_columns(d=pl.Series(d, dtype=pl.Int64))
+
+
 def add_expectations(df: pl.DataFrame, rules_units: pl.DataFrame, rules_weapons: pl.DataFrame) -> pl.DataFrame:
     """Add each stratum's exact chance to hit ``p`` and damage on a hit ``d`` to ``df``.
 
@@ -66,17 +77,11 @@ def add_expectations(df: pl.DataFrame, rules_units: pl.DataFrame, rules_weapons:
     the weapon or target is not in the rules tables), ``exp_hits``, ``var_hits``,
     ``exp_damage`` and ``var_damage`` (sums over the stratum's ``n`` attacks).
     """
-    w = rules_weapons.select("rules_id", weapon="code", _str="strength", _rpt="rpt")
-    u = rules_units.select("rules_id", target_code="code", _arm="arm")
     n = pl.col("n").cast(pl.Float64)
     p, d = pl.col("p"), pl.col("d").cast(pl.Float64)
     return (
-        df.join(w, on=["rules_id", "weapon"], how="left")
-        .join(u, on=["rules_id", "target_code"], how="left")
+        df.join(damage_frame(rules_units, rules_weapons), on=["rules_id", "weapon", "target_code"], how="left")
         .join(HIT_P, on="threshold", how="left")
-        .with_columns(d=(pl.max_horizontal(pl.col("_str") - pl.col("_arm"), pl.lit(0)) * pl.col("_rpt"))
-                      .cast(pl.Int64))
-        .drop("_str", "_rpt", "_arm")
         .with_columns(exp_hits=n * p, var_hits=n * p * (1 - p), exp_damage=n * p * d,
                       var_damage=n * p * (1 - p) * d * d)
     )

@@ -17,7 +17,13 @@ from pmim_analytics.model.hexes import HexGrid, grid_for
 from pmim_analytics.model.vocab import BLUE, LOC_INDEX, LOCATION_CODES, LOCATIONS, RED, SIDE_PREFIX, SIDES, game_unit_id
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.catalogue import find_unit, find_weapon, load_rules, load_scenario
-from pmim_analytics.rules.mechanics import chart_codes, weapon_range
+from pmim_analytics.rules.mechanics import (
+    attacks_per_activation,
+    chart_codes,
+    deployment_rows,
+    in_capture_zone,
+    weapon_range,
+)
 from pmim_analytics.rules.models import RulesVersion, Warmech
 from pmim_analytics.rules.scenario import Scenario
 
@@ -67,7 +73,7 @@ class UnitProfile:
     @property
     def max_attacks(self) -> int:
         """Attacks per activation: two for a Warmech (different mounts), one otherwise."""
-        return 2 if self.body is not None else 1
+        return attacks_per_activation(self.kind)
 
 
 @dataclass(frozen=True)
@@ -83,22 +89,14 @@ class Board:
     has_impassable: bool
 
 
-def deployment_rows(scenario: Scenario, side: int, kind: str) -> range:
-    """The rows a unit kind of a side deploys in: the ``depth`` rows nearest its edge."""
-    rows = scenario.map.rows
-    edge = (scenario.deployment.blue if side == BLUE else scenario.deployment.red).edge
-    depth = getattr(scenario.deployment.depth, kind)
-    return range(rows - depth, rows) if edge == "south" else range(0, depth)
-
-
 @cache
 def build_board(scenario: Scenario) -> Board:
     """Tabulate a scenario's map: objectives, capture zones, deployment zones, terrain."""
     grid = grid_for(scenario.map.columns, scenario.map.rows)
     objectives = tuple(grid.index(h) for h in scenario.objectives.hexes)
-    radius = scenario.objectives.radius
     zones_of = tuple(
-        tuple(k for k, o in enumerate(objectives) if grid.dist[h][o] <= radius) for h in range(grid.size)
+        tuple(k for k, o in enumerate(objectives) if in_capture_zone(scenario, grid.dist[h][o]))
+        for h in range(grid.size)
     )
     objective_dist = tuple(grid.dist[o] for o in objectives)
     impassable = bytearray(grid.size)

@@ -44,6 +44,7 @@ from pmim_analytics.model.events import (
 )
 from pmim_analytics.model.hexes import Hex
 from pmim_analytics.model.vocab import BLUE, RED, SIDES
+from pmim_analytics.rules import mechanics
 
 _CT = combat.CT
 
@@ -451,7 +452,7 @@ class GameState(RuleChecks):
         if not tgt.immobilized and combat.is_mech_immobilized(tgt.loc_hp):
             tgt.immobilized = True
             events.append(Immobilized(len(events) + 1, self.round, tgt.id, att.id))
-        if not tgt.disarmed and not any(tgt.can_use(k) for k in range(len(tgt.p.mounts))):
+        if not tgt.disarmed and combat.is_disarmed([not tgt.can_use(k) for k in range(len(tgt.p.mounts))]):
             tgt.disarmed = True
             events.append(Disarmed(len(events) + 1, self.round, tgt.id, att.id))
 
@@ -514,19 +515,14 @@ class GameState(RuleChecks):
         n = self.round
         events = self.events
         for k, (blue, red) in enumerate(self.objective_holders()):
-            if len(blue) != len(red):
-                side = BLUE if len(blue) > len(red) else RED
+            side = mechanics.objective_scorer(len(blue), len(red))
+            if side is not None:
                 self.vp[side] += 1
                 events.append(VP(len(events) + 1, n, k, SIDES[side], tuple(blue), tuple(red)))
         events.append(RoundEnd(len(events) + 1, n, self.vp[BLUE], self.vp[RED]))
-        victory = self.spec.scenario.victory
-        b, r = self.vp
-        if b > victory.vp_to_win and b > r:
-            self._finish("blue", "vp")
-        elif r > victory.vp_to_win and r > b:
-            self._finish("red", "vp")
-        elif n >= victory.round_limit:
-            self._finish("blue" if b > r else "red" if r > b else None, "round_limit")
+        over = mechanics.round_end_result(self.spec.scenario.victory, n, self.vp[BLUE], self.vp[RED])
+        if over is not None:
+            self._finish(*over)
         else:
             self._start_round(n + 1)
 

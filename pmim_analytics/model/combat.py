@@ -37,7 +37,12 @@ def hit_probability(acc: int, defence: int) -> Fraction:
 
 def is_hit(die1: int, die2: int, acc: int, defence: int) -> bool:
     """The attack roll: two d6 plus the weapon's ACC hit when they reach the target's DEF."""
-    return die1 + die2 + acc >= defence
+    return roll_hits(die1 + die2, acc, defence)
+
+
+def roll_hits(total: int, acc: int, defence: int) -> bool:
+    """:func:`is_hit` from the total of the two dice (what a player may write down)."""
+    return total + acc >= defence
 
 
 def attack_damage(strength: int, rpt: int, arm: int) -> int:
@@ -54,17 +59,50 @@ def location_is_hittable(loc_hp: list[int], code: str) -> bool:
     return loc_hp[LOC_INDEX[code]] > 0
 
 
-def is_mech_destroyed(body: str, loc_hp: list[int]) -> bool:
-    """Humanoids die with both side torsos; avians and saurians with the center torso."""
-    if body == "humanoid":
-        return loc_hp[LT] == 0 and loc_hp[RT] == 0
-    return loc_hp[CT] == 0
+#: How each body type dies: the Warmech is destroyed when every location of any one set
+#: is. A humanoid needs both side torsos; avians and saurians their center torso.
+KILL_CONDITIONS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "humanoid": (("LT", "RT"),),
+    "avian": (("CT",),),
+    "saurian": (("CT",),),
+}
+#: The locations whose loss immobilizes a Warmech: both legs.
+IMMOBILIZING: tuple[str, ...] = ("LL", "RL")
+_KILL_INDEX: dict[str, tuple[tuple[int, ...], ...]] = {
+    body: tuple(tuple(LOC_INDEX[c] for c in cond) for cond in conds) for body, conds in KILL_CONDITIONS.items()
+}
+_IMMOBILIZING_INDEX: tuple[int, ...] = tuple(LOC_INDEX[c] for c in IMMOBILIZING)
 
 
-def is_mech_immobilized(loc_hp: list[int]) -> bool:
+def is_mech_destroyed(body: str, loc_hp: list[int] | tuple[int, ...]) -> bool:
+    """Whether a Warmech of ``body`` with these location HP (in :data:`LOCATIONS` order) is destroyed."""
+    return any(all(loc_hp[i] == 0 for i in cond) for cond in _KILL_INDEX[body])
+
+
+def is_mech_immobilized(loc_hp: list[int] | tuple[int, ...]) -> bool:
     """Both legs destroyed (a body whose legs are never hit simply never gets here)."""
-    return loc_hp[LL] == 0 and loc_hp[RL] == 0
+    return all(loc_hp[i] == 0 for i in _IMMOBILIZING_INDEX)
 
 
-__all__ = ["CT", "LA", "LL", "LOCATIONS", "LOC_INDEX", "LT", "RA", "RL", "RT", "attack_damage", "hit_probability",
-           "is_hit", "is_mech_destroyed", "is_mech_immobilized", "location_is_hittable", "two_d6_at_least"]
+def is_disarmed(mount_lost: list[bool] | tuple[bool, ...]) -> bool:
+    """A Warmech is disarmed when every one of its weapon mounts is lost (``mount_lost[m]``
+    for each mount; one carrying no weapon at all counts as disarmed)."""
+    return all(mount_lost)
+
+
+# The same rules for the database's set-based checks: SQL expressions over column names,
+# rendered from one template each (tests/model pins them to the functions above).
+
+def hit_sql(die1: str, die2: str, acc: str, needed: str) -> str:
+    """SQL for :func:`is_hit` over the named columns."""
+    return f"({die1} + {die2} + {acc} >= {needed})"
+
+
+def damage_sql(strength: str, rpt: str, arm: str) -> str:
+    """SQL for :func:`attack_damage` over the named columns."""
+    return f"(greatest(0, {strength} - {arm}) * {rpt})"
+
+
+__all__ = ["CT", "IMMOBILIZING", "KILL_CONDITIONS", "LA", "LL", "LOCATIONS", "LOC_INDEX", "LT", "RA", "RL", "RT",
+           "attack_damage", "damage_sql", "hit_probability", "hit_sql", "is_disarmed", "is_hit", "is_mech_destroyed",
+           "is_mech_immobilized", "location_is_hittable", "roll_hits", "two_d6_at_least"]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from pmim_analytics.model.combat import damage_sql, hit_sql
 from pmim_analytics.model.events import EVENT_COLUMNS, EVENT_TYPES
 from pmim_analytics.model.vocab import END_REASONS as GAME_END_REASONS
 from pmim_analytics.model.vocab import LOCATION_CODES
@@ -37,6 +38,8 @@ KEY_COLUMNS = {"hex": ("to_col", "to_row"), "first": ("side",), "from_hex": ("fr
                "red": ("red_holders",), "winner": ("side",)}
 #: Parquet has no JSON keys: name its columns instead.
 PARQUET_FIELD = {k: "/".join(v) for k, v in KEY_COLUMNS.items()}
+#: The rules of an attack in SQL, from the engine's own definitions (pmim_analytics.model.combat).
+_HIT = hit_sql("e.die1", "e.die2", "e.acc", "e.needed")
 _RANGES = {"INTEGER": (-(2**31), 2**31 - 1), "SMALLINT": (-32768, 32767), "TINYINT": (-128, 127)}
 
 
@@ -112,10 +115,10 @@ def event_checks_sql() -> str:
         "['roll', 'roll', printf('roll [%d, %d] is not two d6 results (1-6 each)', e.die1, e.die2)]",
         "WHEN e.type = 'attack' AND NOT regexp_full_match(e.location_rolls, '([1-6](,[1-6])*)?') THEN "
         "['location_rolls', 'roll', printf('location rolls [%s] are not d6 results (1-6 each)', e.location_rolls)]",
-        "WHEN e.type = 'attack' AND e.hit <> (e.die1 + e.die2 + e.acc >= e.needed) THEN "
+        f"WHEN e.type = 'attack' AND e.hit <> {_HIT} THEN "
         "['hit', 'roll', printf('hit is %s but the roll %d+%d + ACC %d = %d %s the %d needed', "
         "e.hit, e.die1, e.die2, e.acc, e.die1 + e.die2 + e.acc, "
-        "CASE WHEN e.die1 + e.die2 + e.acc >= e.needed THEN 'reaches' ELSE 'falls short of' END, e.needed)]",
+        f"CASE WHEN {_HIT} THEN 'reaches' ELSE 'falls short of' END, e.needed)]",
         "WHEN e.damage < 0 THEN ['damage', 'damage', printf('damage %d is negative; damage is never negative', "
         "e.damage)]",
         "WHEN e.overkill < 0 THEN ['overkill', 'damage', printf('overkill %d is negative', e.overkill)]",
@@ -168,7 +171,8 @@ def find_problems(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> list[
 def _attack_rules_sql() -> str:
     """An attack's numbers come from the game's rules version: ACC of the weapon, DEF of the
     target as the number needed, and on a hit (STR - ARM) x RPT damage, never below 0."""
-    return """
+    damage = damage_sql("w.strength", "w.rpt", "r.arm")
+    return f"""
         SELECT e.g, false, e.line,
                CASE WHEN e.acc <> w.acc THEN 'acc' WHEN e.needed <> r.def THEN 'needed' ELSE 'damage' END,
                'rules',
@@ -178,13 +182,13 @@ def _attack_rules_sql() -> str:
                     THEN printf('needed %d is not the DEF %d of %s (%s) in rules %s', e.needed, r.def, e.target,
                                 r.name, sg.rules_id)
                     ELSE printf('damage %d is not (STR %d - ARM %d) x RPT %d = %d', e.damage, w.strength, r.arm,
-                                w.rpt, greatest(0, w.strength - r.arm) * w.rpt) END
+                                w.rpt, {damage}) END
         FROM st_events e JOIN st_games sg USING (g)
         JOIN st_units t ON t.g = e.g AND t.unit_id = e.target
         JOIN rules_weapons w ON w.rules_id = sg.rules_id AND w.code = e.weapon
         JOIN rules_units r ON r.rules_id = sg.rules_id AND r.code = t.code
         WHERE e.type = 'attack'
-          AND (e.acc <> w.acc OR e.needed <> r.def OR (e.hit AND e.damage <> greatest(0, w.strength - r.arm) * w.rpt))
+          AND (e.acc <> w.acc OR e.needed <> r.def OR (e.hit AND e.damage <> {damage}))
     """
 
 

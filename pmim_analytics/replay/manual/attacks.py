@@ -6,6 +6,7 @@ Each function raises :class:`Reject` at the token at fault and changes nothing.
 from __future__ import annotations
 
 from pmim_analytics.errors import UnknownNameError
+from pmim_analytics.model.combat import attack_damage, roll_hits
 from pmim_analytics.replay.manual.notation import AttackStmt, Reject
 from pmim_analytics.replay.manual.state import UnitState, location_name
 from pmim_analytics.rules import find_weapon
@@ -42,7 +43,7 @@ def check_roll(s: AttackStmt, weapon: Weapon, needed: int) -> None:
     """A written roll must agree with hit or miss: 2d6 + ACC >= DEF hits."""
     if s.total is None or s.roll_tok is None:
         return
-    hits = s.total + weapon.acc >= needed
+    hits = roll_hits(s.total, weapon.acc, needed)
     if hits != s.hit:
         verdict = "hits" if hits else "cannot hit"
         raise Reject(s.roll_tok, f"roll {s.roll_tok.text!r} {verdict}: {s.total} + ACC {weapon.acc} "
@@ -52,7 +53,7 @@ def check_roll(s: AttackStmt, weapon: Weapon, needed: int) -> None:
 def check_damage(s: AttackStmt, weapon: Weapon, target: UnitState) -> int:
     """The damage the rules give, (STR - ARM) x RPT on a hit, never negative; a written one must match."""
     arm = target.spec.arm  # type: ignore[attr-defined]
-    damage = max(0, weapon.strength - arm) * weapon.rpt if s.hit else 0
+    damage = attack_damage(weapon.strength, weapon.rpt, arm) if s.hit else 0
     if s.damage is not None and s.damage != damage:
         why = f"(STR {weapon.strength} - ARM {arm}) x RPT {weapon.rpt} = {damage}" if s.hit else "a miss deals 0"
         raise Reject(s.damage_tok, f"damage {s.damage_tok.text!r} does not match the rules: {why}")  # type: ignore[union-attr]

@@ -58,6 +58,7 @@ from pmim_analytics.replay.manual.state import (
     on_map,
 )
 from pmim_analytics.rules import find_unit
+from pmim_analytics.rules.mechanics import attacks_per_activation, vp_winner
 
 _DERIVED = {"location_destroyed": LocationDestroyed, "unit_destroyed": UnitDestroyed,
             "immobilized": Immobilized, "disarmed": Disarmed}
@@ -304,7 +305,7 @@ class LogBuilder:
         act = self._activation(s, unit, "attack", staged)
         weapon, mount = resolve_weapon(unit, s, self.rules)
         if act is not None:
-            limit = 2 if unit.is_warmech else 1
+            limit = attacks_per_activation(unit.spec.kind)  # type: ignore[attr-defined]
             if act.attacks >= limit:
                 raise Reject(s.weapon, f"{s.unit.text!r} already made {act.attacks} attack"
                              f"{'s' if act.attacks > 1 else ''} this activation (at most {limit}), so "
@@ -449,10 +450,9 @@ class LogBuilder:
         self.vp_rounds[r] = s.line
         self.max_round = max(self.max_round, r)
         self.current = None
-        target = self.scenario.victory.vp_to_win
-        for side, mine, theirs in (("blue", s.blue, s.red), ("red", s.red, s.blue)):
-            if mine > target and mine > theirs:
-                self.ended = (r, side, "vp", s.line)
+        winner = vp_winner(self.scenario.victory, s.blue, s.red)
+        if winner is not None:
+            self.ended = (r, winner, "vp", s.line)
         return staged
 
     def _visit_footer(self, tag: Tag) -> list[Event]:

@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pmim_analytics.model.vocab import END_REASONS as GAME_END_REASONS
+from pmim_analytics.model.vocab import SIDES
 from pmim_analytics.replay.manual.notation import Reject, Tag, Token, parse_vp, tokenize
 from pmim_analytics.replay.manual.state import UnitState, hex_distance
+from pmim_analytics.rules.mechanics import in_capture_zone, objective_scorer, round_limit_winner, vp_winner
 from pmim_analytics.rules.scenario import Scenario
 
 #: (round, winner, reason, line) of a win the log itself shows (a VP total or a wipeout).
@@ -78,8 +80,7 @@ def check_result(res: ResultLine, vp: tuple[int, int] | None, rounds: int | None
     if reason == "vp":
         if vp is None:
             raise Reject(reason_tok, "a win on VP needs the final VP, e.g. 'result: blue vp 11-7'")
-        mine, theirs = (vp[0], vp[1]) if winner == "blue" else (vp[1], vp[0])
-        if not (mine > target and mine > theirs):
+        if vp_winner(scenario.victory, vp[0], vp[1]) != winner:
             raise Reject(vp_tok, f"VP totals {vp_text!r} are inconsistent with a {winner} win on VP, "
                          f"which needs more than {target} VP and more than the other side")
     elif reason == "wipeout":
@@ -94,7 +95,7 @@ def check_result(res: ResultLine, vp: tuple[int, int] | None, rounds: int | None
             raise Reject(reason_tok, f"{reason_tok.text!r} needs the game to last {limit} rounds; the log has "
                          f"{rounds if rounds is not None else 'no round count'}")
         if vp is not None:
-            ahead = None if vp[0] == vp[1] else ("blue" if vp[0] > vp[1] else "red")
+            ahead = round_limit_winner(vp[0], vp[1])
             if ahead != winner:
                 raise Reject(vp_tok, f"at the round limit the side ahead on VP wins, and {vp_text!r} "
                              f"gives {ahead or 'a draw'}")
@@ -111,12 +112,11 @@ def score_objectives(units: list[UnitState], scenario: Scenario) -> list[tuple[s
     be known.
     """
     out = []
-    radius = scenario.objectives.radius
     for i, obj in enumerate(scenario.objectives.hexes):
         near = {side: tuple(u.id for u in units if u.side == side and not u.is_destroyed
-                            and u.pos is not None and hex_distance(u.pos, obj) <= radius)
-                for side in ("blue", "red")}
-        if len(near["blue"]) != len(near["red"]):
-            side = "blue" if len(near["blue"]) > len(near["red"]) else "red"
-            out.append((side, near["blue"], near["red"], i))
+                            and u.pos is not None and in_capture_zone(scenario, hex_distance(u.pos, obj)))
+                for side in SIDES}
+        scorer = objective_scorer(len(near["blue"]), len(near["red"]))
+        if scorer is not None:
+            out.append((SIDES[scorer], near["blue"], near["red"], i))
     return out

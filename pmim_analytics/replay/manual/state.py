@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pmim_analytics.model.combat import is_disarmed, is_mech_destroyed, is_mech_immobilized
 from pmim_analytics.model.hexes import Hex as GridHex
-from pmim_analytics.model.vocab import LOCATION_BY_CODE, LOCATION_CODES
+from pmim_analytics.model.vocab import LOCATION_CODES, LOCATION_WORDS, LOCATIONS
+from pmim_analytics.rules.mechanics import chart_codes, deployment_rows, weapon_range
 from pmim_analytics.rules.models import RulesVersion, Warmech, Weapon
 from pmim_analytics.rules.scenario import Scenario
 
@@ -31,9 +33,7 @@ def on_map(h: Hex, scenario: Scenario) -> bool:
 
 def in_deployment_zone(h: Hex, side: str, kind: str, scenario: Scenario) -> bool:
     """Whether a unit of ``kind`` may deploy at ``h``: within its depth of its side's edge."""
-    depth = getattr(scenario.deployment.depth, kind)
-    edge = getattr(scenario.deployment, side).edge
-    return h[1] >= scenario.map.rows - depth if edge == "south" else h[1] < depth
+    return h[1] in deployment_rows(scenario, side, kind)
 
 
 @dataclass
@@ -83,15 +83,15 @@ class UnitState:
 
     def weapon_range(self, weapon: Weapon, rules: RulesVersion) -> int:
         """The weapon's RNG on this unit (infantry and ODA take light weapons at a penalty)."""
-        lw = rules.special_rules.light_weapon_units
-        code = self.spec.code  # type: ignore[attr-defined]
-        if lw and code in lw.units and weapon.ton <= lw.max_ton:
-            return max(0, weapon.rng - lw.rng_penalty)
-        return weapon.rng
+        return weapon_range(rules, self.spec.code, weapon)  # type: ignore[attr-defined]
 
     def chart_location(self, die: int, rules: RulesVersion) -> str:
         """The location code the hit chart gives for a d6 result (possibly absent on the body)."""
-        return LOCATION_CODES[rules.hit_charts[self.spec.body][die - 1]]  # type: ignore[attr-defined]
+        return chart_codes(rules, self.spec.body)[die - 1]  # type: ignore[attr-defined]
+
+    def _hp_list(self) -> list[int]:
+        """Location HP in :data:`~pmim_analytics.model.vocab.LOCATIONS` order, -1 where the body has none."""
+        return [self.loc_hp.get(code, -1) for code in LOCATIONS]
 
     def take_damage(self, damage: int, location: str | None) -> tuple[int, list[tuple[str, str | None]]]:
         """Apply damage; return the overkill and what follows, in order.
@@ -117,14 +117,13 @@ class UnitState:
         if not already_zero:
             self.loc_hp[location] = 0
         out: list[tuple[str, str | None]] = [("location_destroyed", location)]
-        body = self.spec.body  # type: ignore[attr-defined]
-        vital = ("LT", "RT") if body == "humanoid" else ("CT",)
-        if location in vital and all(self.is_lost(v) for v in vital):
+        hp = self._hp_list()
+        if is_mech_destroyed(self.spec.body, hp):  # type: ignore[attr-defined]
             out.append(("unit_destroyed", None))
             return out
-        if location in ("LL", "RL") and self.is_lost("LL") and self.is_lost("RL") and not self.immobilized:
+        if not self.immobilized and is_mech_immobilized(hp):
             out.append(("immobilized", None))
-        if location in self.mounts and all(self.is_lost(m) for m in self.mounts) and not self.disarmed:
+        if not self.disarmed and is_disarmed([self.is_lost(m) for m in self.mounts]):
             out.append(("disarmed", None))
         return out
 
@@ -135,4 +134,4 @@ class UnitState:
 
 def location_name(code: str) -> str:
     """``LA`` -> ``left arm``."""
-    return LOCATION_BY_CODE[code].replace("_", " ")
+    return LOCATION_WORDS[code]
