@@ -68,19 +68,21 @@ class GameBuilder:
         hit = roll[0] + roll[1] + w.acc >= t.def_
         if damage is None:
             damage = max(0, w.strength - t.arm) * w.rpt if hit else 0
-        self.events.append(Attack(self._next_seq(), rnd, unit, w.code, "HULL", target, 1, roll, w.acc, t.def_,
-                                  hit, location, (), damage, overkill))
+        self.events.append(Attack(seq=self._next_seq(), round=rnd, unit=unit, weapon=w.code, mount="HULL",
+                                  target=target, distance=1, roll=roll, acc=w.acc, needed=t.def_, hit=hit,
+                                  location=location, location_rolls=(), damage=damage, overkill=overkill))
         return self
 
     def destroy(self, rnd: int, unit: str, by: str | None = None) -> GameBuilder:
         """``unit`` is destroyed in round ``rnd``."""
-        self.events.append(UnitDestroyed(self._next_seq(), rnd, unit, by))
+        self.events.append(UnitDestroyed(seq=self._next_seq(), round=rnd, unit=unit, by=by))
         return self
 
     def vp(self, rnd: int, objective: int, side: str, blue: tuple[str, ...] = (), red: tuple[str, ...] = ()
            ) -> GameBuilder:
         """``side`` scores one VP for ``objective`` at the end of round ``rnd``."""
-        self.events.append(VP(self._next_seq(), rnd, objective, side, tuple(blue), tuple(red)))
+        self.events.append(VP(seq=self._next_seq(), round=rnd, objective=objective, side=side, blue=tuple(blue),
+                              red=tuple(red)))
         self.vp_total[side] += 1
         return self
 
@@ -91,13 +93,14 @@ class GameBuilder:
 
     def end_round(self, rnd: int) -> GameBuilder:
         """A round_end event with the running VP totals."""
-        self.events.append(RoundEnd(self._next_seq(), rnd, self.vp_total["blue"], self.vp_total["red"]))
+        self.events.append(RoundEnd(seq=self._next_seq(), round=rnd, blue_vp=self.vp_total["blue"],
+                                    red_vp=self.vp_total["red"]))
         return self
 
     def end(self, winner: str | None, reason: str, rounds: int) -> GameBuilder:
         """The game ends."""
-        self.result = GameEnd(self._next_seq(), rounds, winner, reason, rounds, self.vp_total["blue"],
-                              self.vp_total["red"])
+        self.result = GameEnd(seq=self._next_seq(), round=rounds, winner=winner, reason=reason, rounds=rounds,
+                              blue_vp=self.vp_total["blue"], red_vp=self.vp_total["red"])
         self.events.append(self.result)
         return self
 

@@ -34,10 +34,12 @@ def test_deployment_rows_are_the_rows_nearest_each_edge() -> None:
 
 def test_fold_tracks_positions_damage_and_losses() -> None:
     events = [
-        Deploy(1, 0, "B:TW1", (3, 12)), Deploy(2, 0, "R:IN1", (3, 2)),
-        RoundStart(3, 1, "blue"), Move(4, 1, "B:TW1", (3, 12), (3, 10), 2),
-        Attack(5, 1, "B:TW1", "GG", "LA", "R:IN1", 8, (6, 6), 1, 8, True, None, (), 5, 1),
-        UnitDestroyed(6, 1, "R:IN1", "B:TW1"), RoundEnd(7, 1, 0, 0),
+        Deploy(seq=1, round=0, unit="B:TW1", hex=(3, 12)), Deploy(seq=2, round=0, unit="R:IN1", hex=(3, 2)),
+        RoundStart(seq=3, round=1, first="blue"),
+        Move(seq=4, round=1, unit="B:TW1", from_hex=(3, 12), to_hex=(3, 10), path=2),
+        Attack(seq=5, round=1, unit="B:TW1", weapon="GG", mount="LA", target="R:IN1", distance=8, roll=(6, 6),
+               acc=1, needed=8, hit=True, location=None, location_rolls=(), damage=5, overkill=1),
+        UnitDestroyed(seq=6, round=1, unit="R:IN1", by="B:TW1"), RoundEnd(seq=7, round=1, blue_vp=0, red_vp=0),
     ]
     mid = fold_events(["B:TW1", "R:IN1"], events, upto=4)
     assert mid.units["B:TW1"].hex == (3, 10) and not mid.units["R:IN1"].destroyed
@@ -47,7 +49,7 @@ def test_fold_tracks_positions_damage_and_losses() -> None:
 
 
 def test_board_figure_draws_units_by_side() -> None:
-    events = [Deploy(1, 0, "B:TW1", (3, 12)), Deploy(2, 0, "R:IN1", (3, 2))]
+    events = [Deploy(seq=1, round=0, unit="B:TW1", hex=(3, 12)), Deploy(seq=2, round=0, unit="R:IN1", hex=(3, 2))]
     fig = board_figure(SCEN, fold_events(["B:TW1", "R:IN1"], events))
     names = {t.name for t in fig.data}
     assert {"blue units", "red units", "objective"} <= names

@@ -65,13 +65,14 @@ def test_steps_cut_an_engine_game_at_activations_and_scoring(small_demo_db: Path
 
 
 def test_steps_of_a_summary_log_without_rounds() -> None:
-    events = (UnitDestroyed(1, None, "B:TW1", None), GameEnd(2, None, "red", "manual", None, None, None))
+    events = (UnitDestroyed(seq=1, round=None, unit="B:TW1", by=None),
+              GameEnd(seq=2, round=None, winner="red", reason="manual", rounds=None, blue_vp=None, red_vp=None))
     steps = iter_steps(events)
     assert [s.label for s in steps] == ["No round given: logged events", "Game over"]
     assert not has_positions(events) and round_vp(events) == []
     assert iter_steps(()) == []
     assert describe_event(events[1]) == "Game over (rounds not logged): red wins (logged result) (VP not logged)"
-    assert describe_event(RoundStart(3, 2, "blue")) == "Round 2 (blue activates first)"
+    assert describe_event(RoundStart(seq=3, round=2, first="blue")) == "Round 2 (blue activates first)"
 
 
 def test_a_summary_form_becomes_a_valid_log_and_errors_name_the_line() -> None:

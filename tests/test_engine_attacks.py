@@ -128,7 +128,7 @@ def test_both_legs_destroyed_immobilize() -> None:
     red = st.unit("R:VI1")
     assert red.alive and red.immobilized
     assert types_after(st, b) == ["location_destroyed", "immobilized"]
-    assert st.events[-1] == Immobilized(st.events[-1].seq, 1, "R:VI1", "B:MJ1")
+    assert st.events[-1] == Immobilized(seq=st.events[-1].seq, round=1, unit="R:VI1", by="B:MJ1")
     st.to_act = 1
     activate(st, "R:VI1")
     assert not any(isinstance(a, MoveUnit) for a in st.legal_actions())
@@ -154,7 +154,7 @@ def test_center_torso_destroys_avians_and_saurians() -> None:
     st, a, b = _two_hits("v3", ("CO", ("SC",), B4), 5, 6)
     assert types_after(st, a)[0] == "attack"  # 4 damage: the center torso stands
     assert types_after(st, b) == ["location_destroyed", "unit_destroyed", "game_end"]  # the last red unit
-    assert st.events[-2] == UnitDestroyed(st.events[-2].seq, 1, "R:CO1", "B:MJ1")
+    assert st.events[-2] == UnitDestroyed(seq=st.events[-2].seq, round=1, unit="R:CO1", by="B:MJ1")
     # a Terrier (saurian, CT 4, ARM 1): one GG hit of 4 on the center torso.
     st = position("v3", [("MJ", ("GG", "HPB"), A)], [("TE", ("LAC", "LAC", "LAC"), B4)])
     activate(st, "B:MJ1")

@@ -76,7 +76,7 @@ def test_moves_pass_friends_but_not_enemies_and_never_end_on_a_unit() -> None:
     with pytest.raises(IllegalActionError, match="B:TY1 is there"):
         st.check(MoveUnit("B:GE1", Hex(1, 0)))
     st.apply(MoveUnit("B:GE1", Hex(0, 2)))
-    assert st.events[-1] == Move(st.events[-1].seq, 1, "B:GE1", (0, 0), (0, 2), 3)
+    assert st.events[-1] == Move(seq=st.events[-1].seq, round=1, unit="B:GE1", from_hex=(0, 0), to_hex=(0, 2), path=3)
     with pytest.raises(IllegalActionError, match="already moved"):
         st.check(MoveUnit("B:GE1", Hex(0, 3)))
 
@@ -121,7 +121,7 @@ def test_sides_alternate_and_a_side_with_nobody_left_passes() -> None:
     st.apply(EndActivation("R:TY3"))
     assert st.round == 2 and st.current_side() == 1  # even round: red first
     assert [e.type for e in st.events[-2:]] == ["round_end", "round_start"]
-    assert st.events[-1] == RoundStart(st.events[-1].seq, 2, "red")
+    assert st.events[-1] == RoundStart(seq=st.events[-1].seq, round=2, first="red")
     assert sum(isinstance(e, Activate) for e in st.events) == 4
 
 

@@ -142,7 +142,7 @@ class GameState(RuleChecks):
             st.occ[i] = u.index
             u.pos = i
             u.placed = True
-            st._emit(Deploy(len(st.events) + 1, 0, u.id, (h[0], h[1])))
+            st._emit(Deploy(seq=len(st.events) + 1, round=0, unit=u.id, hex=(h[0], h[1])))
         st.unplaced = [0, 0]
         st.phase = BATTLE
         st._start_round(round_no)
@@ -333,7 +333,7 @@ class GameState(RuleChecks):
             u.pos = i  # stacked only when replaying a recorded illegal placement
             u.placed = True
             self.unplaced[u.side] -= 1
-        self._emit(Deploy(len(self.events) + 1, 0, u.id, (h.col, h.row)))
+        self._emit(Deploy(seq=len(self.events) + 1, round=0, unit=u.id, hex=(h.col, h.row)))
         other = 1 - u.side
         if self.unplaced[other] > 0:
             self.to_act = other
@@ -349,7 +349,7 @@ class GameState(RuleChecks):
             u.activated = False
         self.waiting = list(self.living)
         self.to_act = self.spec.first_side(n)
-        self._emit(RoundStart(len(self.events) + 1, n, SIDES[self.to_act]))
+        self._emit(RoundStart(seq=len(self.events) + 1, round=n, first=SIDES[self.to_act]))
 
     def _do_activate(self, u: UnitState) -> None:
         if self.active is not None:
@@ -365,7 +365,7 @@ class GameState(RuleChecks):
         self.moved = False
         self.attacks = 0
         self.fired = 0
-        self._emit(Activate(len(self.events) + 1, self.round, u.id))
+        self._emit(Activate(seq=len(self.events) + 1, round=self.round, unit=u.id))
         self._maybe_auto_end()
 
     def _do_move(self, u: UnitState, h: Hex) -> None:
@@ -382,7 +382,8 @@ class GameState(RuleChecks):
         self.moved = True
         self._reach = (None, {})
         frm = self.grid.hexes[start]
-        self._emit(Move(len(self.events) + 1, self.round, u.id, (frm.col, frm.row), (h.col, h.row), path))
+        self._emit(Move(seq=len(self.events) + 1, round=self.round, unit=u.id, from_hex=(frm.col, frm.row),
+                        to_hex=(h.col, h.row), path=path))
         self._maybe_auto_end()
 
     def apply_roll(self, dice: tuple[int, ...] | list[int]) -> None:
@@ -432,8 +433,10 @@ class GameState(RuleChecks):
         self.fired |= 1 << m
         dist = self.grid.dist[att.pos][tgt.pos]
         events = self.events
-        events.append(Attack(len(events) + 1, self.round, att.id, wm.weapon, wm.mount, tgt.id, dist, roll,
-                             wm.acc, tgt.p.def_, hit, location, tuple(self._loc_rolls), damage, overkill))
+        events.append(Attack(seq=len(events) + 1, round=self.round, unit=att.id, weapon=wm.weapon, mount=wm.mount,
+                             target=tgt.id, distance=dist, roll=roll, acc=wm.acc, needed=tgt.p.def_, hit=hit,
+                             location=location, location_rolls=tuple(self._loc_rolls), damage=damage,
+                             overkill=overkill))
         if hit and tgt.alive:
             if location is None:
                 if tgt.hp == 0:
@@ -445,16 +448,17 @@ class GameState(RuleChecks):
 
     def _location_lost(self, tgt: UnitState, location: str, att: UnitState) -> None:
         events = self.events
-        events.append(LocationDestroyed(len(events) + 1, self.round, tgt.id, location, att.id))
+        events.append(LocationDestroyed(seq=len(events) + 1, round=self.round, unit=tgt.id, location=location,
+                                        by=att.id))
         if combat.is_mech_destroyed(tgt.p.body, tgt.loc_hp):  # type: ignore[arg-type]
             self._destroy(tgt, att)
             return
         if not tgt.immobilized and combat.is_mech_immobilized(tgt.loc_hp):
             tgt.immobilized = True
-            events.append(Immobilized(len(events) + 1, self.round, tgt.id, att.id))
+            events.append(Immobilized(seq=len(events) + 1, round=self.round, unit=tgt.id, by=att.id))
         if not tgt.disarmed and combat.is_disarmed([not tgt.can_use(k) for k in range(len(tgt.p.mounts))]):
             tgt.disarmed = True
-            events.append(Disarmed(len(events) + 1, self.round, tgt.id, att.id))
+            events.append(Disarmed(seq=len(events) + 1, round=self.round, unit=tgt.id, by=att.id))
 
     def _destroy(self, tgt: UnitState, by: UnitState | None) -> None:
         tgt.alive = False
@@ -464,7 +468,7 @@ class GameState(RuleChecks):
         self.living[tgt.side] -= 1
         if not tgt.activated and self.phase == BATTLE:
             self.waiting[tgt.side] -= 1
-        self._emit(UnitDestroyed(len(self.events) + 1, self.round, tgt.id, by.id if by else None))
+        self._emit(UnitDestroyed(seq=len(self.events) + 1, round=self.round, unit=tgt.id, by=by.id if by else None))
         if self.living[tgt.side] == 0:
             self._finish(SIDES[1 - tgt.side], "wipeout")
 
@@ -518,8 +522,9 @@ class GameState(RuleChecks):
             side = mechanics.objective_scorer(len(blue), len(red))
             if side is not None:
                 self.vp[side] += 1
-                events.append(VP(len(events) + 1, n, k, SIDES[side], tuple(blue), tuple(red)))
-        events.append(RoundEnd(len(events) + 1, n, self.vp[BLUE], self.vp[RED]))
+                events.append(VP(seq=len(events) + 1, round=n, objective=k, side=SIDES[side], blue=tuple(blue),
+                                 red=tuple(red)))
+        events.append(RoundEnd(seq=len(events) + 1, round=n, blue_vp=self.vp[BLUE], red_vp=self.vp[RED]))
         over = mechanics.round_end_result(self.spec.scenario.victory, n, self.vp[BLUE], self.vp[RED])
         if over is not None:
             self._finish(*over)
@@ -531,5 +536,5 @@ class GameState(RuleChecks):
         self.active = None
         self._pending = None
         self._result = GameResult(winner, reason, self.round, self.vp[BLUE], self.vp[RED])
-        self._emit(GameEnd(len(self.events) + 1, self.round, winner, reason, self.round, self.vp[BLUE],
-                           self.vp[RED]))
+        self._emit(GameEnd(seq=len(self.events) + 1, round=self.round, winner=winner, reason=reason,
+                           rounds=self.round, blue_vp=self.vp[BLUE], red_vp=self.vp[RED]))

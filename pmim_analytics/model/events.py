@@ -9,81 +9,108 @@ Unit ids are game-wide: the side letter, a colon and the roster id (``B:TW1``, `
 Hexes are ``(column, row)`` offset coordinates of the scenario map (odd-q layout).
 Hit locations are written with their codes ``LA RA LL RL LT RT CT``.
 
-The same events flatten into one wide row shape (:data:`EVENT_COLUMNS`), used by the
-Parquet batch format and by the database's ``events`` table, so both ingest alike.
+Each field of each event is declared once, with :func:`column`: its kind (how it is typed
+in JSON) and the wide-row columns it fills. Everything that reads or writes events derives
+from those declarations: the JSON Lines form (:meth:`Event.to_dict`, :func:`event_from_dict`
+and the type checks of :mod:`pmim_analytics.replay.format`), the wide row shape
+(:data:`EVENT_COLUMNS`, :func:`event_to_row`, :func:`event_from_row`) used by the Parquet
+batches and the database's ``events`` table, and the store's SQL readers and checks
+(:mod:`pmim_analytics.store.event_sql`, :mod:`pmim_analytics.store.validate`). Adding an
+event type is one class here plus its handlers (see docs/replay-format.md).
+
+Events are keyword-only: ``Move(seq=7, round=1, unit="B:TW1", from_hex=(5, 12), to_hex=(5, 10), path=2)``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, TypeVar
 
 from pmim_analytics.model.vocab import END_REASONS
 
-Hex = tuple[int, int]
+Coords = tuple[int, int]
+
+#: How a field is typed, and how its value spreads over wide-row columns:
+#: ``int``, ``str``, ``bool`` (one column each); ``hex`` (a [column, row] pair, two columns);
+#: ``dice`` (two d6, two columns); ``d6_list`` (d6 results, one column joined by commas);
+#: ``ids`` (unit ids, one column joined by spaces).
+KINDS = ("int", "str", "bool", "hex", "dice", "d6_list", "ids")
+_SEQUENCE_KINDS = frozenset({"hex", "dice", "d6_list", "ids"})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
+class EventField:
+    """One field of an event type as declared: name, kind, wide columns, whether it may be null."""
+
+    name: str
+    kind: str
+    columns: tuple[str, ...]
+    nullable: bool
+
+
+def column(kind: str, *columns: str, nullable: bool = False) -> Any:
+    """Declare an event field: its kind (:data:`KINDS`), the wide columns it fills (default: a
+    column named like the field) and whether it may be null (what a manual log may not know)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown field kind {kind!r}")
+    return field(metadata={"kind": kind, "columns": columns, "nullable": nullable})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     """Base of every event: position in the stream and round."""
 
-    seq: int
-    round: int | None
+    seq: int = column("int")
+    round: int | None = column("int", nullable=True)
     type: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON Lines form: ``seq``, ``round``, ``type`` then the event's own fields."""
         d: dict[str, Any] = {"seq": self.seq, "round": self.round, "type": self.type}
-        names = _OWN_FIELDS.get(type(self))
-        if names is None:
-            names = _OWN_FIELDS[type(self)] = tuple(f.name for f in fields(self) if f.name not in ("seq", "round"))
-        for name in names:
+        for name in _OWN_NAMES[self.type]:
             v = getattr(self, name)
             d[name] = list(v) if isinstance(v, tuple) else v
         return d
 
 
-#: Each event class's own field names in order (filled on first use; ``fields()`` is slow).
-_OWN_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Deploy(Event):
     """A unit is placed on the map before round 1."""
 
-    unit: str
-    hex: Hex
+    unit: str = column("str")
+    hex: Coords = column("hex", "to_col", "to_row")
     type: ClassVar[str] = "deploy"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RoundStart(Event):
     """A round begins; ``first`` is the side that activates first."""
 
-    first: str
+    first: str = column("str", "side")
     type: ClassVar[str] = "round_start"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Activate(Event):
     """A unit begins its activation."""
 
-    unit: str
+    unit: str = column("str")
     type: ClassVar[str] = "activate"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Move(Event):
     """A unit moves; ``path`` is the number of hexes walked (at most its MOV)."""
 
-    unit: str
-    from_hex: Hex
-    to_hex: Hex
-    path: int
+    unit: str = column("str")
+    from_hex: Coords = column("hex", "from_col", "from_row")
+    to_hex: Coords = column("hex", "to_col", "to_row")
+    path: int = column("int")
     type: ClassVar[str] = "move"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Attack(Event):
     """One attack and everything rolled for it.
 
@@ -95,60 +122,60 @@ class Attack(Event):
     of it beyond what the location or unit had left.
     """
 
-    unit: str
-    weapon: str
-    mount: str  # where the weapon sits: a location code (LA, RA, CT) or HULL for basic units
-    target: str
-    distance: int | None
-    roll: tuple[int, int] | None
-    acc: int
-    needed: int
-    hit: bool
-    location: str | None
-    location_rolls: tuple[int, ...]
-    damage: int
-    overkill: int
+    unit: str = column("str")
+    weapon: str = column("str")
+    mount: str = column("str")  # where the weapon sits: a location code (LA, RA, CT) or HULL for basic units
+    target: str = column("str")
+    distance: int | None = column("int", nullable=True)
+    roll: tuple[int, int] | None = column("dice", "die1", "die2", nullable=True)
+    acc: int = column("int")
+    needed: int = column("int")
+    hit: bool = column("bool")
+    location: str | None = column("str", nullable=True)
+    location_rolls: tuple[int, ...] = column("d6_list")
+    damage: int = column("int")
+    overkill: int = column("int")
     type: ClassVar[str] = "attack"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LocationDestroyed(Event):
     """A Warmech's hit location reaches 0 HP; weapons mounted there are lost."""
 
-    unit: str
-    location: str
-    by: str | None
+    unit: str = column("str")
+    location: str = column("str", nullable=True)  # readers have always let it be null; writers never do
+    by: str | None = column("str", nullable=True)
     type: ClassVar[str] = "location_destroyed"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Immobilized(Event):
     """A Warmech has lost both legs and can no longer move."""
 
-    unit: str
-    by: str | None
+    unit: str = column("str")
+    by: str | None = column("str", nullable=True)
     type: ClassVar[str] = "immobilized"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Disarmed(Event):
     """A Warmech has no usable weapon left (a humanoid that lost both arms)."""
 
-    unit: str
-    by: str | None
+    unit: str = column("str")
+    by: str | None = column("str", nullable=True)
     type: ClassVar[str] = "disarmed"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UnitDestroyed(Event):
     """A unit is destroyed; ``by`` is the attacker (``None`` if not known)."""
 
-    unit: str
-    by: str | None
+    unit: str = column("str")
+    by: str | None = column("str", nullable=True)
     type: ClassVar[str] = "unit_destroyed"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class VP(Event):
     """A side scores one VP for an objective at a round's end.
 
@@ -157,23 +184,23 @@ class VP(Event):
     scoring side has more of them). The VP is shared among the scoring side's holders.
     """
 
-    objective: int
-    side: str
-    blue: tuple[str, ...]
-    red: tuple[str, ...]
+    objective: int = column("int")
+    side: str = column("str")
+    blue: tuple[str, ...] = column("ids", "blue_holders")
+    red: tuple[str, ...] = column("ids", "red_holders")
     type: ClassVar[str] = "vp"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RoundEnd(Event):
     """A round ends; VP totals after scoring."""
 
-    blue_vp: int
-    red_vp: int
+    blue_vp: int = column("int")
+    red_vp: int = column("int")
     type: ClassVar[str] = "round_end"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GameEnd(Event):
     """The game ends. ``winner`` is ``blue``, ``red`` or ``None`` for a draw.
 
@@ -183,11 +210,11 @@ class GameEnd(Event):
     ``rounds`` and the VP totals are ``None`` only when a manual log does not know them.
     """
 
-    winner: str | None
-    reason: str
-    rounds: int | None
-    blue_vp: int | None
-    red_vp: int | None
+    winner: str | None = column("str", "side", nullable=True)
+    reason: str = column("str")
+    rounds: int | None = column("int", nullable=True)
+    blue_vp: int | None = column("int", nullable=True)
+    red_vp: int | None = column("int", nullable=True)
     type: ClassVar[str] = "game_end"
 
 
@@ -198,6 +225,20 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 GAME_END_REASONS = END_REASONS
+
+
+def _declared(f: Any) -> EventField:
+    meta = f.metadata
+    return EventField(f.name, meta["kind"], meta["columns"] or (f.name,), meta["nullable"])
+
+
+#: Every event type's own fields (``seq`` and ``round`` aside), in declaration order.
+EVENT_FIELDS: dict[str, tuple[EventField, ...]] = {
+    t: tuple(_declared(f) for f in fields(cls) if f.name not in ("seq", "round")) for t, cls in EVENT_TYPES.items()
+}
+#: The fields every event has.
+COMMON_FIELDS: tuple[EventField, ...] = tuple(_declared(f) for f in fields(Event))
+_OWN_NAMES: dict[str, tuple[str, ...]] = {t: tuple(f.name for f in fs) for t, fs in EVENT_FIELDS.items()}
 
 #: The wide row shape of an event: (column, arrow/duckdb type). One row per event; a
 #: column an event type does not use is null. ``game_id`` leads every row.
@@ -238,52 +279,85 @@ EVENT_COLUMNS: tuple[tuple[str, str], ...] = (
 EVENT_COLUMN_NAMES = tuple(name for name, _ in EVENT_COLUMNS)
 
 
+def _check_declarations() -> None:
+    known = set(EVENT_COLUMN_NAMES)
+    for etype, fs in EVENT_FIELDS.items():
+        for f in fs:
+            width = 2 if f.kind in ("hex", "dice") else 1
+            if len(f.columns) != width or not set(f.columns) <= known:
+                raise RuntimeError(f"{etype}.{f.name}: columns {f.columns} do not fit its kind {f.kind!r}")
+
+
+_check_declarations()
+
+
 def event_to_row(game_id: str, ev: Event) -> dict[str, Any]:
     """Flatten one event into the wide row shape (missing columns are left out = null)."""
     row: dict[str, Any] = {"game_id": game_id, "seq": ev.seq, "round": ev.round, "type": ev.type}
-    if isinstance(ev, Deploy):
-        row.update(unit=ev.unit, to_col=ev.hex[0], to_row=ev.hex[1])
-    elif isinstance(ev, RoundStart):
-        row.update(side=ev.first)
-    elif isinstance(ev, Activate):
-        row.update(unit=ev.unit)
-    elif isinstance(ev, Move):
-        row.update(unit=ev.unit, from_col=ev.from_hex[0], from_row=ev.from_hex[1],
-                   to_col=ev.to_hex[0], to_row=ev.to_hex[1], path=ev.path)
-    elif isinstance(ev, Attack):
-        row.update(unit=ev.unit, weapon=ev.weapon, mount=ev.mount, target=ev.target,
-                   distance=ev.distance, die1=ev.roll[0] if ev.roll else None,
-                   die2=ev.roll[1] if ev.roll else None, acc=ev.acc,
-                   needed=ev.needed, hit=ev.hit, location=ev.location,
-                   location_rolls=",".join(map(str, ev.location_rolls)),
-                   damage=ev.damage, overkill=ev.overkill)
-    elif isinstance(ev, LocationDestroyed):
-        row.update(unit=ev.unit, location=ev.location, by=ev.by)
-    elif isinstance(ev, (Immobilized, Disarmed, UnitDestroyed)):
-        row.update(unit=ev.unit, by=ev.by)
-    elif isinstance(ev, VP):
-        row.update(objective=ev.objective, side=ev.side, blue_holders=" ".join(ev.blue),
-                   red_holders=" ".join(ev.red))
-    elif isinstance(ev, RoundEnd):
-        row.update(blue_vp=ev.blue_vp, red_vp=ev.red_vp)
-    elif isinstance(ev, GameEnd):
-        row.update(side=ev.winner, reason=ev.reason, rounds=ev.rounds,
-                   blue_vp=ev.blue_vp, red_vp=ev.red_vp)
+    for f in EVENT_FIELDS[ev.type]:
+        v = getattr(ev, f.name)
+        kind = f.kind
+        if kind == "hex" or kind == "dice":
+            row[f.columns[0]], row[f.columns[1]] = (None, None) if v is None else v
+        elif kind == "d6_list":
+            row[f.columns[0]] = ",".join(map(str, v))
+        elif kind == "ids":
+            row[f.columns[0]] = " ".join(v)
+        else:
+            row[f.columns[0]] = v
     return row
 
 
-def event_from_dict(d: dict[str, Any]) -> Event:
+def event_from_row(row: Mapping[str, Any]) -> Event:
+    """Rebuild an event from its wide row (the inverse of :func:`event_to_row`).
+
+    Raises ``KeyError`` for an unknown type.
+    """
+    etype = row["type"]
+    cls = EVENT_TYPES[etype]
+    kwargs: dict[str, Any] = {"seq": row["seq"], "round": row["round"]}
+    for f in EVENT_FIELDS[etype]:
+        kind = f.kind
+        if kind == "hex" or kind == "dice":
+            a, b = row[f.columns[0]], row[f.columns[1]]
+            v: Any = None if a is None and b is None else (int(a), int(b))
+        elif kind == "d6_list":
+            v = tuple(int(x) for x in (row[f.columns[0]] or "").split(",") if x)
+        elif kind == "ids":
+            v = tuple((row[f.columns[0]] or "").split())
+        else:
+            v = row[f.columns[0]]
+        kwargs[f.name] = v
+    return cls(**kwargs)
+
+
+def event_from_dict(d: Mapping[str, Any]) -> Event:
     """Build an event from its JSON Lines form.
 
     Raises ``KeyError`` for an unknown type or missing field and ``TypeError`` for a
     wrong one; :mod:`pmim_analytics.replay.format` turns these into positioned errors.
     """
-    cls = EVENT_TYPES[d["type"]]
-    kwargs: dict[str, Any] = {}
-    for f in fields(cls):
+    etype = d["type"]
+    cls = EVENT_TYPES[etype]
+    kwargs: dict[str, Any] = {"seq": d["seq"], "round": d["round"]}
+    for f in EVENT_FIELDS[etype]:
         v = d[f.name]
-        if f.name in ("hex", "from_hex", "to_hex", "roll", "location_rolls", "blue", "red") and isinstance(v, list):
-            v = tuple(v)
-        kwargs[f.name] = v
+        kwargs[f.name] = tuple(v) if isinstance(v, list) and f.kind in _SEQUENCE_KINDS else v
     return cls(**kwargs)
 
+
+R = TypeVar("R")
+
+
+def dispatch(handlers: Mapping[str, Callable[[Any], R]], ev: Event, default: Callable[[Event], R] | None = None) -> R:
+    """Call the handler registered for ``ev.type`` (the one place events are told apart by type).
+
+    ``handlers`` maps event types to functions of the event; ``default`` handles the types it
+    leaves out. Raises ``KeyError`` for a type with neither.
+    """
+    handler = handlers.get(ev.type)
+    if handler is not None:
+        return handler(ev)
+    if default is None:
+        raise KeyError(ev.type)
+    return default(ev)

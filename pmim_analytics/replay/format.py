@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pmim_analytics.errors import Location, ReplayError, display_path
-from pmim_analytics.model.events import EVENT_TYPES, Event, event_from_dict
+from pmim_analytics.model.events import EVENT_FIELDS, EVENT_TYPES, Event, event_from_dict
 from pmim_analytics.model.record import (
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -105,11 +105,12 @@ def parse_event(obj: Any, where: Location) -> Event:
     return ev
 
 
-_INT_FIELDS = {"seq", "distance", "acc", "needed", "damage", "overkill", "path", "objective",
-               "blue_vp", "red_vp", "rounds"}
-#: (event type, field) pairs that may be null: what a manual log does not know.
-_NULLABLE = {("attack", "distance"), ("attack", "roll"), ("game_end", "rounds"),
-             ("game_end", "blue_vp"), ("game_end", "red_vp")}
+_INT_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "int"} | {"seq"}
+#: (event type, field) pairs that may be null: what a manual log does not know (as declared).
+_NULLABLE = {(t, f.name) for t, fs in EVENT_FIELDS.items() for f in fs if f.nullable}
+_TEXT_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "str"}
+_HEX_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "hex"}
+_ID_LIST_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "ids"}
 
 
 def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
@@ -124,16 +125,15 @@ def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
             raise bad(key, f"{key} must be a whole number, got {value!r}")
         if key == "round" and value is not None and (not isinstance(value, int) or isinstance(value, bool)):
             raise bad(key, f"round must be a whole number, got {value!r}")
-        if key in ("unit", "target", "weapon", "mount", "reason", "first", "side") and not isinstance(value, str):
-            raise bad(key, f"{key} must be text, got {value!r}")
-        if key in ("location", "by", "winner") and value is not None and not isinstance(value, str):
-            raise bad(key, f"{key} must be text or null, got {value!r}")
-        if key in ("hex", "from_hex", "to_hex") and (
+        if key in _TEXT_FIELDS and not isinstance(value, str):
+            nullable = (d["type"], key) in _NULLABLE
+            raise bad(key, f"{key} must be text{' or null' if nullable else ''}, got {value!r}")
+        if key in _HEX_FIELDS and (
             not isinstance(value, tuple | list) or len(value) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
         ):
             raise bad(key, f"{key} must be [column, row], got {value!r}")
-        if key in ("blue", "red") and (
+        if key in _ID_LIST_FIELDS and (
             not isinstance(value, tuple | list) or not all(isinstance(v, str) for v in value)
         ):
             raise bad(key, f"{key} must be a list of unit ids, got {value!r}")

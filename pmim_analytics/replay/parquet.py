@@ -20,24 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pmim_analytics.errors import Location, ReplayError, display_path
-from pmim_analytics.model.events import (
-    EVENT_COLUMN_NAMES,
-    EVENT_COLUMNS,
-    VP,
-    Activate,
-    Attack,
-    Deploy,
-    Disarmed,
-    Event,
-    GameEnd,
-    Immobilized,
-    LocationDestroyed,
-    Move,
-    RoundEnd,
-    RoundStart,
-    UnitDestroyed,
-    event_to_row,
-)
+from pmim_analytics.model.events import EVENT_COLUMN_NAMES, EVENT_COLUMNS, Event, event_from_row, event_to_row
 from pmim_analytics.replay.format import GameRecord, parse_header
 
 _ARROW = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "SMALLINT": pa.int16(), "TINYINT": pa.int8(),
@@ -106,45 +89,6 @@ def list_parts(folder: str | Path) -> list[int]:
     if not p.is_dir():
         raise ReplayError("not a batch folder (no such directory)", Location(display_path(p)))
     return sorted(int(m.group(1)) for f in p.iterdir() if (m := _PART.match(f.name)))
-
-
-def _hex(a: Any, b: Any) -> tuple[int, int]:
-    return (int(a), int(b))
-
-
-def event_from_row(row: dict[str, Any]) -> Event:
-    """Rebuild an event from its wide row (the inverse of ``event_to_row``).
-
-    Raises ``KeyError`` for an unknown type.
-    """
-    t, seq, rnd = row["type"], row["seq"], row["round"]
-    if t == "attack":
-        rolls = tuple(int(x) for x in (row["location_rolls"] or "").split(",") if x)
-        return Attack(seq, rnd, row["unit"], row["weapon"], row["mount"], row["target"], row["distance"],
-                      (row["die1"], row["die2"]), row["acc"], row["needed"], row["hit"], row["location"], rolls,
-                      row["damage"], row["overkill"])
-    if t == "move":
-        return Move(seq, rnd, row["unit"], _hex(row["from_col"], row["from_row"]),
-                    _hex(row["to_col"], row["to_row"]), row["path"])
-    if t == "activate":
-        return Activate(seq, rnd, row["unit"])
-    if t == "deploy":
-        return Deploy(seq, rnd, row["unit"], _hex(row["to_col"], row["to_row"]))
-    if t == "round_start":
-        return RoundStart(seq, rnd, row["side"])
-    if t == "location_destroyed":
-        return LocationDestroyed(seq, rnd, row["unit"], row["location"], row["by"])
-    if t in ("immobilized", "disarmed", "unit_destroyed"):
-        cls = {"immobilized": Immobilized, "disarmed": Disarmed, "unit_destroyed": UnitDestroyed}[t]
-        return cls(seq, rnd, row["unit"], row["by"])
-    if t == "vp":
-        return VP(seq, rnd, row["objective"], row["side"], tuple((row["blue_holders"] or "").split()),
-                  tuple((row["red_holders"] or "").split()))
-    if t == "round_end":
-        return RoundEnd(seq, rnd, row["blue_vp"], row["red_vp"])
-    if t == "game_end":
-        return GameEnd(seq, rnd, row["side"], row["reason"], row["rounds"], row["blue_vp"], row["red_vp"])
-    raise KeyError(t)
 
 
 def read_part(folder: str | Path, part: int) -> list[GameRecord]:

@@ -13,39 +13,32 @@ event's canonical JSON (sorted keys), so the content id of
 
 from __future__ import annotations
 
-from dataclasses import fields
+from pmim_analytics.model.events import COMMON_FIELDS, EVENT_COLUMN_NAMES, EVENT_FIELDS, EVENT_TYPES, EventField
 
-from pmim_analytics.model.events import EVENT_TYPES
+#: Each declared field kind as DuckDB parses its JSON (pmim_analytics.model.events.KINDS).
+_DUCK = {"int": "BIGINT", "str": "VARCHAR", "bool": "BOOLEAN", "hex": "BIGINT[]", "dice": "BIGINT[]",
+         "d6_list": "BIGINT[]", "ids": "VARCHAR[]"}
+_PAIRS = ("hex", "dice")
 
-# How each JSON field is typed: int, opt_int, str, opt_str, bool, pair (two ints),
-# int_list, str_list. Every field of every event type must be listed here.
-FIELD_KINDS: dict[str, str] = {
-    "seq": "int", "round": "opt_int", "unit": "str", "hex": "pair", "first": "str",
-    "from_hex": "pair", "to_hex": "pair", "path": "int", "weapon": "str", "mount": "str",
-    "target": "str", "distance": "int", "roll": "pair", "acc": "int", "needed": "int",
-    "hit": "bool", "location": "opt_str", "location_rolls": "int_list", "damage": "int",
-    "overkill": "int", "by": "opt_str", "objective": "int", "side": "str", "blue": "str_list",
-    "red": "str_list", "blue_vp": "int", "red_vp": "int", "winner": "opt_str", "reason": "str",
-    "rounds": "int",
-}
-_DUCK = {"int": "BIGINT", "opt_int": "BIGINT", "str": "VARCHAR", "opt_str": "VARCHAR", "bool": "BOOLEAN",
-         "pair": "BIGINT[]", "int_list": "BIGINT[]", "str_list": "VARCHAR[]"}
+
+def _all_fields() -> dict[str, EventField]:
+    """Every field name of every event type, with its declaration (one kind per name)."""
+    out: dict[str, EventField] = {f.name: f for f in COMMON_FIELDS}
+    for fs in EVENT_FIELDS.values():
+        for f in fs:
+            known = out.setdefault(f.name, f)
+            if known.kind != f.kind:  # pragma: no cover - a declaration error
+                raise RuntimeError(f"event field {f.name!r} is declared as {known.kind} and {f.kind}")
+    return out
+
+
+#: Field name -> declared kind, over every event type (derived from the declarations).
+FIELD_KINDS: dict[str, str] = {name: f.kind for name, f in _all_fields().items()}
 
 
 def event_keys(etype: str) -> list[str]:
     """The JSON keys of an event type in the order the writer emits them."""
-    cls = EVENT_TYPES[etype]
-    return ["seq", "round", "type"] + [f.name for f in fields(cls) if f.name not in ("seq", "round")]
-
-
-def _check_coverage() -> None:
-    for etype in EVENT_TYPES:
-        missing = [k for k in event_keys(etype) if k != "type" and k not in FIELD_KINDS]
-        if missing:  # pragma: no cover - a new event field must be added above
-            raise RuntimeError(f"event_sql.FIELD_KINDS lacks {missing} of {etype}")
-
-
-_check_coverage()
+    return ["seq", "round", "type"] + [f.name for f in EVENT_FIELDS[etype]]
 
 
 def json_struct() -> str:
@@ -58,7 +51,7 @@ def _value_sql(key: str) -> str:
     """The typed value of one field; pairs are rebuilt from two elements so a list of any
     other length does not re-serialise to the same text."""
     x = f's."{key}"'
-    if FIELD_KINDS.get(key) == "pair":
+    if FIELD_KINDS.get(key) in _PAIRS:
         return f"CASE WHEN {x} IS NOT NULL THEN [{x}[1], {x}[2]] END"
     return x
 
@@ -83,22 +76,39 @@ def canonical_sql() -> str:
     return "CAST(CASE s.\"type\" " + " ".join(arms) + " END AS VARCHAR)"
 
 
+def _column_expr(f: EventField, i: int) -> str:
+    """The SQL filling the ``i``-th wide column of field ``f`` from the parsed struct ``s``."""
+    x = f's."{f.name}"'
+    if f.kind in _PAIRS:
+        return f"{x}[{i + 1}]"
+    if f.kind == "d6_list":
+        return f"array_to_string({x}, ',')"
+    if f.kind == "ids":
+        return f"array_to_string({x}, ' ')"
+    return x
+
+
 def wide_columns_sql() -> str:
-    """SELECT list turning the parsed struct ``s`` into the wide event columns (less game_id)."""
-    t = 's."type"'
-    cols = {
-        "seq": 's."seq"', "round": 's."round"', "type": t, "unit": 's."unit"', "target": 's."target"',
-        "weapon": 's."weapon"', "mount": 's."mount"',
-        "from_col": 's."from_hex"[1]', "from_row": 's."from_hex"[2]',
-        "to_col": f"CASE {t} WHEN 'deploy' THEN s.\"hex\"[1] ELSE s.\"to_hex\"[1] END",
-        "to_row": f"CASE {t} WHEN 'deploy' THEN s.\"hex\"[2] ELSE s.\"to_hex\"[2] END",
-        "path": 's."path"', "distance": 's."distance"', "die1": 's."roll"[1]', "die2": 's."roll"[2]',
-        "acc": 's."acc"', "needed": 's."needed"', "hit": 's."hit"', "location": 's."location"',
-        "location_rolls": f"CASE WHEN {t} = 'attack' THEN array_to_string(s.\"location_rolls\", ',') END",
-        "damage": 's."damage"', "overkill": 's."overkill"', "by": 's."by"', "objective": 's."objective"',
-        "side": f"CASE {t} WHEN 'round_start' THEN s.\"first\" WHEN 'game_end' THEN s.\"winner\" "
-                f"ELSE s.\"side\" END",
-        "blue_holders": "array_to_string(s.\"blue\", ' ')", "red_holders": "array_to_string(s.\"red\", ' ')",
-        "blue_vp": 's."blue_vp"', "red_vp": 's."red_vp"', "reason": 's."reason"', "rounds": 's."rounds"',
-    }
-    return ", ".join(f'{expr} AS "{name}"' for name, expr in cols.items())
+    """SELECT list turning the parsed struct ``s`` into the wide event columns (less game_id),
+    derived from the event declarations: a column filled by one field everywhere reads it; one
+    filled by different fields in different event types reads the type's own."""
+    sources: dict[str, dict[str, str]] = {}  # column -> event type -> expression
+    for etype, fs in EVENT_FIELDS.items():
+        for f in (*COMMON_FIELDS, *fs):
+            for i, col in enumerate(f.columns):
+                sources.setdefault(col, {})[etype] = _column_expr(f, i)
+    sources["type"] = {t: 's."type"' for t in EVENT_TYPES}
+    out = []
+    for name in EVENT_COLUMN_NAMES:
+        if name == "game_id":
+            continue
+        by_type = sources.get(name, {})
+        exprs = set(by_type.values())
+        if len(exprs) == 1:
+            expr = exprs.pop()
+        elif not exprs:  # pragma: no cover - a column no event fills
+            expr = "NULL"
+        else:
+            expr = 'CASE s."type" ' + " ".join(f"WHEN '{t}' THEN {e}" for t, e in by_type.items()) + " END"
+        out.append(f'{expr} AS "{name}"')
+    return ", ".join(out)

@@ -16,8 +16,7 @@ import duckdb
 import polars as pl
 
 from pmim_analytics.errors import StoreError
-from pmim_analytics.model.events import Event
-from pmim_analytics.replay.parquet import event_from_row
+from pmim_analytics.model.events import Event, event_from_row
 from pmim_analytics.store.connection import READ_TIMEOUT, open_reader
 
 _GAME_COLUMNS = """g.game_id, g.source, g.rules_id, g.scenario, g.played, g.ingested_at, b.composition AS blue,

@@ -23,19 +23,15 @@ from dataclasses import dataclass
 import duckdb
 
 from pmim_analytics.model.combat import damage_sql, hit_sql
-from pmim_analytics.model.events import EVENT_COLUMNS, EVENT_TYPES
+from pmim_analytics.model.events import COMMON_FIELDS, EVENT_COLUMNS, EVENT_FIELDS, EVENT_TYPES
 from pmim_analytics.model.vocab import END_REASONS as GAME_END_REASONS
 from pmim_analytics.model.vocab import LOCATION_CODES
 from pmim_analytics.store.event_sql import event_keys
 
-#: Fields that may be null: in every event, or (type, key) for what a manual log may not know.
-OPTIONAL_KEYS = {"round", "location", "by", "winner"}
-OPTIONAL_BY_TYPE = {("attack", "distance"), ("attack", "roll"), ("game_end", "rounds"),
-                    ("game_end", "blue_vp"), ("game_end", "red_vp")}
-#: JSON key -> the wide columns it fills.
-KEY_COLUMNS = {"hex": ("to_col", "to_row"), "first": ("side",), "from_hex": ("from_col", "from_row"),
-               "to_hex": ("to_col", "to_row"), "roll": ("die1", "die2"), "blue": ("blue_holders",),
-               "red": ("red_holders",), "winner": ("side",)}
+#: (type, key) of the fields that may be null (what a manual log may not know), as declared.
+OPTIONAL_BY_TYPE = {(t, f.name) for t, fs in EVENT_FIELDS.items() for f in (*COMMON_FIELDS, *fs) if f.nullable}
+#: JSON key -> the wide columns it fills, where they are named otherwise (as declared).
+KEY_COLUMNS = {f.name: f.columns for fs in EVENT_FIELDS.values() for f in fs if f.columns != (f.name,)}
 #: Parquet has no JSON keys: name its columns instead.
 PARQUET_FIELD = {k: "/".join(v) for k, v in KEY_COLUMNS.items()}
 #: The rules of an attack in SQL, from the engine's own definitions (pmim_analytics.model.combat).
@@ -68,7 +64,7 @@ def _required_checks() -> list[str]:
     arms = []
     for etype in EVENT_TYPES:
         keys = [k for k in event_keys(etype)
-                if k not in OPTIONAL_KEYS and (etype, k) not in OPTIONAL_BY_TYPE and k != "type"]
+                if (etype, k) not in OPTIONAL_BY_TYPE and k != "type"]
         conds = {k: " OR ".join(f'e."{c}" IS NULL' for c in KEY_COLUMNS.get(k, (k,))) for k in keys}
         which = "CASE " + " ".join(f"WHEN {c} THEN '{k}'" for k, c in conds.items()) + " END"
         anyc = " OR ".join(f"({c})" for c in conds.values())

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Iterator
+from dataclasses import fields
 from functools import cache
 from pathlib import Path
 
@@ -97,7 +98,9 @@ def generate_game(seed: int, rules_id: str = "v3", game_index: int = 0, batch: s
     events: list[Event] = []
 
     def emit(cls: type[Event], *args: object) -> None:
-        events.append(cls(len(events) + 1, *args))  # type: ignore[call-arg]
+        """Append an event whose field values (after ``seq``) are given in declaration order."""
+        names = [f.name for f in fields(cls)]
+        events.append(cls(**dict(zip(names, (len(events) + 1, *args), strict=True))))
 
     for u in units:
         row = rng.randint(12, 13) if u.side == "blue" else rng.randint(0, 1)
