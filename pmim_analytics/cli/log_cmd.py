@@ -87,3 +87,28 @@ def show_cmd(
     game = read_log(file)
     text = format_log(game) if notation else format_game(game)
     typer.echo(text, nl=False)
+
+
+@app.command("write")
+@guarded
+def write_cmd(
+    replay: Path = typer.Argument(..., help="A replay: JSON Lines file, manual log, or a Parquet batch folder."),
+) -> None:
+    """Print any replay (engine or manual) in the manual-log notation, to read or annotate.
+
+    Reading the printed log back (`pmim log show`) gives the same events. Every game of a
+    batch folder is printed, one after another, separated by a line of dashes.
+    Exit 0, or 2 when the replay cannot be read.
+
+    Example: pmim log write replays/sample-v3-balanced-vs-tank-heavy.jsonl > game.pmimlog
+    """
+    from pmim_analytics.replay.manual import LOG_SUFFIX
+    from pmim_analytics.replay.sources import iter_games
+
+    if replay.suffix == LOG_SUFFIX:
+        typer.echo(format_log(read_log(replay)), nl=False)
+        return
+    for n, loaded in enumerate(iter_games(replay)):
+        if n:
+            typer.echo("# " + "-" * 60)
+        typer.echo(format_log(loaded.record), nl=False)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER, RuleChecks
+from pmim_analytics.engine.movement import walk_lengths
 from pmim_analytics.engine.spec import GameSpec, UnitProfile
 from pmim_analytics.errors import IllegalActionError
 from pmim_analytics.model import combat
@@ -166,6 +167,21 @@ class GameState(RuleChecks):
         u.pos = i
         self._reach = (None, {})
 
+    def let_place_next(self, unit_id: str) -> None:
+        """Make ``unit_id`` the next unit to place, whatever the placing order (a game logged at a
+        table records where units were deployed, not the order). The zones and stacking still hold.
+
+        Raises :class:`IllegalActionError` for an unknown unit or outside deployment.
+        """
+        u = self.unit(unit_id)
+        if self.phase != DEPLOY or u.placed:
+            return
+        self.to_act = u.side
+        side = self.side_units[u.side]
+        side.remove(u)
+        first_unplaced = next((i for i, w in enumerate(side) if not w.placed), len(side))
+        side.insert(first_unplaced, u)
+
     # ----------------------------------------------------------------- queries
     def is_terminal(self) -> bool:
         """True once the game has ended."""
@@ -244,21 +260,8 @@ class GameState(RuleChecks):
                     break
             else:  # nothing can block a path: every hex within MOV is reachable in a straight line
                 return {h: dist_row[h] for h in grid.within(start, mov) if occ[h] < 0}
-        units, side, impassable, nbrs = self.units, u.side, self.board.impassable, grid.neighbours
-        seen = {start: 0}
-        frontier = [start]
-        for step in range(1, mov + 1):
-            nxt = []
-            for h in frontier:
-                for n in nbrs[h]:
-                    if n in seen or impassable[n]:
-                        continue
-                    o = occ[n]
-                    if o >= 0 and units[o].side != side:
-                        continue
-                    seen[n] = step
-                    nxt.append(n)
-            frontier = nxt
+        enemy_at = {e.pos for e in self.side_units[1 - u.side] if e.alive and e.pos >= 0}
+        seen = walk_lengths(grid, start, mov, self.board.impassable, enemy_at)
         return {h: d for h, d in seen.items() if h != start and occ[h] < 0}
 
     def targets(self, u: UnitState, m: int) -> list[UnitState]:

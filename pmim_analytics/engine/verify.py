@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
 from pmim_analytics.engine.spec import GameSpec
-from pmim_analytics.engine.state import BATTLE, OVER, GameState
-from pmim_analytics.errors import IllegalActionError, InvalidArmyError, PmimError
+from pmim_analytics.engine.state import BATTLE, DEPLOY, OVER, GameState
+from pmim_analytics.errors import IllegalActionError, InvalidArmyError, PmimError, ReplayError
 from pmim_analytics.model import combat
 from pmim_analytics.model.events import VP, Activate, Attack, Deploy, Event, GameEnd, Move
 from pmim_analytics.model.hexes import Hex
@@ -96,6 +96,10 @@ class _Checker:
         self.line: int | None = None
         self.seq: int | None = None
         self.state: GameState | None = None
+        #: a manual log may leave out the dice and the order units were placed in
+        self.dice_omitted = record.header.source == "manual"
+        self.free_deployment = record.header.source == "manual"
+        self.stopped_by_players = False
 
     def report(self, message: str) -> None:
         self.found.append(Violation(self.line, self.seq, message))
@@ -146,6 +150,17 @@ class _Checker:
             self.queue.extend(self.fresh())
 
     def derived_event(self, ev: Event) -> None:
+        st = self.state
+        assert st is not None
+        if isinstance(ev, GameEnd) and ev.reason == "manual" and self.free_deployment:
+            # the players stopped the game and logged a result: nothing the rules would do next is missing
+            self.queue = [q for q in self.queue if q.type not in ("round_start", "activate")]
+            self.flush_missing()
+            self.stopped_by_players = True
+            return
+        if (self.free_deployment and ev.type in ("vp", "round_end") and ev.round == st.round
+                and not any(q.type == "round_end" for q in self.queue)):
+            self.hold_the_rest()
         if not self.queue:
             self.end_activation()
         if not self.queue:
@@ -169,6 +184,22 @@ class _Checker:
             self.report(f"{_describe(got)}: {name} is {have.get(name)!r}, the rules give {value!r}"
                         + _why(expected, name))
 
+    def hold_the_rest(self) -> None:
+        """A manual log leaves out the units that did nothing in a round: at its end, each
+        unit that has not activated activates and holds, in the order the rules give."""
+        st = self.state
+        assert st is not None
+        start = st.round
+        self.end_activation()
+        while st.phase == BATTLE and st.round == start and st.active is None and not st.is_chance_node():
+            waiting = [u for u in st.side_units[st.to_act] if u.alive and not u.activated]
+            if not waiting:
+                break
+            st.apply(ActivateUnit(waiting[0].id), check=False)
+            if st.active is not None:
+                st.apply(EndActivation(st.active.id), check=False)
+        self.queue.extend(e for e in self.fresh() if e.type not in ("activate",))
+
     # -- input events: recorded choices and dice, replayed through the engine
     def flush_missing(self) -> None:
         for missing in self.queue:
@@ -189,6 +220,8 @@ class _Checker:
         action: Action
         if isinstance(ev, Deploy):
             action = PlaceUnit(ev.unit, Hex(*ev.hex))
+            if self.free_deployment and st.phase == DEPLOY and ev.unit in st.by_id:
+                st.let_place_next(ev.unit)
         elif isinstance(ev, Activate):
             action = ActivateUnit(ev.unit)
         elif isinstance(ev, Move):
@@ -254,8 +287,15 @@ class _Checker:
         assert st is not None
         att, tgt = st.unit(ev.unit), st.unit(ev.target)
         wm = att.p.mounts[st.mount_index(att, ev.mount)]
-        roll = (ev.roll[0], ev.roll[1])
         skip: set[str] = set()
+        if ev.roll is None:  # a log that omits the dice: the logged outcome is the chance outcome
+            roll = _roll_giving(ev.hit, wm.acc, tgt.p.def_)
+            if roll is None:
+                raise _Stop(f"{_describe(ev)}: no roll of 2d6 gives a {'hit' if ev.hit else 'miss'} with ACC "
+                            f"{wm.acc} against DEF {tgt.p.def_}")
+            skip.add("roll")
+        else:
+            roll = (ev.roll[0], ev.roll[1])
         if combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.def_) != ev.hit:
             total = roll[0] + roll[1] + wm.acc
             self.report(f"{_describe(ev)}: hit is {ev.hit}, the rules give {not ev.hit}: "
@@ -270,10 +310,14 @@ class _Checker:
         rolls = list(ev.location_rolls)
         while st.roll_needed():
             if not rolls:
-                self.report(f"{_describe(ev)}: the hit needs a hit-location roll that is not recorded"
-                            " (a roll on a destroyed or missing location must be re-rolled)")
+                if not self.dice_omitted:
+                    self.report(f"{_describe(ev)}: the hit needs a hit-location roll that is not recorded"
+                                " (a roll on a destroyed or missing location must be re-rolled)")
                 faces = [i + 1 for i, code in enumerate(tgt.p.chart)
-                         if code == ev.location and combat.location_is_hittable(tgt.loc_hp, code)]
+                         if (code == ev.location or (ev.location is None and self.dice_omitted))
+                         and combat.location_is_hittable(tgt.loc_hp, code)]
+                if ev.location is None:
+                    skip |= {"location", "damage", "overkill"}
                 if not faces:
                     raise _Stop(f"no standing location {ev.location!r} to put the damage on")
                 live = faces
@@ -290,6 +334,8 @@ class _Checker:
     def finish(self) -> None:
         st = self.state
         assert st is not None
+        if self.stopped_by_players:
+            return
         if st.phase != OVER:
             self.end_activation()
         for missing in self.queue:
@@ -314,9 +360,46 @@ def _why(expected: Event, name: str) -> str:
     return ""
 
 
+def replay_gap(record: GameRecord) -> str | None:
+    """Why the engine cannot replay a recorded game, or ``None`` when it can.
+
+    A manual log in summary form (armies, result, losses) or one that never says where the
+    units were deployed records no moves to replay; what it does record was checked when it
+    was read (``pmim log check``).
+    """
+    deployed = {ev.unit for ev in record.events if isinstance(ev, Deploy)}
+    units = [u.id for side in record.header.sides.values() for u in side.units]
+    missing = [u for u in units if u not in deployed]
+    if not missing:
+        return None
+    if not deployed:
+        return ("a summary-form log (it records the result and the losses, not where the units stood), so "
+                "there is nothing to replay through the rules; reading it checked what it records")
+    return (f"the log never deploys {', '.join(missing[:3])}{' and others' if len(missing) > 3 else ''}, so the "
+            f"engine cannot replay it; reading it checked what it records")
+
+
 def verify_game(record: GameRecord, lines: Sequence[int | None] | None = None) -> list[Violation]:
     """Every rule the recorded game breaks, in order. ``lines[0]`` is the header's line
-    and ``lines[i]`` the line of event ``i`` (1-based seq); without it, lines follow seq."""
+    and ``lines[i]`` the line of event ``i`` (1-based seq); without it, lines follow seq.
+
+    A manual log may omit the dice: the logged outcome is then fed to the engine as the
+    chance outcome, and only what the dice could not explain is reported. Raises
+    :class:`ReplayError` (saying why, see :func:`replay_gap`) for a game the engine cannot
+    replay at all, such as a summary-form log.
+    """
+    gap = replay_gap(record)
+    if gap is not None:
+        raise ReplayError(f"cannot verify game {record.header.game_id}: {gap}")
     if lines is None:
         lines = list(range(1, len(record.events) + 2))
     return _Checker(record, lines).run()
+
+
+def _roll_giving(hit: bool, acc: int, defence: int) -> tuple[int, int] | None:
+    """A roll of 2d6 with the given outcome (the lowest total that hits, the highest that misses)."""
+    rolls = [(a, b) for a in range(1, 7) for b in range(1, 7)]
+    fitting = [r for r in rolls if combat.is_hit(r[0], r[1], acc, defence) == hit]
+    if not fitting:
+        return None
+    return min(fitting, key=sum) if hit else max(fitting, key=sum)

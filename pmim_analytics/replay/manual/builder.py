@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pmim_analytics.engine.movement import walk_lengths
 from pmim_analytics.errors import Location, ReplayError
 from pmim_analytics.model.events import (
     VP,
@@ -31,6 +32,7 @@ from pmim_analytics.model.events import (
     RoundStart,
     UnitDestroyed,
 )
+from pmim_analytics.model.hexes import grid_for
 from pmim_analytics.replay.manual.attacks import check_damage, check_location, check_roll, resolve_weapon
 from pmim_analytics.replay.manual.ending import check_result, parse_result, score_objectives
 from pmim_analytics.replay.manual.header import SIDE_PREFIX, SIDES, LogHeader
@@ -39,6 +41,7 @@ from pmim_analytics.replay.manual.notation import (
     Body,
     DeployStmt,
     ErrorHook,
+    HoldStmt,
     MarkerStmt,
     MoveStmt,
     Reject,
@@ -136,6 +139,8 @@ class LogBuilder:
             return self._deploy(stmt)
         if isinstance(stmt, MoveStmt):
             return self._move(stmt)
+        if isinstance(stmt, HoldStmt):
+            return self._hold(stmt)
         if isinstance(stmt, AttackStmt):
             return self._attack(stmt)
         if isinstance(stmt, MarkerStmt):
@@ -292,12 +297,41 @@ class LogBuilder:
             if path > mov:
                 raise Reject(s.hex_tok, f"{s.unit.text!r} would move {path} hexes with {s.hex_tok.text!r} "
                              f"({format_hex(frm)} to {format_hex(s.to_hex)}), more than its MOV {mov}")
+            walked = self._walk_length(unit, frm, s.to_hex, mov)
+            if walked is None:
+                raise Reject(s.hex_tok, f"{s.unit.text!r} cannot reach {format_hex(s.to_hex)} from {format_hex(frm)} "
+                             f"within its MOV {mov}: every path is blocked by enemy units or terrain")
+            path = walked
             self._emit(staged, Move, s.round, unit=unit.id, from_hex=frm, to_hex=s.to_hex, path=path)
         self._commit_activation(act)
         if act is not None:
             act.moves += 1
         unit.pos = s.to_hex  # stays unknown after a move without hexes
         return staged
+
+    def _hold(self, s: HoldStmt) -> list[Event]:
+        unit = self._unit(s.unit)
+        staged: list[Event] = []
+        act = self._activation(s, unit, "hold", staged)
+        if act is not None and act.line != s.line:
+            raise Reject(s.unit, f"{s.unit.text!r} already acted in this activation (line {act.line}), so it "
+                         f"cannot also hold")
+        self._commit_activation(act)
+        return staged
+
+    def _walk_length(self, unit: UnitState, frm: tuple[int, int], to: tuple[int, int], mov: int) -> int | None:
+        """The engine's length of the move (the shortest path that avoids enemy units and
+        impassable hexes), or ``None`` when none is within MOV. Where the log does not know
+        where every enemy stands, the straight distance is all it can check."""
+        enemies = [u for u in self.units.values() if u.side != unit.side and not u.is_destroyed]
+        if any(u.pos is None for u in enemies):
+            return hex_distance(frm, to)
+        grid = grid_for(self.scenario.map.columns, self.scenario.map.rows)
+        impassable = bytearray(grid.size)
+        for h in self.scenario.map.impassable:
+            impassable[grid.index(h)] = 1
+        enemy_at = {grid.index(u.pos) for u in enemies if u.pos is not None}
+        return walk_lengths(grid, grid.index(frm), mov, impassable, enemy_at).get(grid.index(to))
 
     def _attack(self, s: AttackStmt) -> list[Event]:
         unit = self._unit(s.unit)

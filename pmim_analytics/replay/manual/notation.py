@@ -102,6 +102,13 @@ class MoveStmt(Body):
 
 
 @dataclass(frozen=True, slots=True)
+class HoldStmt(Body):
+    """``B:GE1 hold``: the unit activates and does nothing (it neither moves nor attacks)."""
+
+    unit: Token
+
+
+@dataclass(frozen=True, slots=True)
 class AttackStmt(Body):
     """``B:TW1 MAC>R:TY3 [roll] hit|miss [location[(dice)]] [damage]``."""
 
@@ -142,7 +149,7 @@ class VPStmt(Body):
     vp_tok: Token
 
 
-Statement = Tag | RoundMark | DeployStmt | MoveStmt | AttackStmt | MarkerStmt | VPStmt
+Statement = Tag | RoundMark | DeployStmt | MoveStmt | HoldStmt | AttackStmt | MarkerStmt | VPStmt
 ErrorHook = Callable[[ReplayError], None]
 
 
@@ -308,6 +315,10 @@ def _parse_action(head: Body, unit: Token, toks: list[Token]) -> Statement:
             return MoveStmt(head.line, head.round, head.round_tok, unit, parse_hex(m.group(1)),
                             parse_hex(m.group(2)), h)
         return MoveStmt(head.line, head.round, head.round_tok, unit, None, parse_hex(m.group(1)), h)
+    if low == "hold":
+        if rest:
+            raise Reject(rest[0], f"unexpected {rest[0].text!r} after 'hold' (a unit that holds does nothing)")
+        return HoldStmt(head.line, head.round, head.round_tok, unit)
     if low in MARKERS:
         by, i = _parse_by(toks, 1)
         if i < len(toks):
@@ -321,7 +332,7 @@ def _parse_action(head: Body, unit: Token, toks: list[Token]) -> Statement:
                           toks[1], by)
     if len(toks) > 1 and toks[1].text == ">":
         return _parse_attack(head, unit, toks)
-    raise Reject(verb, f"expected deploy, move, an attack (WEAPON>TARGET), a location or 'destroyed' "
+    raise Reject(verb, f"expected deploy, move, hold, an attack (WEAPON>TARGET), a location or 'destroyed' "
                   f"after the unit id, got {verb.text!r}")
 
 

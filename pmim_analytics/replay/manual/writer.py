@@ -4,8 +4,8 @@ Armies are written inline, so the text stands alone. Events the reader derives b
 are written as confirming marker lines (``R:TY3 destroyed by B:TW1``) or left out
 (``round_start``; ``activate``, which the unit's first move or attack line implies; and
 ``vp``, which it recomputes from the positions), so reading the text back gives the same
-events and the same game id. An activation with no move or attack event was a move
-whose hexes were not logged, and is written as ``B:GE1 move``.
+events and the same game id. An activation with no move or attack event is written as
+``B:GE1 hold`` (the unit activated and did nothing).
 """
 
 from __future__ import annotations
@@ -105,11 +105,10 @@ def format_log(game: GameRecord) -> str:
             continue
         text = _event_line(ev, ambiguous)
         if isinstance(ev, Activate):
-            # the next move or attack line starts the activation; a bare activation was a
-            # move whose hexes were not logged
+            # the next move or attack line starts the activation; one with neither holds
             nxt = events[i + 1] if i + 1 < len(events) else None
             if not (isinstance(nxt, (Move, Attack)) and nxt.unit == ev.unit):
-                text = f"{ev.unit} move"
+                text = f"{ev.unit} hold"
         if text is None:
             continue
         if ev.round != current:
