@@ -24,10 +24,11 @@ run: $(STAMP)
 	$(BIN)/pmim db info
 	$(BIN)/streamlit run app/streamlit_app.py --server.headless true --browser.gatherUsageStats false
 
-## make test: set up with the test extras, lint, check the layers, run every test
+## make test: set up with the test extras, lint, check the layers and the types, run every test
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	scripts/ensure-chromium.sh
 	$(BIN)/pytest -q
 

@@ -24,6 +24,27 @@ DEPLOY, BATTLE, OVER = "deploy", "battle", "over"
 class RuleChecks:
     """The legality checks of a game state (a mixin of ``GameState``)."""
 
+    if TYPE_CHECKING:  # what the checks read of the game state (GameState defines them)
+        from pmim_analytics.engine.spec import Board
+        from pmim_analytics.model.hexes import HexGrid
+
+        phase: str
+        round: int
+        to_act: int
+        active: UnitState | None
+        moved: bool
+        attacks: int
+        fired: int
+        occ: list[int]
+        units: list[UnitState]
+        board: Board
+        grid: HexGrid
+        _pending: object | None
+
+        def unit(self, unit_id: str) -> UnitState: ...
+        def next_to_place(self) -> UnitState | None: ...
+        def reachable(self, u: UnitState) -> dict[int, int]: ...
+
     def check(self, action: Action) -> None:
         """Raise :class:`IllegalActionError` saying why ``action`` is illegal now; return if legal."""
         if self.phase == OVER:

@@ -10,10 +10,12 @@ from __future__ import annotations
 import datetime as dt
 
 from pmim_analytics.engine.bots import Bot, make_bot
+from pmim_analytics.engine.checks import OVER
 from pmim_analytics.engine.dice import Dice, game_streams
 from pmim_analytics.engine.spec import GameSpec
-from pmim_analytics.engine.state import OVER, GameState
+from pmim_analytics.engine.state import GameState
 from pmim_analytics.errors import IllegalActionError
+from pmim_analytics.model.events import Event
 from pmim_analytics.model.record import GameHeader, GameRecord, compute_game_id
 from pmim_analytics.model.vocab import BLUE, RED, SIDE_PREFIX
 
@@ -54,7 +56,7 @@ def side_record(spec: GameSpec, side: int, bot: str | None) -> dict[str, object]
 
 
 def make_header(spec: GameSpec, bots: tuple[str | None, str | None], seed: int | None, game_index: int | None,
-                batch: str | None, played: str | None, events: list, source: str = "engine") -> GameHeader:
+                batch: str | None, played: str | None, events: list[Event], source: str = "engine") -> GameHeader:
     """The replay header of a finished game, its ``game_id`` computed from the content."""
     scen = spec.scenario
     header = GameHeader(

@@ -21,6 +21,7 @@ A side that loses its last unit loses at once (``game_end`` reason ``wipeout``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER, RuleChecks
@@ -311,9 +312,10 @@ class GameState(RuleChecks):
         u = self.by_id.get(action.unit) or self.unit(action.unit)
         kind = type(action)
         if kind is MoveUnit:
-            self._do_move(u, action.to)
+            self._do_move(u, cast(MoveUnit, action).to)
         elif kind is FireWeapon:
-            self._pending = (u, self.mount_index(u, action.mount), self.unit(action.target))
+            fire = cast(FireWeapon, action)
+            self._pending = (u, self.mount_index(u, fire.mount), self.unit(fire.target))
             self._roll = None
             self._loc_rolls = []
         elif kind is ActivateUnit:
@@ -321,7 +323,7 @@ class GameState(RuleChecks):
         elif kind is EndActivation:
             self._end_activation()
         elif kind is PlaceUnit:
-            self._do_place(u, action.hex)
+            self._do_place(u, cast(PlaceUnit, action).hex)
         else:
             raise IllegalActionError(f"{action!r} is not an action")
 

@@ -13,18 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER
 from pmim_analytics.engine.spec import GameSpec
-from pmim_analytics.engine.state import BATTLE, DEPLOY, OVER, GameState
+from pmim_analytics.engine.state import GameState
 from pmim_analytics.errors import IllegalActionError, InvalidArmyError, PmimError, ReplayError
 from pmim_analytics.model import combat
 from pmim_analytics.model.events import VP, Activate, Attack, Deploy, Event, GameEnd, Move
 from pmim_analytics.model.hexes import Hex
 from pmim_analytics.model.record import GameHeader, GameRecord
-from pmim_analytics.model.vocab import SIDE_PREFIX, SIDES
+from pmim_analytics.model.vocab import SIDE_PREFIX, SIDES, Side
 from pmim_analytics.rules.army import ArmyEntry, ArmyList, Roster, RosterUnit, validate_army
 
 INPUT_TYPES = frozenset({"deploy", "activate", "move", "attack"})
-_PREFIX = {side: SIDE_PREFIX[i] for i, side in enumerate(SIDES)}
+_PREFIX: dict[str, str] = {side: SIDE_PREFIX[i] for i, side in enumerate(SIDES)}
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class _Stop(Exception):
     """The replay diverged so far that checking cannot go on."""
 
 
-def roster_from_header(header: GameHeader, side: str) -> Roster:
+def roster_from_header(header: GameHeader, side: Side) -> Roster:
     """Rebuild one side's roster (roster ids without the side prefix) from a replay header.
 
     Raises :class:`PmimError` when a unit id lacks its side's prefix.
@@ -60,7 +61,7 @@ def roster_from_header(header: GameHeader, side: str) -> Roster:
     return Roster(rec.name, header.rules, tuple(units))
 
 
-def _army_problems(header: GameHeader, side: str) -> list[str]:
+def _army_problems(header: GameHeader, side: Side) -> list[str]:
     rec = header.sides[side]
     army = ArmyList(name=rec.name, rules=header.rules,
                     units=tuple(ArmyEntry(type=u.code, weapons=tuple(u.weapons)) for u in rec.units))

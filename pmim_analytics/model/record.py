@@ -65,7 +65,7 @@ class GameHeader(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    format: Literal["pmim-replay"] = FORMAT_NAME
+    format: Literal["pmim-replay"] = "pmim-replay"
     version: int = FORMAT_VERSION
     game_id: str
     source: Literal["engine", "manual"]

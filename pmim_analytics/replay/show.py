@@ -44,9 +44,11 @@ def describe_header(game: GameRecord) -> Iterator[str]:
 
 def describe_attack(ev: Attack) -> str:
     """One attack in words: weapon, target, the roll against DEF, where it hit, damage."""
-    total = ev.roll[0] + ev.roll[1] + ev.acc
-    text = (f"{ev.unit} fires {ev.weapon} ({ev.mount}) at {ev.target}, {ev.distance} hexes: "
-            f"{ev.roll[0]}+{ev.roll[1]}+{ev.acc} = {total} vs DEF {ev.needed}, ")
+    if ev.roll is None:  # a manual log that left out the dice
+        rolled = f"roll not logged, DEF {ev.needed}, "
+    else:
+        rolled = f"{ev.roll[0]}+{ev.roll[1]}+{ev.acc} = {ev.roll[0] + ev.roll[1] + ev.acc} vs DEF {ev.needed}, "
+    text = f"{ev.unit} fires {ev.weapon} ({ev.mount}) at {ev.target}, {ev.distance} hexes: " + rolled
     if not ev.hit:
         return text + "miss"
     where = ""

@@ -48,7 +48,7 @@ def infantry_range(rules: RulesVersion, weapon: Weapon) -> int | None:
 
 def chart_codes(rules: RulesVersion, body: str) -> tuple[str, ...]:
     """The body's hit-location chart as location codes, one per d6 face (index 0 = a roll of 1)."""
-    return tuple(LOCATION_CODES[name] for name in rules.hit_charts[body])
+    return tuple(LOCATION_CODES[name] for name in rules.hit_charts[body])  # type: ignore[index]
 
 
 def attacks_per_activation(kind: str) -> int:

@@ -20,11 +20,12 @@ def unit_rows(rules: RulesVersion) -> list[dict[str, Any]]:
     """Every unit type of ``rules`` as ``rules_units`` rows (Warmech HP summed over locations)."""
     rows = []
     for u in rules.iter_units():
-        mech = isinstance(u, Warmech)
+        mech = u if isinstance(u, Warmech) else None
         rows.append({
             "rules_id": rules.id, "code": u.code, "name": u.name, "kind": u.kind,
-            "body": u.body if mech else None, "weight_class": rules.weight_class(u) if mech else None,
-            "tons": u.tons if mech else None, "hp": sum(u.location_hp().values()) if mech else u.hp,
+            "body": mech.body if mech else None, "weight_class": rules.weight_class(mech) if mech else None,
+            "tons": mech.tons if mech else None,
+            "hp": sum(mech.location_hp().values()) if mech else u.hp,
             "mov": u.mov, "def": u.def_, "arm": u.arm, "spt": u.spt, "pts": u.pts,
         })
     return rows

@@ -22,7 +22,8 @@ from pmim_analytics.engine.bots.tactics import (
     shot_value,
     spread_deployment,
 )
-from pmim_analytics.engine.state import DEPLOY, GameState, UnitState
+from pmim_analytics.engine.checks import DEPLOY
+from pmim_analytics.engine.state import GameState, UnitState
 
 #: How many VP-priority points one hex of distance costs when choosing an objective.
 DISTANCE_WEIGHT = 0.15

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from pmim_analytics.engine.state import GameState, UnitState
 
+#: ``spec.shot_table``: attacker -> mount -> target -> (chance to hit, damage of a hit).
+ShotTable = tuple[tuple[tuple[tuple[float, int], ...], ...], ...]
 
-def shot_value(u: UnitState, m: int, tgt: UnitState, table: tuple, kill_bonus: float = 0.5) -> float:
+
+def shot_value(u: UnitState, m: int, tgt: UnitState, table: ShotTable, kill_bonus: float = 0.5) -> float:
     """Expected points removed by one attack of ``u``'s mount ``m`` on ``tgt``.
 
     ``table`` is ``state.spec.shot_table``. Basic units: damage up to the HP left, as a

@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pmim_analytics.errors import Location, ReplayError, display_path
+from pmim_analytics.model.events import Event
 from pmim_analytics.replay.format import GameHeader, GameRecord, compute_game_id
 from pmim_analytics.replay.manual.builder import LogBuilder
 from pmim_analytics.replay.manual.header import SIDE_PREFIX, SIDES, LogHeader, read_header
@@ -68,7 +69,7 @@ class LogReader:
         return build_record(header, events)
 
 
-def build_record(header: LogHeader, events: list) -> GameRecord:
+def build_record(header: LogHeader, events: list[Event]) -> GameRecord:
     """Assemble the replay header (game id from the content) and the events."""
     sides = {}
     for side in SIDES:

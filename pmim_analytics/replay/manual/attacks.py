@@ -68,25 +68,26 @@ def check_location(s: AttackStmt, target: UnitState, damage: int, rules: RulesVe
             raise Reject(s.hit_tok, f"a hit on the Warmech {s.target.text!r} needs its hit location "
                          f"after {s.hit_tok.text!r} ({target.location_names()})")
         return None
+    assert tok is not None  # a location is always read with its token
     if not s.hit:
-        raise Reject(tok, f"a miss has no hit location, but the line gives {tok.text!r}")  # type: ignore[union-attr]
+        raise Reject(tok, f"a miss has no hit location, but the line gives {tok.text!r}")
     if not target.is_warmech:
-        raise Reject(tok, f"{s.target.text!r} is not a Warmech and has no hit location {tok.text!r}")  # type: ignore[union-attr]
+        raise Reject(tok, f"{s.target.text!r} is not a Warmech and has no hit location {tok.text!r}")
     loc = s.location
     if not target.has_location(loc):
-        raise Reject(tok, f"a {target.spec.body} Warmech has no {location_name(loc)} {tok.text!r}; "  # type: ignore[union-attr,attr-defined]
+        raise Reject(tok, f"a {target.spec.body} Warmech has no {location_name(loc)} {tok.text!r}; "  # type: ignore[attr-defined]
                      f"its locations are {target.location_names()}")
     if target.is_lost(loc):
-        raise Reject(tok, f"{s.target.text!r}'s {location_name(loc)} {tok.text!r} is already destroyed; "  # type: ignore[union-attr]
+        raise Reject(tok, f"{s.target.text!r}'s {location_name(loc)} {tok.text!r} is already destroyed; "
                      f"the rules re-roll a hit there")
     if s.location_rolls:
         *rerolled, last = s.location_rolls
         if target.chart_location(last, rules) != loc:
-            raise Reject(tok, f"hit-location die {last} gives {target.chart_location(last, rules)} on the "  # type: ignore[union-attr]
+            raise Reject(tok, f"hit-location die {last} gives {target.chart_location(last, rules)} on the "
                          f"{target.spec.body} chart, not {loc} as {tok.text!r} says")  # type: ignore[attr-defined]
         for d in rerolled:
             where = target.chart_location(d, rules)
             if target.has_location(where) and not target.is_lost(where):
-                raise Reject(tok, f"hit-location die {d} gives {where}, which is not destroyed, so it is not "  # type: ignore[union-attr]
+                raise Reject(tok, f"hit-location die {d} gives {where}, which is not destroyed, so it is not "
                              f"re-rolled ({tok.text!r})")
     return loc

@@ -150,13 +150,13 @@ class LogBuilder:
         raise AssertionError(stmt)  # pragma: no cover
 
     @staticmethod
-    def _first_tok(stmt: Statement) -> Token:
+    def _first_tok(stmt: Statement | Body) -> Token:
         if isinstance(stmt, Tag):
             return stmt.key
         if stmt.round_tok is not None and stmt.round_tok.line == stmt.line:
             return stmt.round_tok
         for name in ("unit", "vp_tok"):
-            tok = getattr(stmt, name, None)
+            tok: Token | None = getattr(stmt, name, None)
             if tok is not None:
                 return tok
         return Token("", stmt.line, 1)  # pragma: no cover
@@ -484,9 +484,9 @@ class LogBuilder:
         self.vp_rounds[r] = s.line
         self.max_round = max(self.max_round, r)
         self.current = None
-        winner = vp_winner(self.scenario.victory, s.blue, s.red)
-        if winner is not None:
-            self.ended = (r, winner, "vp", s.line)
+        won = vp_winner(self.scenario.victory, s.blue, s.red)
+        if won is not None:
+            self.ended = (r, won, "vp", s.line)
         return staged
 
     def _visit_footer(self, tag: Tag) -> list[Event]:

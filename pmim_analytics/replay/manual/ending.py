@@ -111,7 +111,7 @@ def score_objectives(units: list[UnitState], scenario: Scenario) -> list[tuple[s
     the capture radius (1 hex, the objective included). Every live unit's position must
     be known.
     """
-    out = []
+    out: list[tuple[str, tuple[str, ...], tuple[str, ...], int]] = []
     for i, obj in enumerate(scenario.objectives.hexes):
         near = {side: tuple(u.id for u in units if u.side == side and not u.is_destroyed
                             and u.pos is not None and in_capture_zone(scenario, hex_distance(u.pos, obj)))

@@ -146,15 +146,15 @@ def read_header(tags: Iterable[Tag], source: str, base_dir: Path | None, on_erro
 
     sides: dict[str, SideSpec] = {}
     for side in SIDES:
-        tag = seen.get(f"{side} army")
-        if tag is None:
+        army_tag = seen.get(f"{side} army")
+        if army_tag is None:
             on_error(ReplayError(f"the log names no {side} army; add a line such as '{side} army: v3-balanced'",
                                  Location(source, 1, 1)))
             ok = False
             continue
         if rules is None or scenario is None:
             continue
-        spec = _read_side(side, tag.value, seen, rules, scenario, source, base_dir, on_error)
+        spec = _read_side(side, army_tag.value, seen, rules, scenario, source, base_dir, on_error)
         if spec is None:
             ok = False
         else:

@@ -394,5 +394,6 @@ def iter_statements(text: str, source: str, on_error: ErrorHook) -> Iterator[Sta
             tok = e.tok or toks[0]
             on_error(ReplayError(e.message, Location(source, tok.line, tok.column)))
             continue
+        assert isinstance(stmt, Body)  # a body line never parses as a tag
         current_round, round_tok = stmt.round, stmt.round_tok
         yield stmt

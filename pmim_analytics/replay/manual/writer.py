@@ -11,6 +11,7 @@ events and the same game id. An activation with no move or attack event is writt
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from pmim_analytics.model.events import (
     Activate,
@@ -31,7 +32,7 @@ from pmim_analytics.replay.manual.notation import format_hex
 
 def format_army(side: SideRecord) -> str:
     """The inline form of an army: ``TW(GG ML) 2xTY(HAC)``, in roster order."""
-    groups: list[list] = []
+    groups: list[list[Any]] = []
     for u in side.units:
         key = (u.code, u.weapons)
         if groups and groups[-1][0] == key:
@@ -61,7 +62,8 @@ def _header_lines(game: GameRecord) -> Iterator[str]:
 
 
 def _event_line(ev: Event, ambiguous: set[tuple[str, str]]) -> str | None:
-    by = f" by {ev.by}" if getattr(ev, "by", None) else ""
+    by_unit = getattr(ev, "by", None)
+    by = f" by {by_unit}" if by_unit else ""
     if isinstance(ev, Deploy):
         return f"{ev.unit} deploy {format_hex(ev.hex)}"
     if isinstance(ev, Move):
