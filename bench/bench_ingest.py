@@ -17,9 +17,8 @@ closing the database (DuckDB's checkpoint), so both sides pay for durable storag
 process's max RSS. Targets: JSON Lines ingest >= 2/3 of bare read_json's events/s;
 Parquet ingest >= 1,000,000 events/s; peak memory < 1 GB.
 
-Games come from the engine's batch runner when it is installed (``--source auto``),
-otherwise from the synthetic generator in ``tests/support`` (format-valid, 300-600 events
-a game).
+Games come from the engine's batch runner (greedy against greedy, v3 Balanced against
+Tank-heavy); the benchmark imports nothing from ``tests/``.
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def _fresh(db: Path) -> None:
@@ -95,14 +93,11 @@ def _measure(mode: str, data: Path, db: Path, repeat: int) -> dict:
     return best
 
 
-def _engine_games(jdir: Path, pdir: Path, n_jsonl: int, n_parquet: int) -> bool:
-    """Simulate the games with the engine's batch runner; False when there is no engine."""
-    try:
-        from pmim_analytics.sim.batch import BatchSpec
-        from pmim_analytics.sim.runner import run_batch
-    except ImportError:
-        return False
+def _engine_games(jdir: Path, pdir: Path, n_jsonl: int, n_parquet: int) -> None:
+    """Simulate the games with the engine's batch runner."""
     from pmim_analytics.rules import build_roster, load_army
+    from pmim_analytics.sim.batch import BatchSpec
+    from pmim_analytics.sim.runner import run_batch
 
     armies = ROOT / "data" / "armies"
     a, b = (build_roster(load_army(armies / f"{n}.yaml")) for n in ("v3-balanced", "v3-tank-heavy"))
@@ -110,22 +105,14 @@ def _engine_games(jdir: Path, pdir: Path, n_jsonl: int, n_parquet: int) -> bool:
     for folder, fmt, n, seed in ((jdir, "jsonl", n_jsonl, 1), (pdir, "parquet", n_parquet, 2)):
         spec = BatchSpec("v3", "take-and-hold", a, b, "greedy", "greedy", seed, n, name=folder.name)
         run_batch(spec, workers, folder, fmt)
-    return True
 
 
-def _make_data(root: Path, n_jsonl: int, n_parquet: int, source: str) -> tuple[Path, Path, str]:
+def _make_data(root: Path, n_jsonl: int, n_parquet: int) -> tuple[Path, Path, str]:
     jdir, pdir = root / "jsonl", root / "batch"
     if any(jdir.glob("*.jsonl")) and any(pdir.glob("games.*.parquet")):
         return jdir, pdir, "reused from " + str(root)
-    if source != "synthetic" and _engine_games(jdir, pdir, n_jsonl, n_parquet):
-        return jdir, pdir, "engine (greedy v greedy, v3 Balanced v Tank-heavy)"
-    if source == "engine":
-        raise SystemExit("no engine here (pmim_analytics.sim.batch); use --source synthetic")
-    from tests.support.synthetic import write_jsonl_games, write_parquet_batch
-
-    write_jsonl_games(jdir, n_jsonl, seed=1)
-    write_parquet_batch(pdir, n_parquet, seed=100_000)
-    return jdir, pdir, "synthetic (tests/support/synthetic.py)"
+    _engine_games(jdir, pdir, n_jsonl, n_parquet)
+    return jdir, pdir, "engine (greedy v greedy, v3 Balanced v Tank-heavy)"
 
 
 def main() -> None:
@@ -134,8 +121,6 @@ def main() -> None:
     ap.add_argument("--parquet-games", type=int, default=1200)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--data", type=Path, default=None, help="keep generated games here (reused if present)")
-    ap.add_argument("--source", choices=("auto", "engine", "synthetic"), default="auto",
-                    help="where games come from (auto: the engine when installed)")
     ap.add_argument("--child", nargs=3, metavar=("MODE", "DATA", "DB"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -144,7 +129,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="pmim-bench-") as tmp:
         root = args.data or Path(tmp)
         t = time.perf_counter()
-        jdir, pdir, source = _make_data(root, args.games, args.parquet_games, args.source)
+        jdir, pdir, source = _make_data(root, args.games, args.parquet_games)
         print(f"games: {source}; {len(list(jdir.glob('*.jsonl')))} JSON Lines replays, "
               f"Parquet batch {pdir.name} (prepared in {time.perf_counter() - t:.0f} s)")
         db = Path(tmp) / "bench.duckdb"

@@ -15,7 +15,7 @@ from pmim_analytics.analytics.compositions import (
 from pmim_analytics.analytics.impact import composition_impact, unit_impact
 from pmim_analytics.analytics.stats import wilson_interval
 from pmim_analytics.analytics.units import unit_sums
-from tests.gamebuilder import GameBuilder, frames_of
+from tests.support.gamebuilder import GameBuilder, frames_of
 
 ARMY = [("TW1", "TW", ("GG", "ML")), ("IN1", "IN", ("LL",))]
 

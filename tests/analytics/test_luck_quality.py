@@ -18,7 +18,7 @@ from pmim_analytics.analytics.quality import (
     vp_by_round,
 )
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
-from tests.gamebuilder import GameBuilder, frames_of
+from tests.support.gamebuilder import GameBuilder, frames_of
 
 BLUE = [("TW1", "TW", ("GG", "ML"))]
 RED = [("TY1", "TY", ("HAC",))]

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from pmim_analytics.analytics.units import km_curves, median_survival, survival_counts, unit_sums, unit_table
-from tests.gamebuilder import GameBuilder, frames_of
+from tests.support.gamebuilder import GameBuilder, frames_of
 
 BLUE = [("TW1", "TW", ("GG", "ML")), ("IN1", "IN", ("LL",))]
 RED = [("TY1", "TY", ("HAC",)), ("IN1", "IN", ("LAC",))]

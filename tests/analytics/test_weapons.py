@@ -9,7 +9,7 @@ import pytest
 
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
 from pmim_analytics.analytics.weapons import attack_strata, weapon_table
-from tests.gamebuilder import GameBuilder, frames_of
+from tests.support.gamebuilder import GameBuilder, frames_of
 
 BLUE = [("TW1", "TW", ("GG", "ML")), ("IN1", "IN", ("LL",))]
 RED = [("TY1", "TY", ("HAC",)), ("IN1", "IN", ("LAC",)), ("PA1", "PA", ("HPB", "HAC"))]

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from pmim_analytics.store.info import db_info
 
-APP = Path(__file__).resolve().parent.parent / "app" / "streamlit_app.py"
+APP = Path(__file__).resolve().parents[2] / "app" / "streamlit_app.py"
 PAGES = ("overview", "compositions", "units", "weapons", "replay", "log_match", "simulate", "export")
 #: Pages that draw at least one chart when there are games.
 CHART_PAGES = {"overview", "compositions", "units", "weapons", "replay"}

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from pmim_analytics.analytics.frames import Frames
 from pmim_analytics.cli import app
-from tests.dbhelper import create_db
-from tests.gamebuilder import frames_of
-from tests.test_analytics_load import mixed_games
+from tests.store.test_readers import mixed_games
+from tests.support.dbhelper import create_db
+from tests.support.gamebuilder import frames_of
 
 runner = CliRunner()
 

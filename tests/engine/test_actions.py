@@ -10,7 +10,7 @@ from pmim_analytics.engine import ActivateUnit, EndActivation, FireWeapon, Hex, 
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import GameState
 from pmim_analytics.errors import PmimError
-from tests.test_replay_verify import army
+from tests.engine.test_verify import army
 
 
 @pytest.mark.parametrize("action", [

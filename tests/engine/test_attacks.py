@@ -9,7 +9,7 @@ from pmim_analytics.errors import IllegalActionError
 from pmim_analytics.model.events import Disarmed, Immobilized, LocationDestroyed, UnitDestroyed
 from pmim_analytics.model.hexes import Hex
 from pmim_analytics.rules import load_rules
-from tests.positions import activate, fire, position, types_after
+from tests.support.positions import activate, fire, position, types_after
 
 # Same column, so the distance between (5, r1) and (5, r2) is |r1 - r2|.
 A, B3, B4, B5 = (5, 5), (5, 8), (5, 9), (5, 10)

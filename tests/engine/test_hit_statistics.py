@@ -17,7 +17,7 @@ from pmim_analytics.engine.driver import run
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.model.combat import hit_probability
 from pmim_analytics.model.events import Attack
-from tests.test_replay_verify import army
+from tests.engine.test_verify import army
 
 GAMES_PER_MATCHUP = 150
 MIN_ATTACKS = 200

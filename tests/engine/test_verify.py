@@ -19,7 +19,7 @@ from pmim_analytics.rules.army import Roster
 from pmim_analytics.sim.batch import BatchSpec, play_batch_game
 from tests.conftest import ARMIES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "armies"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "armies"
 
 
 @cache

@@ -17,9 +17,9 @@ from pmim_analytics.report import figures
 from pmim_analytics.report.export import export_report
 from pmim_analytics.report.markdown import Col, field, markdown_table, pct, text
 from pmim_analytics.rules import load_rules
-from tests.gamebuilder import frames_of
-from tests.synthetic import synthetic_cost_frames
-from tests.test_analytics_load import mixed_games
+from tests.store.test_readers import mixed_games
+from tests.support.gamebuilder import frames_of
+from tests.support.synthetic_costs import synthetic_cost_frames
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 from pmim_analytics.rules import find_unit, find_weapon, load_rules
 from pmim_analytics.rules.models import Warmech
 
-TABLES = Path(__file__).parent / "fixtures" / "source_tables"
+TABLES = Path(__file__).resolve().parents[1] / "fixtures" / "source_tables"
 CLASS_HEADINGS = ("Heavy", "Medium", "Light", "Ultralight")
 
 

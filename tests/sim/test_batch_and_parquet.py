@@ -16,9 +16,9 @@ from pmim_analytics.replay.format import format_game, read_game
 from pmim_analytics.replay.parquet import list_parts, read_batch, read_part, write_part
 from pmim_analytics.sim.batch import BatchSpec, play_batch_game, wilson_interval
 from pmim_analytics.sim.runner import run_batch
-from tests.test_replay_verify import army
+from tests.engine.test_verify import army
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 GOLDEN_GAMES = {
     "v1-random-vs-greedy.jsonl": ("v1", "v1-avian-mix", "v1-heavy", "random", "greedy", 1),
     "v2-tactician-vs-random.jsonl": ("v2", "v2-avians", "v2-playtest-balanced", "tactician", "random", 2),

@@ -15,7 +15,7 @@ from pmim_analytics.store import ingest_paths, open_writer, read_frame
 from pmim_analytics.store.check import check_db
 from pmim_analytics.store.compact import compact_db, file_bytes
 from pmim_analytics.store.rollups import rebuild_rollups
-from tests.test_batch_and_parquet import batch
+from tests.sim.test_batch_and_parquet import batch
 
 runner = CliRunner()
 

@@ -14,11 +14,11 @@ from pmim_analytics.analytics.frames import Frames
 from pmim_analytics.analytics.units import unit_table
 from pmim_analytics.errors import StoreError
 from pmim_analytics.store.readers import DuckDBData, default_db_path
-from tests.dbhelper import create_db
-from tests.gamebuilder import GameBuilder, frames_of
-from tests.test_analytics_compositions import five_games
-from tests.test_analytics_luck_quality import quality_games
-from tests.test_analytics_units import survival_games, timber_wolf_game
+from tests.analytics.test_compositions import five_games
+from tests.analytics.test_luck_quality import quality_games
+from tests.analytics.test_units import survival_games, timber_wolf_game
+from tests.support.dbhelper import create_db
+from tests.support.gamebuilder import GameBuilder, frames_of
 
 
 def mixed_games() -> list[GameBuilder]:

@@ -17,7 +17,7 @@ from pmim_analytics.store.check import check_db
 from pmim_analytics.store.connection import forget_migrated
 from pmim_analytics.store.readers import DuckDBData
 from pmim_analytics.store.rollups import ROLLUPS, ROLLUPS_SINCE, rebuild_rollups
-from tests.test_batch_and_parquet import batch
+from tests.sim.test_batch_and_parquet import batch
 
 FRAMES = ["unit_sums", "survival_counts", "attack_strata", "side_attack_strata", "matchup_cells", "game_cells",
           "army_rosters", "round_scores"]

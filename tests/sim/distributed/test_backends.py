@@ -18,7 +18,7 @@ from pmim_analytics.sim.backends import open_backend
 from pmim_analytics.sim.batch import BatchSpec, GameOutcome, PartJob
 from pmim_analytics.sim.ray_backend import PartFiles, RayBackend, play_detached
 from pmim_analytics.sim.runner import run_batch
-from tests.test_replay_verify import army
+from tests.engine.test_verify import army
 
 GAMES, PART = 24, 6
 
@@ -121,7 +121,7 @@ def test_cli_sweep_and_simulate_on_ray_write_what_the_local_pool_writes(ray_inst
     from typer.testing import CliRunner
 
     from pmim_analytics.cli import app
-    from tests.test_sweep import files, sweep_file
+    from tests.sweep.test_sweep import files, sweep_file
 
     runner = CliRunner()
     path = sweep_file(tmp_path)
