@@ -291,20 +291,26 @@ def _check_declarations() -> None:
 _check_declarations()
 
 
+#: How :func:`event_to_row` spreads each field: (name, 0 plain | 1 pair | 2 joined d6 | 3 joined ids, columns).
+_ROW_PLAN: dict[str, tuple[tuple[str, int, tuple[str, ...]], ...]] = {
+    t: tuple((f.name, {"hex": 1, "dice": 1, "d6_list": 2, "ids": 3}.get(f.kind, 0), f.columns) for f in fs)
+    for t, fs in EVENT_FIELDS.items()
+}
+
+
 def event_to_row(game_id: str, ev: Event) -> dict[str, Any]:
     """Flatten one event into the wide row shape (missing columns are left out = null)."""
     row: dict[str, Any] = {"game_id": game_id, "seq": ev.seq, "round": ev.round, "type": ev.type}
-    for f in EVENT_FIELDS[ev.type]:
-        v = getattr(ev, f.name)
-        kind = f.kind
-        if kind == "hex" or kind == "dice":
-            row[f.columns[0]], row[f.columns[1]] = (None, None) if v is None else v
-        elif kind == "d6_list":
-            row[f.columns[0]] = ",".join(map(str, v))
-        elif kind == "ids":
-            row[f.columns[0]] = " ".join(v)
+    for name, how, cols in _ROW_PLAN[ev.type]:
+        v = getattr(ev, name)
+        if how == 0:
+            row[cols[0]] = v
+        elif how == 1:
+            row[cols[0]], row[cols[1]] = (None, None) if v is None else v
+        elif how == 2:
+            row[cols[0]] = ",".join(map(str, v))
         else:
-            row[f.columns[0]] = v
+            row[cols[0]] = " ".join(v)
     return row
 
 
