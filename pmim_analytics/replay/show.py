@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from pmim_analytics.model.events import (
     VP,
@@ -15,14 +16,13 @@ from pmim_analytics.model.events import (
     Immobilized,
     LocationDestroyed,
     Move,
-    RoundEnd,
-    RoundStart,
     UnitDestroyed,
+    dispatch,
 )
+from pmim_analytics.model.vocab import LOCATION_WORDS
 from pmim_analytics.replay.format import GameRecord
 
-LOCATION_NAMES = {"LA": "left arm", "RA": "right arm", "LL": "left leg", "RL": "right leg",
-                  "LT": "left torso", "RT": "right torso", "CT": "center torso"}
+LOCATION_NAMES = LOCATION_WORDS
 REASONS = {"vp": "on victory points", "wipeout": "by wiping out the enemy", "round_limit": "at the round limit",
            "manual": "(logged result)"}
 
@@ -59,38 +59,34 @@ def describe_attack(ev: Attack) -> str:
     return text + f"hit{where}, {ev.damage} damage{over}"
 
 
+def _describe_game_end(ev: GameEnd) -> str:
+    result = f"{ev.winner} wins {REASONS.get(ev.reason, ev.reason)}" if ev.winner else "draw"
+    rounds = f"after round {ev.rounds}" if ev.rounds else "(rounds not logged)"
+    vp = f"blue {ev.blue_vp} VP, red {ev.red_vp} VP" if ev.blue_vp is not None else "VP not logged"
+    return f"Game over {rounds}: {result} ({vp})"
+
+
+#: Each event type in words (dispatched by :func:`~pmim_analytics.model.events.dispatch`).
+_DESCRIBE: dict[str, Callable[[Any], str]] = {
+    "deploy": lambda ev: f"{ev.unit} deploys at {_hex(ev.hex)}",
+    "round_start": lambda ev: f"Round {ev.round} ({ev.first} activates first)",
+    "activate": lambda ev: f"{ev.unit} activates",
+    "move": lambda ev: f"{ev.unit} moves {_hex(ev.from_hex)} -> {_hex(ev.to_hex)} ({ev.path} hexes)",
+    "attack": lambda ev: describe_attack(ev),
+    "location_destroyed": lambda ev: f"{ev.unit} loses its {LOCATION_NAMES.get(ev.location, ev.location)}",
+    "immobilized": lambda ev: f"{ev.unit} is immobilized",
+    "disarmed": lambda ev: f"{ev.unit} is disarmed",
+    "unit_destroyed": lambda ev: f"{ev.unit} is destroyed" + (f" by {ev.by}" if ev.by else ""),
+    "vp": lambda ev: (f"VP to {ev.side} for objective {ev.objective} "
+                      f"(blue: {' '.join(ev.blue) or '-'}; red: {' '.join(ev.red) or '-'})"),
+    "round_end": lambda ev: f"End of round {ev.round}: blue {ev.blue_vp} VP, red {ev.red_vp} VP",
+    "game_end": _describe_game_end,
+}
+
+
 def describe_event(ev: Event) -> str:
     """One event in words, without indentation (a deployment is ``B:TW1 deploys at 3,12``)."""
-    if isinstance(ev, Deploy):
-        return f"{ev.unit} deploys at {_hex(ev.hex)}"
-    if isinstance(ev, RoundStart):
-        return f"Round {ev.round} ({ev.first} activates first)"
-    if isinstance(ev, Activate):
-        return f"{ev.unit} activates"
-    if isinstance(ev, Move):
-        return f"{ev.unit} moves {_hex(ev.from_hex)} -> {_hex(ev.to_hex)} ({ev.path} hexes)"
-    if isinstance(ev, Attack):
-        return describe_attack(ev)
-    if isinstance(ev, LocationDestroyed):
-        return f"{ev.unit} loses its {LOCATION_NAMES.get(ev.location, ev.location)}"
-    if isinstance(ev, Immobilized):
-        return f"{ev.unit} is immobilized"
-    if isinstance(ev, Disarmed):
-        return f"{ev.unit} is disarmed"
-    if isinstance(ev, UnitDestroyed):
-        return f"{ev.unit} is destroyed" + (f" by {ev.by}" if ev.by else "")
-    if isinstance(ev, VP):
-        blue = " ".join(ev.blue) or "-"
-        red = " ".join(ev.red) or "-"
-        return f"VP to {ev.side} for objective {ev.objective} (blue: {blue}; red: {red})"
-    if isinstance(ev, RoundEnd):
-        return f"End of round {ev.round}: blue {ev.blue_vp} VP, red {ev.red_vp} VP"
-    if isinstance(ev, GameEnd):
-        result = f"{ev.winner} wins {REASONS.get(ev.reason, ev.reason)}" if ev.winner else "draw"
-        rounds = f"after round {ev.rounds}" if ev.rounds else "(rounds not logged)"
-        vp = f"blue {ev.blue_vp} VP, red {ev.red_vp} VP" if ev.blue_vp is not None else "VP not logged"
-        return f"Game over {rounds}: {result} ({vp})"
-    return ev.type
+    return dispatch(_DESCRIBE, ev, default=lambda e: e.type)
 
 
 #: How far each kind of event is indented under its round and activation.
