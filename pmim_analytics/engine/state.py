@@ -426,14 +426,11 @@ class GameState(RuleChecks):
         destroyed_loc = False
         if hit:
             if location is None:
-                left = tgt.hp
-                tgt.hp = max(0, left - damage)
+                tgt.hp, overkill = combat.absorb(tgt.hp, damage)
             else:
                 li = combat.LOC_INDEX[location]
-                left = tgt.loc_hp[li]
-                tgt.loc_hp[li] = max(0, left - damage)
+                tgt.loc_hp[li], overkill = combat.absorb(tgt.loc_hp[li], damage)
                 destroyed_loc = damage > 0 and tgt.loc_hp[li] == 0
-            overkill = max(0, damage - left)
         self.attacks += 1
         self.fired |= 1 << m
         dist = self.grid.dist[att.pos][tgt.pos]

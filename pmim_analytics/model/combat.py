@@ -51,6 +51,12 @@ def attack_damage(strength: int, rpt: int, arm: int) -> int:
     return per_shot * rpt if per_shot > 0 else 0
 
 
+def absorb(left: int, damage: int) -> tuple[int, int]:
+    """Damage taken by a unit's (or a location's) ``left`` HP: ``(HP left after, overkill)``.
+    HP never go below 0; the damage beyond what was left is overkill, and is lost."""
+    return (left - damage if damage < left else 0), (damage - left if damage > left else 0)
+
+
 def location_is_hittable(loc_hp: list[int], code: str) -> bool:
     """A chart entry can take the hit when the body has that location and it still has HP.
 
@@ -104,5 +110,5 @@ def damage_sql(strength: str, rpt: str, arm: str) -> str:
 
 
 __all__ = ["CT", "IMMOBILIZING", "KILL_CONDITIONS", "LA", "LL", "LOCATIONS", "LOC_INDEX", "LT", "RA", "RL", "RT",
-           "attack_damage", "damage_sql", "hit_probability", "hit_sql", "is_disarmed", "is_hit", "is_mech_destroyed",
-           "is_mech_immobilized", "location_is_hittable", "roll_hits", "two_d6_at_least"]
+           "absorb", "attack_damage", "damage_sql", "hit_probability", "hit_sql", "is_disarmed", "is_hit",
+           "is_mech_destroyed", "is_mech_immobilized", "location_is_hittable", "roll_hits", "two_d6_at_least"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pmim_analytics.model.combat import is_disarmed, is_mech_destroyed, is_mech_immobilized
+from pmim_analytics.model.combat import absorb, is_disarmed, is_mech_destroyed, is_mech_immobilized
 from pmim_analytics.model.hexes import Hex as GridHex
 from pmim_analytics.model.vocab import LOCATION_CODES, LOCATION_WORDS, LOCATIONS
 from pmim_analytics.rules.mechanics import chart_codes, deployment_rows, weapon_range
@@ -101,16 +101,14 @@ class UnitState:
         """
         if not self.is_warmech:
             left = self.hp
-            self.hp = max(0, left - damage)
-            if damage >= left > 0:
-                return damage - left, [("unit_destroyed", None)]
-            return 0, []
+            self.hp, overkill = absorb(left, damage)
+            return overkill, [("unit_destroyed", None)] if left > 0 == self.hp else []
         assert location is not None
         left = self.loc_hp[location]
-        self.loc_hp[location] = max(0, left - damage)
-        if damage >= left > 0:
-            return damage - left, self.lose_location(location, already_zero=True)
-        return 0, []
+        self.loc_hp[location], overkill = absorb(left, damage)
+        if left > 0 == self.loc_hp[location]:
+            return overkill, self.lose_location(location, already_zero=True)
+        return overkill, []
 
     def lose_location(self, location: str, already_zero: bool = False) -> list[tuple[str, str | None]]:
         """Destroy a location; return it and its consequences (destroyed, immobilised, disarmed)."""
