@@ -10,22 +10,10 @@ events and the same game id. An activation with no move or attack event is writt
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from pmim_analytics.model.events import (
-    Activate,
-    Attack,
-    Deploy,
-    Disarmed,
-    Event,
-    GameEnd,
-    Immobilized,
-    LocationDestroyed,
-    Move,
-    RoundEnd,
-    UnitDestroyed,
-)
+from pmim_analytics.model.events import Activate, Attack, Event, GameEnd, Move, dispatch
 from pmim_analytics.replay.format import GameRecord, SideRecord
 from pmim_analytics.replay.manual.notation import format_hex
 
@@ -61,36 +49,40 @@ def _header_lines(game: GameRecord) -> Iterator[str]:
         yield f"notes: {' '.join(h.notes.split())}"
 
 
+def _attack_line(ev: Attack, ambiguous: set[tuple[str, str]]) -> str:
+    weapon = f"{ev.weapon}/{ev.mount}" if (ev.unit, ev.weapon) in ambiguous else ev.weapon
+    parts = [ev.unit, f"{weapon}>{ev.target}"]
+    if ev.roll is not None:
+        parts.append(f"{ev.roll[0]}+{ev.roll[1]}")
+    parts.append("hit" if ev.hit else "miss")
+    if ev.location:
+        rolls = f"({','.join(map(str, ev.location_rolls))})" if ev.location_rolls else ""
+        parts.append(ev.location + rolls)
+    if ev.hit:
+        parts.append(str(ev.damage))
+    return " ".join(parts)
+
+
+def _by(ev: Any) -> str:
+    return f" by {ev.by}" if ev.by else ""
+
+
+#: Each event type's line (round_start, activate and vp have none: the reader derives them).
+_LINES: dict[str, Callable[[Any], str | None]] = {
+    "deploy": lambda ev: f"{ev.unit} deploy {format_hex(ev.hex)}",
+    "move": lambda ev: f"{ev.unit} move {format_hex(ev.from_hex)}-{format_hex(ev.to_hex)}",
+    "location_destroyed": lambda ev: f"{ev.unit} {ev.location} destroyed{_by(ev)}",
+    "unit_destroyed": lambda ev: f"{ev.unit} destroyed{_by(ev)}",
+    "immobilized": lambda ev: f"{ev.unit} immobilized{_by(ev)}",
+    "disarmed": lambda ev: f"{ev.unit} disarmed{_by(ev)}",
+    "round_end": lambda ev: f"vp {ev.blue_vp}-{ev.red_vp}",
+}
+
+
 def _event_line(ev: Event, ambiguous: set[tuple[str, str]]) -> str | None:
-    by_unit = getattr(ev, "by", None)
-    by = f" by {by_unit}" if by_unit else ""
-    if isinstance(ev, Deploy):
-        return f"{ev.unit} deploy {format_hex(ev.hex)}"
-    if isinstance(ev, Move):
-        return f"{ev.unit} move {format_hex(ev.from_hex)}-{format_hex(ev.to_hex)}"
     if isinstance(ev, Attack):
-        weapon = f"{ev.weapon}/{ev.mount}" if (ev.unit, ev.weapon) in ambiguous else ev.weapon
-        parts = [ev.unit, f"{weapon}>{ev.target}"]
-        if ev.roll is not None:
-            parts.append(f"{ev.roll[0]}+{ev.roll[1]}")
-        parts.append("hit" if ev.hit else "miss")
-        if ev.location:
-            rolls = f"({','.join(map(str, ev.location_rolls))})" if ev.location_rolls else ""
-            parts.append(ev.location + rolls)
-        if ev.hit:
-            parts.append(str(ev.damage))
-        return " ".join(parts)
-    if isinstance(ev, LocationDestroyed):
-        return f"{ev.unit} {ev.location} destroyed{by}"
-    if isinstance(ev, UnitDestroyed):
-        return f"{ev.unit} destroyed{by}"
-    if isinstance(ev, Immobilized):
-        return f"{ev.unit} immobilized{by}"
-    if isinstance(ev, Disarmed):
-        return f"{ev.unit} disarmed{by}"
-    if isinstance(ev, RoundEnd):
-        return f"vp {ev.blue_vp}-{ev.red_vp}"
-    return None  # round_start, activate, vp: the reader derives them
+        return _attack_line(ev, ambiguous)
+    return dispatch(_LINES, ev, default=lambda _: None)
 
 
 def format_log(game: GameRecord) -> str:
