@@ -19,7 +19,7 @@ from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
 from pmim_analytics.errors import PmimError, display_path
 from pmim_analytics.report import sections
-from pmim_analytics.report.export import export_report
+from pmim_analytics.report.export import check_out_dir, export_report
 from pmim_analytics.report.markdown import Col, field, num, pct, text
 from pmim_analytics.rules import find_unit, find_weapon, load_rules
 from pmim_analytics.rules.diff import diff_rules
@@ -336,25 +336,43 @@ def _dice(rules: str, target: str | None, weapon: str | None, exact: bool, fmt: 
 
 
 def export_cmd(rules: str | None = RULES_OPT, out_dir: Path = typer.Option(Path("notes"), "--out",
-                                                                         help="Folder to write into."),
+                                                                         help="Folder to write into (created if "
+                                                                              "missing)."),
                source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
-               plotlyjs: str = typer.Option("cdn", "--plotlyjs", help="cdn (small files) or directory (offline).")
+               png: bool = typer.Option(True, "--png/--no-png", help="Render the figures as PNG beside the "
+                                        "Markdown (needs Chromium; no network)."),
+               html: bool = typer.Option(False, "--html", help="Also write report.html: one self-contained page, "
+                                         "interactive figures, plotly.js embedded (opens offline)."),
+               force: bool = typer.Option(False, "--force", help="Overwrite an export already in --out."),
+               plotlyjs: str = typer.Option("cdn", "--plotlyjs", help="How figures/*.html load plotly.js: cdn "
+                                            "(small files) or directory (one local copy, offline)."),
                ) -> None:
-    """Write a Markdown report for a design-notes post, every table as CSV and Parquet, and figures.
+    """Write design notes: a one-screen note with PNG figures, the full report, every table.
 
-    The first rules id is the baseline each other one is compared with.
+    note.md answers the designer's questions (L. Laser RPT 4, heavy Warmechs at DEF 6, the
+    Mjolnir's price, v2 → v3), each with its 95% interval and number of games; report.md is
+    the same note followed by every table and figure. Figures are PNG files in figures/,
+    linked relatively, so a Markdown previewer shows them; tables are CSV and Parquet in
+    tables/. The first rules id is the baseline each other one is compared with. Refuses to
+    overwrite an earlier export unless --force.
 
-    Example: pmim export --rules v2,v3 --out notes/
+    Example: pmim export --rules v3,v3-llaser-rpt4,v3-heavy-def6,v3-mjolnir-16 --out notes/ --html
     """
-    _export(rules, out_dir, source, db, plotlyjs)
+    _export(rules, out_dir, source, db, plotlyjs, png, html, force)
 
 
 @guarded
-def _export(rules: str | None, out_dir: Path, source: str | None, db: Path | None, plotlyjs: str) -> None:
+def _export(rules: str | None, out_dir: Path, source: str | None, db: Path | None, plotlyjs: str, png: bool,
+            html: bool, force: bool) -> None:
     if plotlyjs not in ("cdn", "directory"):
         raise typer.BadParameter("use cdn or directory", param_hint="--plotlyjs")
+    check_out_dir(out_dir, force)  # before any work: a wrong --out is said at once
     if not (data := _data(rules, source, db)):
         return
-    result = export_report(data, _rules(rules), out_dir, plotlyjs=plotlyjs)
-    out.print(f"wrote {display_path(result.report)} with {len(result.tables)} tables and {len(result.figures)} "
-              f"figures ({result.provenance.caption()})", highlight=False)
+    with err.status("Writing the export (tables, then figures)…"):
+        result = export_report(data, _rules(rules), out_dir, plotlyjs=plotlyjs, png=png, html=html, force=force)
+    kind = "PNG" if png else "HTML"
+    out.print(f"wrote {display_path(result.note)} and {display_path(result.report)} with {len(result.tables)} "
+              f"tables and {len(result.figures)} {kind} figures"
+              + (f", and {display_path(result.html)}" if result.html else "")
+              + f" ({result.provenance.caption()})", highlight=False, markup=False)
