@@ -153,3 +153,16 @@ def test_help_is_whole_on_a_narrow_terminal(command: list[str]) -> None:
     assert "…" not in r.stdout and "Example:" in " ".join(r.stdout.split())
     options = re.findall(r"--[a-z][a-z-]+", r.stdout)
     assert "--help" in options
+
+
+def test_demo_help_says_how_many_games_the_demo_builds() -> None:
+    from pmim_analytics.demo import DEFAULT_RANDOM, count_planned_games, iter_batches, random_pair_batch
+
+    batches = iter_batches()
+    simulated = sum(b.games for _, b in batches) + sum(p.pairs * random_pair_batch(p, 0).games for p in DEFAULT_RANDOM)
+    assert count_planned_games() == (simulated, len(batches) + len(DEFAULT_RANDOM))
+    logs = len(list((ROOT / "data" / "playtests").glob("*.pmimlog")))
+    r = runner.invoke(app, ["demo", "--help"], env={"COLUMNS": "200"})
+    text = " ".join(r.stdout.split())
+    assert f"Build the demo database: {simulated + logs:,} games in all" in text
+    assert f"{len(batches) + len(DEFAULT_RANDOM)} batches" in text
