@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from pmim_analytics.analytics import tables
-from pmim_analytics.analytics.load import DuckDBData
 from pmim_analytics.cli import app
+from pmim_analytics.store.readers import DuckDBData
 from tests.dbhelper import create_db
 from tests.gamebuilder import frames_of
 from tests.test_analytics_load import mixed_games
