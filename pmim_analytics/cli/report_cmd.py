@@ -11,9 +11,11 @@ from pathlib import Path
 
 import polars as pl
 import typer
+from rich.table import Table
 
 from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.dice import dice_table
+from pmim_analytics.cli import output
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
 from pmim_analytics.errors import PmimError, display_path
@@ -65,6 +67,11 @@ def _data(rules: str | None, source: str | None, db: Path | None) -> DuckDBData 
                   "or log some and load them with `pmim ingest`.", highlight=False)
         return None
     return data
+
+
+def rich_table(df: pl.DataFrame, cols: Sequence[Col], title: str, limit: int | None = None) -> Table:
+    """A rich table from the same column specs as the Markdown report (see :mod:`..output`)."""
+    return output.rich_table(Listing("table", title, df, cols, limit))
 
 
 def _show(df: pl.DataFrame, cols: Sequence[Col], title: str, limit: int | None, empty: str) -> None:
