@@ -55,13 +55,13 @@ def validate_cmd(
             continue
         if violations:
             out.print(f"[red]INVALID[/] {escape(name)} ({escape(army.name)}, rules {roster.rules_id}):",
-                      highlight=False)
+                      highlight=False, soft_wrap=True)
             for v in violations:
-                out.print(f"  - {v}", highlight=False, markup=False)
+                out.print(f"  - {v}", highlight=False, markup=False, soft_wrap=True)
         else:
             out.print(f"[green]valid[/]   {escape(name)} ({escape(army.name)}, rules {roster.rules_id}): "
                       f"{roster.points} points, {roster.warmech_count} Warmechs, {len(roster.units)} units",
-                      highlight=False)
+                      highlight=False, soft_wrap=True)
     if fmt is not None:
         frame = pl.DataFrame(rows, schema={"file": pl.String, "army": pl.String, "rules_id": pl.String,
                                            "valid": pl.Boolean, "points": pl.Int64, "warmechs": pl.Int64,
