@@ -201,8 +201,9 @@ def render_note(data: GameData, prov: Provenance, t: dict[str, pl.DataFrame], fi
             lines, table = _games_answer(data, q, present)
             lines += _llaser_dice(q) if q.key == "llaser" else []
             lines += _heavy_dice(q) if q.key == "heavy_def" else []
-            if q.key == "mjolnir":
+            if q.key == "mjolnir":  # a price question: the Mjolnir's own numbers, not the composition table
                 lines += _mjolnir(data, q, present) + _costs(t.get("costs"), "MJ")
+                table = ""
         p += [f"- {line}" for line in lines if line]
         p += ["", table] if table else [""]
     if "win_rates" in figs:
