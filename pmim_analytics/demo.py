@@ -13,6 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import combinations
+from math import comb
 from pathlib import Path
 
 from pmim_analytics.replay.parquet import write_part
@@ -71,6 +72,16 @@ class RandomPlan:
 
 
 DEFAULT_RANDOM = (RandomPlan("v3", 600),)
+#: Games each random pair plays (one with each army as blue).
+GAMES_PER_RANDOM_PAIR = 2
+
+
+def count_planned_games(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS,
+                        random_plans: tuple[RandomPlan, ...] = DEFAULT_RANDOM) -> tuple[int, int]:
+    """How many simulated games and batches the plans make (arithmetic only: loads no army)."""
+    fixed = sum(len(p.rules_ids) * comb(len(p.armies), 2) * p.games for p in plans)
+    batches = sum(len(p.rules_ids) * comb(len(p.armies), 2) for p in plans) + len(random_plans)
+    return fixed + sum(p.pairs * GAMES_PER_RANDOM_PAIR for p in random_plans), batches
 
 
 def random_pair_batch(plan: RandomPlan, pair: int) -> BatchSpec:
@@ -79,8 +90,8 @@ def random_pair_batch(plan: RandomPlan, pair: int) -> BatchSpec:
     a = validate_army(random_army(plan.rules_id, rng, name=f"random {pair}a"))
     b = validate_army(random_army(plan.rules_id, rng, name=f"random {pair}b"))
     name = f"demo-random-{plan.rules_id}"
-    return BatchSpec(plan.rules_id, "take-and-hold", a, b, plan.bot, plan.bot, plan.seed * 100_003 + pair, 2,
-                     name=name)
+    return BatchSpec(plan.rules_id, "take-and-hold", a, b, plan.bot, plan.bot, plan.seed * 100_003 + pair,
+                     GAMES_PER_RANDOM_PAIR, name=name)
 
 
 def _play_random_part(plan: RandomPlan, part: int, folder: Path) -> int:

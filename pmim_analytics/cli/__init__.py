@@ -5,7 +5,10 @@ Each command group lives in its own module and is registered here.
 
 from __future__ import annotations
 
+import shutil
+
 import typer
+import typer.core
 
 from pmim_analytics.cli import army_cmd, db_cmd, demo_cmd, log_cmd, play_cmd, report_cmd, rules_cmd, sweep_cmd
 
@@ -30,6 +33,20 @@ app.command("demo")(demo_cmd.demo)
 app.command("sweep")(sweep_cmd.sweep)
 
 
+#: Below this many columns help is click's plain text, which wraps cleanly at any width;
+#: rich's boxed help would cut option names and texts short.
+NARROW_HELP_COLUMNS = 72
+
+
+def use_plain_help_if_narrow(columns: int | None = None) -> bool:
+    """Switch typer to plain help on a narrow terminal (``COLUMNS`` or the terminal's width)."""
+    narrow = (columns or shutil.get_terminal_size().columns) < NARROW_HELP_COLUMNS
+    if narrow:
+        typer.core.HAS_RICH = False  # typer reads this module global each time it formats help
+    return narrow
+
+
 def main() -> None:
     """Entry point of the ``pmim`` console script."""
+    use_plain_help_if_narrow()
     app()

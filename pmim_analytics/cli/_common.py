@@ -11,12 +11,34 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 
 from pmim_analytics.errors import PmimError
 
-out = Console()
-err = Console(stderr=True)
+#: The width of a console writing to a pipe or a file: wide enough that nothing wraps.
+UNBOUNDED_WIDTH = 1_000_000
+
+
+class PipeSafeConsole(Console):
+    """A rich console that fits a terminal but never wraps or cuts what goes to a pipe or a file.
+
+    On a terminal it is rich's console as usual. Elsewhere (``| less``, ``> file``, a test
+    capturing output) its width has no practical limit whatever ``COLUMNS`` says, so a table
+    keeps every row on one line and every cell whole.
+    """
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        dims = super().size
+        return dims if self.is_terminal else ConsoleDimensions(UNBOUNDED_WIDTH, dims.height)
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
+
+
+out = PipeSafeConsole()
+err = PipeSafeConsole(stderr=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import typer
-from rich.table import Table
+from rich.markup import escape
 
 from pmim_analytics.cli._common import err, guarded, out
+from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
 from pmim_analytics.errors import PmimError, display_path
+from pmim_analytics.report.markdown import Col, field, text
 from pmim_analytics.rules import army_violations, build_roster, load_army, load_rules, load_scenario
 from pmim_analytics.rules.catalogue import find_unit
 
@@ -21,6 +24,9 @@ def validate_cmd(
     files: list[Path] = typer.Argument(..., help="Army list YAML files."),
     rules: str | None = typer.Option(None, "--rules", help="Check against this rules id instead of the file's own."),
     scenario: str = typer.Option("take-and-hold", "--scenario", help="Scenario whose limits apply."),
+    fmt: Format | None = typer.Option(None, "--format", case_sensitive=False,
+                                      help="csv, json, markdown or table: one row per file (default: a line "
+                                           "per file and per violation)."),
 ) -> None:
     """Check army lists: points, Warmech count, tonnage, weapons per body type, names.
 
@@ -31,6 +37,7 @@ def validate_cmd(
     """
     scen = load_scenario(scenario)
     worst = 0
+    rows: list[dict] = []
     for path in files:
         name = display_path(path)
         try:
@@ -40,15 +47,26 @@ def validate_cmd(
             err.print(f"[bold red]error:[/] {e.render()}", highlight=False, soft_wrap=True)
             worst = max(worst, 2)
             continue
+        worst = max(worst, 1 if violations else 0)
+        rows.append({"file": name, "army": army.name, "rules_id": roster.rules_id, "valid": not violations,
+                     "points": roster.points, "warmechs": roster.warmech_count, "units": len(roster.units),
+                     "violations": "; ".join(violations)})
+        if fmt is not None:
+            continue
         if violations:
-            worst = max(worst, 1)
-            out.print(f"[red]INVALID[/] {name} ({army.name}, rules {roster.rules_id}):", highlight=False)
+            out.print(f"[red]INVALID[/] {escape(name)} ({escape(army.name)}, rules {roster.rules_id}):",
+                      highlight=False, soft_wrap=True)
             for v in violations:
-                out.print(f"  - {v}", highlight=False)
+                out.print(f"  - {v}", highlight=False, markup=False, soft_wrap=True)
         else:
-            out.print(f"[green]valid[/]   {name} ({army.name}, rules {roster.rules_id}): "
+            out.print(f"[green]valid[/]   {escape(name)} ({escape(army.name)}, rules {roster.rules_id}): "
                       f"{roster.points} points, {roster.warmech_count} Warmechs, {len(roster.units)} units",
-                      highlight=False)
+                      highlight=False, soft_wrap=True)
+    if fmt is not None:
+        frame = pl.DataFrame(rows, schema={"file": pl.String, "army": pl.String, "rules_id": pl.String,
+                                           "valid": pl.Boolean, "points": pl.Int64, "warmechs": pl.Int64,
+                                           "units": pl.Int64, "violations": pl.String})
+        emit([Listing("armies", "Army lists", frame)], fmt)
     raise typer.Exit(worst)
 
 
@@ -57,22 +75,27 @@ def validate_cmd(
 def show_cmd(
     file: Path = typer.Argument(..., help="An army list YAML file."),
     rules: str | None = typer.Option(None, "--rules", help="Show against this rules id instead of the file's own."),
+    fmt: Format = FORMAT_OPT,
 ) -> None:
     """Show an army's expanded roster with unit ids, stats and points.
 
-    Example: pmim army show data/armies/v3-balanced.yaml
+    Example: pmim army show data/armies/v3-balanced.yaml --format csv
     """
     army = load_army(file)
     roster = build_roster(army, rules)
     r = load_rules(roster.rules_id)
-    t = Table(title=f"{army.name} ({r.id}): {roster.points} points")
-    for col in ("id", "type", "weapons", "HP", "MOV", "DEF", "ARM", "PTS"):
-        t.add_column(col)
+    rows = []
     for u in roster.units:
         spec = find_unit(r, u.code)
         hp = "/".join(f"{k[0].upper()}{v}" for k, v in spec.hp.model_dump().items() if v) if spec.is_warmech \
             else str(spec.hp)
-        t.add_row(u.id, u.type, " ".join(u.weapons), hp, str(spec.mov), str(spec.def_), str(spec.arm), str(u.pts))
-    out.print(t)
+        rows.append({"id": u.id, "type": u.type, "weapons": " ".join(u.weapons), "hp": hp, "mov": spec.mov,
+                     "def": spec.def_, "arm": spec.arm, "pts": u.pts})
+    frame = pl.DataFrame(rows, schema={"id": pl.String, "type": pl.String, "weapons": pl.String, "hp": pl.String,
+                                       "mov": pl.Int64, "def": pl.Int64, "arm": pl.Int64, "pts": pl.Int64})
+    cols = [Col(h, text(c), "left") for h, c in (("id", "id"), ("type", "type"), ("weapons", "weapons"),
+                                                 ("HP", "hp"))]
+    cols += [Col(h, field(c)) for h, c in (("MOV", "mov"), ("DEF", "def"), ("ARM", "arm"), ("PTS", "pts"))]
+    emit([Listing("roster", f"{army.name} ({r.id}): {roster.points} points", frame, cols)], fmt)
     for v in roster.violations:
-        err.print(f"[yellow]warning:[/] {v}", highlight=False)
+        err.print(f"[yellow]warning:[/] {escape(v)}", highlight=False)

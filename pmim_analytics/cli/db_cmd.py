@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
+from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
+from pmim_analytics.report.markdown import Col, field, text
 from pmim_analytics.store.check import check_db
 from pmim_analytics.store.connection import open_writer, resolve_db_path
 from pmim_analytics.store.info import db_info
@@ -69,27 +71,41 @@ def ingest_cmd(
 
 @app.command("info")
 @guarded
-def info_cmd(db: Path | None = typer.Option(None, "--db", help=DB_HELP)) -> None:
+def info_cmd(db: Path | None = typer.Option(None, "--db", help=DB_HELP), fmt: Format = FORMAT_OPT) -> None:
     """Show the schema version, file size and games per source and rules version.
+
+    csv holds the games per source and rules version; json also the database's facts.
 
     Example: pmim db info --db data/pmim.duckdb
     """
     info = db_info(db)
+    counts = pl.DataFrame(info.by_source_rules, schema={"source": pl.String, "rules_id": pl.String,
+                                                        "games": pl.Int64, "events": pl.Int64}, orient="row")
+    games = Listing("games", "games per source and rules version", counts,
+                    [Col("source", text("source"), "left"), Col("rules", text("rules_id"), "left"),
+                     Col("games", field("games")), Col("events", field("events"))])
+    facts = pl.DataFrame([{"path": str(info.path), "schema_version": info.schema_version,
+                           "latest_version": info.latest_version, "size_bytes": info.size_bytes,
+                           "games": info.games, "events": info.events,
+                           "last_ingest": None if info.last_ingest is None else str(info.last_ingest),
+                           "rejects": info.rejects}],
+                         schema={"path": pl.String, "schema_version": pl.Int64, "latest_version": pl.Int64,
+                                 "size_bytes": pl.Int64, "games": pl.Int64, "events": pl.Int64,
+                                 "last_ingest": pl.String, "rejects": pl.Int64})
+    if fmt is not Format.table:
+        emit([games, Listing("database", "database", facts)] if fmt is Format.csv
+             else [Listing("database", "database", facts), games], fmt)
+        return
     version = f"{info.schema_version}" + ("" if info.schema_version == info.latest_version
                                           else f" (this tool expects {info.latest_version}: run pmim db migrate)")
-    out.print(f"database       {info.path}", highlight=False)
+    out.print(f"database       {info.path}", highlight=False, markup=False)
     out.print(f"schema version {version}", highlight=False)
     out.print(f"file size      {info.size_bytes / 2**20:.1f} MB", highlight=False)
     out.print(f"games          {info.games:,} ({info.events:,} events)", highlight=False)
     out.print(f"last ingest    {info.last_ingest or '-'}", highlight=False)
     out.print(f"rejections     {info.rejects:,} recorded (table ingest_rejects)", highlight=False)
     if info.by_source_rules:
-        t = Table(title="games per source and rules version")
-        for col in ("source", "rules", "games", "events"):
-            t.add_column(col, justify="right" if col in ("games", "events") else "left")
-        for source, rules, games, events in info.by_source_rules:
-            t.add_row(source, rules, f"{games:,}", f"{events:,}")
-        out.print(t)
+        emit([games], fmt)
 
 
 @app.command("check")

@@ -5,18 +5,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import polars as pl
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
+from pmim_analytics.cli.output import Format, Listing, emit
 from pmim_analytics.engine.bots import bot_names, check_bot_name
 from pmim_analytics.engine.driver import play_game
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.verify import verify_game
 from pmim_analytics.errors import InvalidArmyError, PmimError, display_path
 from pmim_analytics.replay.format import write_game
-from pmim_analytics.replay.show import iter_play_by_play
+from pmim_analytics.replay.show import describe_event, iter_play_by_play
 from pmim_analytics.replay.sources import iter_games
 from pmim_analytics.rules import load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
@@ -186,12 +188,24 @@ def verify_cmd(
 def show_cmd(
     path: Path = typer.Argument(..., help="A replay file (.jsonl)."),
     round_no: int | None = typer.Option(None, "--round", min=0, help="Only this round (0 = deployment)."),
+    fmt: Format | None = typer.Option(None, "--format", case_sensitive=False,
+                                      help="csv, json, markdown or table: one row per event (game_id, seq, round, "
+                                           "type, text); default: the play-by-play as text."),
 ) -> None:
     """Print a readable play-by-play of a replay.
 
     Example: pmim replay show replays/game.jsonl --round 2
     """
+    rows: list[dict] = []
     for loaded in iter_games(path):
-        for line in iter_play_by_play(loaded.record, round_no):
-            out.print(line, highlight=False, soft_wrap=True, markup=False)
-
+        if fmt is None:
+            for line in iter_play_by_play(loaded.record, round_no):
+                out.print(line, highlight=False, soft_wrap=True, markup=False)
+            continue
+        rows += [{"game_id": loaded.record.header.game_id, "seq": ev.seq, "round": ev.round, "type": ev.type,
+                  "text": describe_event(ev)} for ev in loaded.record.events
+                 if round_no is None or ev.round == round_no]
+    if fmt is not None:
+        frame = pl.DataFrame(rows, schema={"game_id": pl.String, "seq": pl.Int64, "round": pl.Int64,
+                                           "type": pl.String, "text": pl.String})
+        emit([Listing("events", f"Events of {display_path(path)}", frame)], fmt)

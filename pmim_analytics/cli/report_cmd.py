@@ -11,15 +11,16 @@ from pathlib import Path
 
 import polars as pl
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.dice import dice_table
+from pmim_analytics.cli import output
 from pmim_analytics.cli._common import err, guarded, out
+from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
 from pmim_analytics.errors import PmimError, display_path
 from pmim_analytics.report import sections
-from pmim_analytics.report.export import export_report
+from pmim_analytics.report.export import check_out_dir, export_report
 from pmim_analytics.report.markdown import Col, field, num, pct, text
 from pmim_analytics.rules import find_unit, find_weapon, load_rules
 from pmim_analytics.rules.diff import diff_rules
@@ -69,30 +70,24 @@ def _data(rules: str | None, source: str | None, db: Path | None) -> DuckDBData 
 
 
 def rich_table(df: pl.DataFrame, cols: Sequence[Col], title: str, limit: int | None = None) -> Table:
-    """A rich table from the same column specs as the Markdown report."""
-    t = Table(title=title, title_justify="left")
-    for c in cols:
-        t.add_column(escape(c.header), justify="right" if c.align == "right" else "left")
-    rows = list(df.iter_rows(named=True))
-    for r in rows[:limit] if limit else rows:
-        t.add_row(*(escape(c.cell(r)) for c in cols))
-    if limit and len(rows) > limit:
-        t.caption = f"{len(rows) - limit} more rows (use --limit)"
-    return t
+    """A rich table from the same column specs as the Markdown report (see :mod:`..output`)."""
+    return output.rich_table(Listing("table", title, df, cols, limit))
 
 
 def _show(df: pl.DataFrame, cols: Sequence[Col], title: str, limit: int | None, empty: str) -> None:
-    if df.height == 0:
-        err.print(empty, highlight=False)
-    else:
-        out.print(rich_table(df, cols, title, limit))
+    """One table in the table format (for commands not yet taking ``--format``)."""
+    emit([Listing("table", title, df, cols, limit, empty)], Format.table)
+
+
+def _prov_note(data: DuckDBData) -> tuple[str, ...]:
+    return (data.provenance().caption(),)
 
 
 @app.command("units")
 @guarded
 def units_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
               loadout: bool = typer.Option(False, "--loadout", help="One row per type and weapons."),
-              limit: int = LIMIT_OPT) -> None:
+              limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
     """Per unit type: damage, hit rate, kills, survival, VP share, all per point too.
 
     Example: pmim report units --rules v3 --source engine --loadout
@@ -101,15 +96,18 @@ def units_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db
         cols = sections.UNIT_COLS if not loadout else [*sections.UNIT_COLS[:3],
                                                         Col("weapons", text("weapons"), "left"),
                                                         *sections.UNIT_COLS[3:]]
-        _show(tables.unit_report(data, loadout), cols, "Units", limit, "No unit statistics in these games.")
-        out.print(f"[dim]{data.provenance().caption()}[/]", highlight=False)
+        emit([Listing("units", "Units", tables.unit_report(data, loadout), cols, limit,
+                      "No unit statistics in these games.", _prov_note(data))], fmt)
 
 
 @app.command("survival")
 @guarded
 def survival_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
-                 limit: int = LIMIT_OPT) -> None:
+                 limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
     """Kaplan-Meier survival per unit type: share still on the table after each round.
+
+    The table shows one column per round; csv and json hold the curves, one row per type
+    and round.
 
     Example: pmim report survival --rules v3
     """
@@ -121,15 +119,16 @@ def survival_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
         rounds = sorted(rounds, key=int)
         cols = [Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"),
                 Col("unit", text("type"), "left"), *[Col(f"r{r}", field(r, pct)) for r in rounds]]
-        _show(wide.sort("rules_id", "source", "type"), cols, "Units still on the table after each round (KM)",
-              limit, "No units with a known round of destruction or game length.")
+        emit([Listing("survival", "Units still on the table after each round (KM)", curves, cols, limit,
+                      "No units with a known round of destruction or game length.",
+                      display=wide.sort("rules_id", "source", "type"))], fmt)
 
 
 @app.command("weapons")
 @guarded
 def weapons_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
                 by: str = typer.Option("kind", "--by", help="Target class: kind (infantry/vehicle/warmech) or type."),
-                limit: int = LIMIT_OPT) -> None:
+                limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
     """Per weapon and target: observed hit rate and damage against the exact 2d6 expectation.
 
     Example: pmim report weapons --rules v3 --by type
@@ -139,35 +138,51 @@ def weapons_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, 
     if data := _data(rules, source, db):
         col = f"target_{by}"
         cols = [*sections.WEAPON_COLS[:3], Col("against", text(col), "left"), *sections.WEAPON_COLS[4:]]
-        _show(tables.weapon_report(data, col).sort("attacks", descending=True), cols,
-              "Weapons: observed against the dice", limit, "No attack events in these games (summary logs only?).")
+        emit([Listing("weapons", "Weapons: observed against the dice",
+                      tables.weapon_report(data, col).sort("attacks", descending=True), cols, limit,
+                      "No attack events in these games (summary logs only?).")], fmt)
 
 
 @app.command("compositions")
 @guarded
 def compositions_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
-                     min_games: int = MIN_GAMES_OPT, limit: int = LIMIT_OPT) -> None:
+                     min_games: int = MIN_GAMES_OPT, limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
     """Per composition: W/D/L, win rate (Wilson 95%), VP margin, length; then side advantage.
 
-    Example: pmim report compositions --rules v2,v3 --min-games 20
+    Example: pmim report compositions --rules v2,v3 --min-games 20 --format csv > compositions.csv
     """
     if data := _data(rules, source, db):
         comps = tables.composition_report(data)
         shown = comps.filter(pl.col("games") >= min_games)
-        _show(shown, sections.COMP_COLS, "Compositions (mirror games excluded)", limit,
-              f"No composition has {min_games} or more games against others (lower --min-games).")
+        emit([Listing("compositions", "Compositions (mirror games excluded)", shown, sections.COMP_COLS, limit,
+                      f"No composition has {min_games} or more games against others (lower --min-games)."),
+              Listing("sides", "Side and first-player advantage", tables.side_report(data), sections.SIDE_COLS)],
+             fmt)
         if comps.height > shown.height:
             err.print(f"{comps.height - shown.height} compositions with fewer than {min_games} games left out "
                       "(--min-games).", highlight=False)
-        _show(tables.side_report(data), sections.SIDE_COLS, "Side and first-player advantage", None, "")
+
+
+def _matrix(grp: pl.DataFrame) -> tuple[pl.DataFrame, list[Col]]:
+    """A matchup group as a matrix: one row per composition, one column per opponent."""
+    cell = {(a, b): (w, g) for a, b, w, g in grp.select("composition", "opp_composition", "wins",
+                                                        "games").iter_rows()}
+    names = sorted({k for pair in cell for k in pair})
+    rows = [{"composition": a, **{b: (f"{cell[(a, b)][0] / cell[(a, b)][1]:.0%} ({cell[(a, b)][1]})"
+                                      if (a, b) in cell else "—") for b in names}} for a in names]
+    frame = pl.DataFrame(rows, schema={"composition": pl.String, **{n: pl.String for n in names}})
+    return frame, [Col("composition", text("composition"), "left"),
+                   *[Col(n, lambda r, n=n: r[n]) for n in names]]
 
 
 @app.command("matchups")
 @guarded
 def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
                  long: bool = typer.Option(False, "--long", help="One row per pairing instead of a matrix."),
-                 min_games: int = MIN_GAMES_OPT, limit: int = LIMIT_OPT) -> None:
+                 min_games: int = MIN_GAMES_OPT, limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
     """The matchup matrix: each row composition's win rate against each column.
+
+    csv and json always hold one row per pairing (as --long).
 
     Example: pmim report matchups --rules v3 --source engine
     """
@@ -179,22 +194,21 @@ def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
         totals.rename({"composition": "opp_composition", "_total": "_opp_total"}),
         on=["rules_id", "source", "opp_composition"])
     m = m.filter((pl.col("_total") >= min_games) & (pl.col("_opp_total") >= min_games)).drop("_total", "_opp_total")
-    if long:
+    if long or fmt in (Format.csv, Format.json):
         cols = [*sections.COMP_COLS[:3], Col("against", text("opp_composition"), "left"), *sections.COMP_COLS[3:-1]]
-        _show(m, cols, "Matchups", limit, "Only mirror games.")
+        emit([Listing("matchups", "Matchups", m, cols, limit, "Only mirror games.")], fmt)
         return
+    listings = []
     for (rid, src), grp in m.group_by("rules_id", "source", maintain_order=True):
-        cell = {(a, b): (w, g) for a, b, w, g in grp.select("composition", "opp_composition", "wins",
-                                                            "games").iter_rows()}
-        names = sorted({k for pair in cell for k in pair})
-        t = Table(title=f"Matchups, {rid} ({src}): row's wins against column", title_justify="left")
-        t.add_column("composition")
-        for n in names:
-            t.add_column(n, justify="right")
-        for a in names:
-            t.add_row(escape(a), *(f"{cell[(a, b)][0] / cell[(a, b)][1]:.0%} ({cell[(a, b)][1]})" if (a, b) in cell
-                           else "—" for b in names))
-        out.print(t)
+        frame, cols = _matrix(grp)
+        listings.append(Listing(f"matchups_{rid}_{src}", f"Matchups, {rid} ({src}): row's wins against column",
+                                grp, cols, display=frame))
+    emit(listings or [Listing("matchups", "Matchups", m, empty="Only mirror games.")], fmt)
+
+
+def _changes_frame(changes: Sequence) -> pl.DataFrame:
+    return pl.DataFrame([{"table": c.table, "item": c.item, "change": c.what, "old": c.old, "new": c.new}
+                         for c in changes], schema={k: pl.String for k in ("table", "item", "change", "old", "new")})
 
 
 @app.command("impact")
@@ -203,7 +217,7 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
                source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
                unpaired: bool = typer.Option(False, "--unpaired", help="Compare all games, not only matchups "
                                                                           "played under both."),
-               limit: int = LIMIT_OPT) -> None:
+               limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
     """What changed from one rules id to another: win rates, VP, per-unit damage and VP per point.
 
     Example: pmim report impact --rules v3,v3-llaser-rpt4
@@ -214,42 +228,44 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
     if not (data := _data(rules, source, db)):
         return
     imp = tables.impact_report(data, ids[0], ids[1], paired=not unpaired)
-    _show(imp.compositions, sections.IMPACT_COMP_COLS, f"Compositions, {ids[0]} → {ids[1]}", limit,
-          "No composition played the same matchup under both rules ids (try --unpaired).")
-    _show(imp.units, sections.IMPACT_UNIT_COLS, f"Units, {ids[0]} → {ids[1]}", limit,
-          "No unit type was fielded under both rules ids.")
+    listings = [
+        Listing("compositions", f"Compositions, {ids[0]} → {ids[1]}", imp.compositions, sections.IMPACT_COMP_COLS,
+                limit, "No composition played the same matchup under both rules ids (try --unpaired)."),
+        Listing("units", f"Units, {ids[0]} → {ids[1]}", imp.units, sections.IMPACT_UNIT_COLS, limit,
+                "No unit type was fielded under both rules ids.")]
     try:
         changes = diff_rules(load_rules(ids[0]), load_rules(ids[1]))
+        listings.append(Listing("rules_changes", f"Rules changes {ids[0]} → {ids[1]}", _changes_frame(changes)))
     except PmimError:  # a rules id only the database knows
-        return
-    t = Table(title=f"Rules changes {ids[0]} → {ids[1]}", title_justify="left")
-    for c in ("table", "item", "change", "old", "new"):
-        t.add_column(c)
-    for c in changes:
-        t.add_row(*(escape(x) for x in (c.table, c.item, c.what, c.old, c.new)))
-    out.print(t)
+        pass
+    emit(listings, fmt)
 
 
 @app.command("costs")
 @guarded
 def costs_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
-              limit: int = LIMIT_OPT) -> None:
+              limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
     """Implied point costs from who wins and by how much, with what the data can and cannot say.
 
     Example: pmim report costs --rules v3 --source engine
     """
     if data := _data(rules, source, db):
         fit = tables.cost_report(data)
-        for r in fit.summary.iter_rows(named=True):
-            out.print(f"[bold]{r['rules_id']}[/]: {r['message']}.", highlight=False)
-        _show(fit.table, sections.COST_COLS, "Implied point costs", limit, "No armies known in these games.")
+        said = tuple(f"{r['rules_id']}: {r['message']}." for r in fit.summary.iter_rows(named=True))
+        emit([Listing("costs", "Implied point costs", fit.table, sections.COST_COLS, limit,
+                      "No armies known in these games.", said),
+              Listing("costs_summary", "What the fit can say", fit.summary,
+                      [Col("rules", text("rules_id"), "left"), Col("fit", text("message"), "left")])
+              ] if fmt in (Format.json, Format.csv) else
+             [Listing("costs", "Implied point costs", fit.table, sections.COST_COLS, limit,
+                      "No armies known in these games.", said)], fmt)
 
 
 @app.command("luck")
 @guarded
 def luck_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
-             games: bool = typer.Option(False, "--games", help="One row per game and side."),
-             limit: int = LIMIT_OPT) -> None:
+             games: bool = typer.Option(False, "--games", help="One row per game and side (first in csv)."),
+             limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
     """Dice luck: each side's damage against its exact expectation, and how often luck won.
 
     Example: pmim report luck --rules v3 --games
@@ -257,34 +273,39 @@ def luck_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db:
     if not (data := _data(rules, source, db)):
         return
     lk = tables.luck_report(data)
-    _show(lk.summary, sections.LUCK_COLS, "Luck", None, "No decisive games with attack events.")
-    if games:
-        cols = [Col("game", text("game_id"), "left"), Col("side", text("side"), "left"),
-                Col("attacks", field("attacks")), Col("damage", field("damage")),
-                Col("expected", field("expected_damage", lambda v: num(v, 1))),
-                Col("luck z", field("luck_z", lambda v: "" if v is None else f"{v:+.2f}")),
-                Col("won", field("won"))]
-        _show(lk.sides, cols, "Luck per game and side", limit, "")
+    summary = Listing("luck", "Luck", lk.summary, sections.LUCK_COLS, None, "No decisive games with attack events.")
+    if not games:
+        emit([summary], fmt)
+        return
+    cols = [Col("game", text("game_id"), "left"), Col("side", text("side"), "left"),
+            Col("attacks", field("attacks")), Col("damage", field("damage")),
+            Col("expected", field("expected_damage", lambda v: num(v, 1))),
+            Col("luck z", field("luck_z", lambda v: "" if v is None else f"{v:+.2f}")),
+            Col("won", field("won"))]
+    sides = Listing("luck_sides", "Luck per game and side", lk.sides, cols, limit)
+    emit([summary, sides] if fmt is not Format.csv else [sides, summary], fmt)
 
 
 @app.command("quality")
 @guarded
-def quality_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT) -> None:
+def quality_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                fmt: Format = FORMAT_OPT) -> None:
     """Game quality: length, draws, round-limit rate, lead changes.
 
     Example: pmim report quality --rules v2,v3
     """
     if data := _data(rules, source, db):
         q = tables.quality_report(data)
-        _show(q.outcomes, sections.OUTCOME_COLS, "How games end", None, "")
-        _show(q.leads, sections.LEAD_COLS, "Lead changes (from round-end VP)", None,
-              "No round_end events in these games: lead changes unknown.")
+        emit([Listing("outcomes", "How games end", q.outcomes, sections.OUTCOME_COLS),
+              Listing("leads", "Lead changes (from round-end VP)", q.leads, sections.LEAD_COLS, None,
+                      "No round_end events in these games: lead changes unknown.")], fmt)
 
 
 def dice_cmd(rules: str = typer.Option("v3", "--rules", help="Rules id (a version or a variant)."),
              target: str | None = typer.Option(None, "--target", help="One target type, e.g. Paladin."),
              weapon: str | None = typer.Option(None, "--weapon", help="One weapon, e.g. GG or 'Gauss Gun'."),
-             exact: bool = typer.Option(False, "--exact", help="Show exact fractions.")) -> None:
+             exact: bool = typer.Option(False, "--exact", help="Show exact fractions."),
+             fmt: Format = FORMAT_OPT) -> None:
     """The dice-maths table: every weapon against every unit type, exactly (no simulation).
 
     Columns: to-hit roll needed on 2d6, P(hit), damage on a hit, expected damage per attack,
@@ -294,11 +315,11 @@ def dice_cmd(rules: str = typer.Option("v3", "--rules", help="Rules id (a versio
 
     Example: pmim dice --rules v3 --target Paladin
     """
-    _dice(rules, target, weapon, exact)
+    _dice(rules, target, weapon, exact, fmt)
 
 
 @guarded
-def _dice(rules: str, target: str | None, weapon: str | None, exact: bool) -> None:
+def _dice(rules: str, target: str | None, weapon: str | None, exact: bool, fmt: Format) -> None:
     r = load_rules(rules)
     tcode = find_unit(r, target).code if target else None
     wcode = find_weapon(r, weapon).code if weapon else None
@@ -315,33 +336,50 @@ def _dice(rules: str, target: str | None, weapon: str | None, exact: bool) -> No
                  else field("expected_attacks_to_kill", lambda v: "—" if v is None else num(v, 1)))]
     title = (f"Dice maths, {r.id}" + (f", {d['weapon_name'][0]}" if wcode else "")
              + (f" against {d['target'][0]}" if tcode else ""))
-    out.print(rich_table(d, cols, title))
-    out.print("[dim]" + escape("needs: 2d6 roll to hit; dmg: damage of a hit; hits: fewest hits to destroy; "
-                               "E[attacks]: expected attacks to destroy (Warmechs: hit locations at random, "
-                               "destroyed ones re-rolled); inf.: RNG when infantry or ODA carry it") + "[/]",
-              highlight=False)
+    emit([Listing("dice", title, d, cols, notes=(
+        "needs: 2d6 roll to hit; dmg: damage of a hit; hits: fewest hits to destroy; E[attacks]: expected "
+        "attacks to destroy (Warmechs: hit locations at random, destroyed ones re-rolled); inf.: RNG when "
+        "infantry or ODA carry it",))], fmt)
 
 
 def export_cmd(rules: str | None = RULES_OPT, out_dir: Path = typer.Option(Path("notes"), "--out",
-                                                                         help="Folder to write into."),
+                                                                         help="Folder to write into (created if "
+                                                                              "missing)."),
                source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
-               plotlyjs: str = typer.Option("cdn", "--plotlyjs", help="cdn (small files) or directory (offline).")
+               png: bool = typer.Option(True, "--png/--no-png", help="Render the figures as PNG beside the "
+                                        "Markdown (needs Chromium; no network)."),
+               html: bool = typer.Option(False, "--html", help="Also write report.html: one self-contained page, "
+                                         "interactive figures, plotly.js embedded (opens offline)."),
+               force: bool = typer.Option(False, "--force", help="Overwrite an export already in --out."),
+               plotlyjs: str = typer.Option("cdn", "--plotlyjs", help="How figures/*.html load plotly.js: cdn "
+                                            "(small files) or directory (one local copy, offline)."),
                ) -> None:
-    """Write a Markdown report for a design-notes post, every table as CSV and Parquet, and figures.
+    """Write design notes: a one-screen note with PNG figures, the full report, every table.
 
-    The first rules id is the baseline each other one is compared with.
+    note.md answers the designer's questions (L. Laser RPT 4, heavy Warmechs at DEF 6, the
+    Mjolnir's price, v2 → v3), each with its 95% interval and number of games; report.md is
+    the same note followed by every table and figure. Figures are PNG files in figures/,
+    linked relatively, so a Markdown previewer shows them; tables are CSV and Parquet in
+    tables/. The first rules id is the baseline each other one is compared with. Refuses to
+    overwrite an earlier export unless --force.
 
-    Example: pmim export --rules v2,v3 --out notes/
+    Example: pmim export --rules v3,v3-llaser-rpt4,v3-heavy-def6,v3-mjolnir-16 --out notes/ --html
     """
-    _export(rules, out_dir, source, db, plotlyjs)
+    _export(rules, out_dir, source, db, plotlyjs, png, html, force)
 
 
 @guarded
-def _export(rules: str | None, out_dir: Path, source: str | None, db: Path | None, plotlyjs: str) -> None:
+def _export(rules: str | None, out_dir: Path, source: str | None, db: Path | None, plotlyjs: str, png: bool,
+            html: bool, force: bool) -> None:
     if plotlyjs not in ("cdn", "directory"):
         raise typer.BadParameter("use cdn or directory", param_hint="--plotlyjs")
+    check_out_dir(out_dir, force)  # before any work: a wrong --out is said at once
     if not (data := _data(rules, source, db)):
         return
-    result = export_report(data, _rules(rules), out_dir, plotlyjs=plotlyjs)
-    out.print(f"wrote {display_path(result.report)} with {len(result.tables)} tables and {len(result.figures)} "
-              f"figures ({result.provenance.caption()})", highlight=False)
+    with err.status("Writing the export (tables, then figures)…"):
+        result = export_report(data, _rules(rules), out_dir, plotlyjs=plotlyjs, png=png, html=html, force=force)
+    kind = "PNG" if png else "HTML"
+    out.print(f"wrote {display_path(result.note)} and {display_path(result.report)} with {len(result.tables)} "
+              f"tables and {len(result.figures)} {kind} figures"
+              + (f", and {display_path(result.html)}" if result.html else "")
+              + f" ({result.provenance.caption()})", highlight=False, markup=False)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import polars as pl
 import typer
-from rich.table import Table
 
 from pmim_analytics.cli._common import guarded, out
+from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
+from pmim_analytics.report.markdown import Col, field, text
 from pmim_analytics.rules import find_unit, list_rules_ids, load_rules
 from pmim_analytics.rules.diff import diff_rules, format_diff_markdown
 from pmim_analytics.rules.models import RulesVersion, Warmech
@@ -15,48 +19,56 @@ app = typer.Typer(help="The rules catalogue: versions v1, v2, v3 and their varia
 
 @app.command("list")
 @guarded
-def list_cmd() -> None:
+def list_cmd(fmt: Format = FORMAT_OPT) -> None:
     """List every rules version and variant.
 
-    Example: pmim rules list
+    Example: pmim rules list --format csv
     """
-    table = Table(title="PMIM rules catalogue")
-    for col in ("id", "name", "based on", "chassis", "weapons", "Warmechs"):
-        table.add_column(col)
+    rows = []
     for rid in list_rules_ids():
         r = load_rules(rid)
-        table.add_row(r.id, r.name, r.base or r.parent or "-", str(len(r.chassis)), str(len(r.weapons)),
-                      str(len(r.warmechs)))
-    out.print(table)
+        rows.append({"id": r.id, "name": r.name, "based_on": r.base or r.parent or None, "chassis": len(r.chassis),
+                     "weapons": len(r.weapons), "warmechs": len(r.warmechs)})
+    frame = pl.DataFrame(rows, schema={"id": pl.String, "name": pl.String, "based_on": pl.String,
+                                       "chassis": pl.Int64, "weapons": pl.Int64, "warmechs": pl.Int64})
+    cols = [Col("id", text("id"), "left"), Col("name", text("name"), "left"),
+            Col("based on", lambda x: x["based_on"] or "-", "left"), Col("chassis", field("chassis")),
+            Col("weapons", field("weapons")), Col("Warmechs", field("warmechs"))]
+    emit([Listing("rules", "PMIM rules catalogue", frame, cols)], fmt)
 
 
-def _unit_tables(r: RulesVersion) -> list[Table]:
-    chassis = Table(title=f"Chassis ({r.id})")
-    for col in ("code", "chassis", r.labels.hp, "MOV", "DEF", "ARM", "SPT", "PTS"):
-        chassis.add_column(col)
-    for c in r.chassis:
-        chassis.add_row(c.code, c.name, *(str(v) for v in (c.hp, c.mov, c.def_, c.arm, c.spt, c.pts)))
-    weapons = Table(title=f"Weapons ({r.id})")
-    for col in ("code", "weapon", "RNG", "ACC", "RPT", r.labels.strength, "TON"):
-        weapons.add_column(col)
-    for w in r.weapons:
-        weapons.add_row(w.code, w.name, *(str(v) for v in (w.rng, w.acc, w.rpt, w.strength, w.ton)))
-    mechs = Table(title=f"Warmechs ({r.id})")
-    for col in ("code", "Warmech", "body", "class", "TONS", "SPT", "MOV", "DEF", "ARM", "arm", "leg", "torso",
-                "center", "PTS"):
-        mechs.add_column(col)
-    for m in r.warmechs:
-        mechs.add_row(m.code, m.name, m.body, r.weight_class(m),
-                      *(str(v) for v in (m.tons, m.spt, m.mov, m.def_, m.arm)),
-                      *("-" if v is None else str(v) for v in (m.hp.arm, m.hp.leg, m.hp.torso, m.hp.center)),
-                      str(m.pts))
-    charts = Table(title=f"Hit location charts ({r.id})")
-    charts.add_column("d6")
-    for body in r.hit_charts:
-        charts.add_column(body)
-    for face in range(6):
-        charts.add_row(str(face + 1), *(r.hit_charts[b][face].replace("_", " ") for b in r.hit_charts))
-    return [chassis, weapons, mechs, charts]
+def _frame(rows: list[dict], columns: Sequence[str]) -> pl.DataFrame:
+    """A frame of plain rows, every column kept even when there are no rows."""
+    return pl.DataFrame(rows, schema=list(columns), orient="row") if rows else pl.DataFrame(
+        schema={c: pl.String for c in columns})
+
+
+def _unit_listings(r: RulesVersion) -> list[Listing]:
+    chassis = _frame([{"code": c.code, "chassis": c.name, "hp": c.hp, "mov": c.mov, "def": c.def_, "arm": c.arm,
+                       "spt": c.spt, "pts": c.pts} for c in r.chassis],
+                     ("code", "chassis", "hp", "mov", "def", "arm", "spt", "pts"))
+    weapons = _frame([{"code": w.code, "weapon": w.name, "rng": w.rng, "acc": w.acc, "rpt": w.rpt,
+                       "strength": w.strength, "ton": w.ton} for w in r.weapons],
+                     ("code", "weapon", "rng", "acc", "rpt", "strength", "ton"))
+    mechs = _frame([{"code": m.code, "warmech": m.name, "body": m.body, "class": r.weight_class(m), "tons": m.tons,
+                     "spt": m.spt, "mov": m.mov, "def": m.def_, "arm": m.arm, "hp_arm": m.hp.arm, "hp_leg": m.hp.leg,
+                     "hp_torso": m.hp.torso, "hp_center": m.hp.center, "pts": m.pts} for m in r.warmechs],
+                   ("code", "warmech", "body", "class", "tons", "spt", "mov", "def", "arm", "hp_arm", "hp_leg",
+                    "hp_torso", "hp_center", "pts"))
+    charts = _frame([{"d6": face + 1, **{b: r.hit_charts[b][face].replace("_", " ") for b in r.hit_charts}}
+                     for face in range(6)], ("d6", *r.hit_charts))
+
+    def cols(df: pl.DataFrame, headers: dict[str, str]) -> list[Col]:
+        return [Col(headers.get(c, c), field(c, lambda v: "-" if v is None else str(v)),
+                    "right" if df.schema[c].is_numeric() else "left") for c in df.columns]
+
+    stat = {"hp": r.labels.hp, "mov": "MOV", "def": "DEF", "arm": "ARM", "spt": "SPT", "pts": "PTS", "rng": "RNG",
+            "acc": "ACC", "rpt": "RPT", "strength": r.labels.strength, "ton": "TON", "tons": "TONS",
+            "warmech": "Warmech", "hp_arm": "arm", "hp_leg": "leg", "hp_torso": "torso", "hp_center": "center"}
+    return [Listing("chassis", f"Chassis ({r.id})", chassis, cols(chassis, stat)),
+            Listing("weapons", f"Weapons ({r.id})", weapons, cols(weapons, stat)),
+            Listing("warmechs", f"Warmechs ({r.id})", mechs, cols(mechs, stat)),
+            Listing("hit_charts", f"Hit location charts ({r.id})", charts, cols(charts, {}))]
 
 
 @app.command("show")
@@ -64,27 +76,28 @@ def _unit_tables(r: RulesVersion) -> list[Table]:
 def show_cmd(
     rules_id: str = typer.Argument(..., help="Rules id, e.g. v3 or v3-llaser-rpt4."),
     unit: str | None = typer.Option(None, "--unit", help="Show one unit type only (name or code)."),
+    fmt: Format = FORMAT_OPT,
 ) -> None:
-    """Show the tables of one rules version or variant.
+    """Show the tables of one rules version or variant (csv: the chassis table; json: all four).
 
     Example: pmim rules show v3 --unit "Timber Wolf"
     """
     r = load_rules(rules_id)
     if unit:
         u = find_unit(r, unit)
-        t = Table(title=f"{u.name} ({r.id})", show_header=False)
-        for key, value in u.model_dump(by_alias=True).items():
-            t.add_row(key, str(value))
+        pairs = [(key, ", ".join(f"{k} {v}" for k, v in value.items() if v is not None) if isinstance(value, dict)
+                  else str(value)) for key, value in u.model_dump(by_alias=True).items()]
         if isinstance(u, Warmech):
-            t.add_row("class", r.weight_class(u))
-            t.add_row("hit chart", ", ".join(x.replace("_", " ") for x in r.hit_charts[u.body]))
-        out.print(t)
+            pairs += [("class", r.weight_class(u)),
+                      ("hit chart", ", ".join(x.replace("_", " ") for x in r.hit_charts[u.body]))]
+        frame = pl.DataFrame(pairs, schema={"field": pl.String, "value": pl.String}, orient="row")
+        emit([Listing("unit", f"{u.name} ({r.id})", frame, show_header=fmt is not Format.table)], fmt)
         return
-    out.print(f"[bold]{r.id}[/]: {r.name}" + (f" (variant of {r.base})" if r.base else ""))
-    if r.description:
-        out.print(r.description.strip())
-    for table in _unit_tables(r):
-        out.print(table)
+    if fmt is Format.table:
+        out.print(f"[bold]{r.id}[/]: {r.name}" + (f" (variant of {r.base})" if r.base else ""))
+        if r.description:
+            out.print(r.description.strip(), markup=False, highlight=False)
+    emit(_unit_listings(r), fmt)
 
 
 @app.command("diff")
@@ -92,20 +105,18 @@ def show_cmd(
 def diff_cmd(
     a: str = typer.Argument(..., help="The older rules id."),
     b: str = typer.Argument(..., help="The newer rules id."),
-    markdown: bool = typer.Option(False, "--markdown", help="Print a Markdown table instead."),
+    markdown: bool = typer.Option(False, "--markdown", help="Same as --format markdown (kept for scripts)."),
+    fmt: Format = FORMAT_OPT,
 ) -> None:
     """Show what changed between two rules versions, stat by stat, renames included.
 
-    Example: pmim rules diff v2 v3 --markdown
+    Example: pmim rules diff v2 v3 --format markdown
     """
     ra, rb = load_rules(a), load_rules(b)
     changes = diff_rules(ra, rb)
-    if markdown:
+    if markdown or fmt is Format.markdown:
         typer.echo(format_diff_markdown(ra, rb, changes), nl=False)
         return
-    t = Table(title=f"{ra.id} -> {rb.id}: {len(changes)} changes")
-    for col in ("table", "item", "change", "old", "new"):
-        t.add_column(col)
-    for c in changes:
-        t.add_row(c.table, c.item, c.what, c.old, c.new)
-    out.print(t)
+    frame = pl.DataFrame([{"table": c.table, "item": c.item, "change": c.what, "old": c.old, "new": c.new}
+                          for c in changes], schema={k: pl.String for k in ("table", "item", "change", "old", "new")})
+    emit([Listing("changes", f"{ra.id} -> {rb.id}: {len(changes)} changes", frame)], fmt)

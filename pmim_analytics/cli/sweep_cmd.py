@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import polars as pl
 import typer
 from rich.progress import (
     BarColumn,
@@ -17,7 +18,9 @@ from rich.progress import (
 from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
+from pmim_analytics.cli.output import Format, Listing, emit
 from pmim_analytics.errors import display_path
+from pmim_analytics.report.markdown import Col, field, text
 from pmim_analytics.sim.backends import open_backend
 from pmim_analytics.sim.batch import wilson_interval
 from pmim_analytics.store.connection import resolve_db_path
@@ -27,13 +30,14 @@ from pmim_analytics.sweep.ingest import ingest_sweep
 SWEEPS_DIR = Path("replays") / "sweeps"
 
 
-def _plan_table(sweep: Sweep) -> Table:
-    t = Table(title=f"sweep {sweep.spec.name}: {len(sweep.pairings)} pairings, {sweep.games:,} games")
-    for col in ("pairing", "seed", "games"):
-        t.add_column(col)
-    for p in sweep.pairings:
-        t.add_row(p.id, str(p.seed), str(p.games))
-    return t
+def _plan_listing(sweep: Sweep) -> Listing:
+    frame = pl.DataFrame([{"pairing": p.id, "rules_id": p.rules_id, "a": p.key_a, "b": p.key_b, "bot_a": p.bot_a,
+                           "bot_b": p.bot_b, "seed": p.seed, "games": p.games} for p in sweep.pairings],
+                         schema={"pairing": pl.String, "rules_id": pl.String, "a": pl.String, "b": pl.String,
+                                 "bot_a": pl.String, "bot_b": pl.String, "seed": pl.UInt64, "games": pl.Int64})
+    return Listing("pairings", f"sweep {sweep.spec.name}: {len(sweep.pairings)} pairings, {sweep.games:,} games",
+                   frame, [Col("pairing", text("pairing"), "left"), Col("seed", lambda r: str(r["seed"])),
+                           Col("games", field("games"))])
 
 
 def _result_table(sweep: Sweep, result: SweepResult) -> Table:
@@ -64,6 +68,8 @@ def sweep(
                                    "(default: $PMIM_DB or data/pmim.duckdb)."),
     no_ingest: bool = typer.Option(False, "--no-ingest", help="Only write the Parquet parts."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the pairings and seeds; play nothing."),
+    fmt: Format = typer.Option(Format.table, "--format", case_sensitive=False,
+                               help="How --dry-run lists the pairings: table, csv, json or markdown."),
 ) -> None:
     """Play every pairing of a sweep file as a batch of Parquet parts; resume if interrupted.
 
@@ -78,7 +84,7 @@ def sweep(
     """
     plan = load_sweep(file)
     if dry_run:
-        out.print(_plan_table(plan))
+        emit([_plan_listing(plan)], fmt)
         return
     folder = out_dir if out_dir is not None else SWEEPS_DIR / plan.spec.name
     with open_backend(backend, workers, address) as runner, \

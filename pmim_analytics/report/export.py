@@ -1,5 +1,8 @@
-"""``export_report``: a Markdown report for a design-notes post, with every table as CSV and
-Parquet and every figure as an HTML file, each captioned with its provenance.
+"""``export_report``: design notes ready to paste. A one-screen note answering the designer's
+questions (``note.md``), the same note followed by the full report (``report.md``), every figure
+as a PNG beside them (``figures/*.png``, linked relatively so a Markdown previewer shows them)
+and as interactive HTML, every table as CSV and Parquet, and optionally one self-contained
+``report.html`` (plotly.js embedded, opens offline). Each part is captioned with its provenance.
 """
 
 from __future__ import annotations
@@ -15,21 +18,56 @@ from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.dataset import FrameData, GameData, Provenance
 from pmim_analytics.analytics.dice import dice_table
 from pmim_analytics.analytics.frames import Frames
-from pmim_analytics.errors import PmimError, StoreError
+from pmim_analytics.errors import PmimError, StoreError, display_path
 from pmim_analytics.report import figures, sections
+from pmim_analytics.report.images import markdown_to_html, write_pngs
+from pmim_analytics.report.note import render_note
 from pmim_analytics.report.summary import balance_signals, designer_questions
 from pmim_analytics.rules import load_rules
 from pmim_analytics.store.readers import DuckDBData
 
+#: The files that mark a folder as holding an export (not overwritten without ``force``).
+EXPORT_FILES = ("note.md", "report.md", "report.html")
+
+
+class ExportError(PmimError):
+    """The export cannot be written where it was asked to go."""
+
 
 @dataclass(frozen=True)
 class ExportResult:
-    """What was written: the report, each table's CSV (Parquet beside it) and each figure."""
+    """What was written: the note, the report, each table's CSV (Parquet beside it), each
+    figure (PNG when rendered, else HTML) and the self-contained HTML page if asked for."""
 
     report: Path
     tables: dict[str, Path]
     figures: dict[str, Path]
     provenance: Provenance
+    note: Path | None = None
+    html: Path | None = None
+
+
+def check_out_dir(out: str | Path, force: bool = False) -> Path:
+    """The export folder, after refusing a file, a path inside a file, or a previous export.
+
+    Raises :class:`ExportError` with one sentence saying what to do instead.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ExportError(f"cannot export into {display_path(out)}: it is a file, not a folder; give --out a "
+                          "folder (it is created if missing)")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ExportError(f"cannot export into {display_path(out)}: {display_path(parent)} is a file, "
+                                  "not a folder; give --out a folder path")
+            break
+    if out.is_dir() and not force:
+        clash = [name for name in EXPORT_FILES if (out / name).exists()]
+        if clash:
+            raise ExportError(f"{display_path(out)} already holds an export ({clash[0]}); pass --force to "
+                              "overwrite it, or choose another --out folder")
+    return out
 
 
 def open_data(db_or_frames: GameData | Frames | str | Path, rules_ids: Sequence[str] | None = None,
@@ -90,21 +128,32 @@ def _write_figure(fig: go.Figure, path: Path, plotlyjs: str) -> Path:
 
 def export_report(db_or_frames: GameData | Frames | str | Path, rules_ids: Sequence[str] | None, out_dir: str | Path,
                   *, source: str | None = None, date: str | None = None, plotlyjs: str = "cdn",
-                  with_figures: bool = True) -> ExportResult:
-    """Write ``report.md``, ``tables/*.csv|.parquet`` and ``figures/*.html`` under ``out_dir``.
+                  with_figures: bool = True, png: bool = True, html: bool = False,
+                  force: bool = False) -> ExportResult:
+    """Write ``note.md``, ``report.md``, ``tables/*.csv|.parquet``, ``figures/*.png|.html`` (and
+    ``report.html`` when ``html``) under ``out_dir``.
 
     ``rules_ids`` selects the games (all in the database when ``None``); the first is the
-    baseline every other is compared with. ``plotlyjs`` is how figures load plotly.js
-    (``cdn``, small files; ``directory``, one local copy beside them). Raises
-    :class:`StoreError` when the selection holds no games.
+    baseline every other is compared with. ``png`` renders the figures as PNG with a local
+    Chromium (the Markdown shows them as images); ``plotlyjs`` is how the per-figure HTML
+    files load plotly.js (``cdn``, small files; ``directory``, one local copy beside them);
+    ``report.html`` always embeds it. Raises :class:`ExportError` for a folder that is a file
+    or already holds an export (unless ``force``), :class:`StoreError` when the selection
+    holds no games, and :class:`~pmim_analytics.report.images.FigureExportError` when no
+    browser can render the PNGs.
     """
+    out = check_out_dir(out_dir, force)
     data = open_data(db_or_frames, rules_ids, source)
-    with data.session():
-        return _export(data, rules_ids, Path(out_dir), date, plotlyjs, with_figures)
+    try:
+        with data.session():
+            return _export(data, rules_ids, out, date, plotlyjs, with_figures, png, html)
+    except OSError as e:
+        raise ExportError(f"cannot write the export into {display_path(out)}: "
+                          f"{e.strerror or e} ({display_path(e.filename) if e.filename else 'a file in it'})") from None
 
 
 def _export(data: GameData, rules_ids: Sequence[str] | None, out: Path, date: str | None, plotlyjs: str,
-            with_figures: bool) -> ExportResult:
+            with_figures: bool, png: bool, html: bool) -> ExportResult:
     prov = data.provenance()
     if date:
         prov = replace(prov, date=date)
@@ -121,6 +170,7 @@ def _export(data: GameData, rules_ids: Sequence[str] | None, out: Path, date: st
         df.write_parquet(out / "tables" / f"{name}.parquet")
         paths[name] = out / "tables" / f"{name}.csv"
     figs: dict[str, Path] = {}
+    made: dict[str, go.Figure] = {}
     if with_figures:
         made = {"win_rates": figures.win_rate_figure(t["compositions"], prov),
                 "hit_rates": figures.hit_rate_figure(t["weapons"], prov),
@@ -131,7 +181,18 @@ def _export(data: GameData, rules_ids: Sequence[str] | None, out: Path, date: st
         for rid, d in dice.items():
             made[f"dice_{rid}"] = figures.dice_heatmap(d, provenance=prov)
         figs = {k: _write_figure(f, out / "figures" / f"{k}.html", plotlyjs) for k, f in made.items()}
-    md = sections.render_report(ids, prov, t, dice, figs, balance_signals(t), designer_questions(t, dice), out)
+        if png:
+            figs = write_pngs(made, out / "figures")
+    note = render_note(data, prov, t, figs, out)
+    appendix = sections.render_report(ids, prov, t, dice, figs, balance_signals(t), designer_questions(t, dice), out,
+                                      title="Appendix: the full report")
+    (out / "note.md").write_text(note, encoding="utf-8")
+    md = note + "\n---\n\n" + appendix
     report = out / "report.md"
     report.write_text(md, encoding="utf-8")
-    return ExportResult(report, paths, figs, prov)
+    page = None
+    if html:
+        page = out / "report.html"
+        page.write_text(markdown_to_html(md, made if with_figures else {}, f"PMIM design notes: {', '.join(ids)}"),
+                        encoding="utf-8")
+    return ExportResult(report, paths, figs, prov, out / "note.md", page)

@@ -113,9 +113,12 @@ LEAD_COLS = [
 
 
 def _figure(name: str, figs: dict[str, Path], out: Path, caption: str, prov: Provenance) -> str:
+    """An image (a PNG beside the report) or a link (an HTML figure), with its source."""
     if name not in figs:
         return ""
     rel = figs[name].relative_to(out).as_posix()
+    if figs[name].suffix == ".png":
+        return f"\n![{caption}]({rel})  \n_Source: {prov.caption()}_\n"
     return f"\n**Figure: [{caption}]({rel})**  \n_Source: {prov.caption()}_\n"
 
 
@@ -146,9 +149,9 @@ def _rules_diff(a: str, b: str) -> str:
 
 def render_report(ids: Sequence[str], prov: Provenance, t: dict[str, pl.DataFrame], dice: dict[str, pl.DataFrame],
                   figs: dict[str, Path], signals: list[str], questions: list[tuple[str, list[str]]],
-                  out: Path) -> str:
-    """The whole report as Markdown."""
-    p = [f"# PMIM balance report: {', '.join(ids)}", "",
+                  out: Path, title: str | None = None) -> str:
+    """The whole report as Markdown (under ``title``, by default "PMIM balance report: <ids>")."""
+    p = [f"# {title or 'PMIM balance report: ' + ', '.join(ids)}", "",
          f"_Source: {prov.caption()}. Every table is also in `tables/` as CSV and Parquet; 95% intervals "
          "in brackets or after ±._", "", "## Summary: the biggest balance signals", ""]
     p += [f"- {s}" for s in signals]

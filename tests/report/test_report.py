@@ -59,12 +59,13 @@ def test_every_table_is_written_as_csv_and_parquet(exported) -> None:
     assert units.filter(pl.col("code") == "TW")["kills"].max() > 0
 
 
-def test_figures_are_written_as_html(exported) -> None:
+def test_figures_are_written_as_png_and_html(exported) -> None:
     result, out = exported
     assert {"win_rates", "hit_rates", "vp_by_round", "matchups_v3", "survival_v3", "dice_v3"} <= set(result.figures)
     for path in result.figures.values():
-        html = path.read_text()
-        assert "plotly" in html and path.stat().st_size < 200_000  # plotly.js from the CDN
+        assert path.suffix == ".png" and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        html = path.with_suffix(".html").read_text()
+        assert "plotly" in html and path.with_suffix(".html").stat().st_size < 200_000  # plotly.js from the CDN
 
 
 def test_no_games_is_a_clear_error(tmp_path: Path) -> None:
