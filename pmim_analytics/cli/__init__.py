@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from pmim_analytics.cli import army_cmd, db_cmd, demo_cmd, log_cmd, play_cmd, report_cmd, rules_cmd, sweep_cmd
+from pmim_analytics.cli import army_cmd, bots_cmd, db_cmd, demo_cmd, log_cmd, play_cmd, report_cmd, rules_cmd, sweep_cmd
 
 app = typer.Typer(
     name="pmim",
@@ -28,6 +28,7 @@ db_cmd.register(app)
 report_cmd.register(app)
 app.command("demo")(demo_cmd.demo)
 app.command("sweep")(sweep_cmd.sweep)
+bots_cmd.register(app)
 
 
 def main() -> None:
