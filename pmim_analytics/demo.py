@@ -31,6 +31,29 @@ class DemoPlan:
     games: int
     bot: str = "tactician"
     seed: int = 2026
+    #: Weaker bot levels that play the same batches too (folders ``demo-<bot>-...``), so
+    #: ``pmim report robustness`` can compare verdicts across bot strength.
+    levels: tuple[str, ...] = ()
+    #: The rules ids the levels play (all of ``rules_ids`` when None).
+    levels_rules: tuple[str, ...] | None = None
+
+
+def demo_bot() -> str:
+    """The strongest bot that fits the demo's time budget: the search bot at a small budget
+    when it exists, else tactician."""
+    from pmim_analytics.engine.bots import bot_names
+
+    if "search" in bot_names():
+        from pmim_analytics.ladder import bot_label
+
+        return bot_label(f"search:budget={DEMO_SEARCH_BUDGET}")
+    return "tactician"
+
+
+#: The search budget of the demo's games (the demo should build in a few minutes on two cores).
+DEMO_SEARCH_BUDGET = 100
+#: The scripted levels played beside the demo's bot.
+SCRIPTED_LEVELS = ("random", "greedy", "tactician")
 
 
 V3_ARMIES = ("v3-balanced", "v3-tank-heavy", "v3-infantry-swarm", "v3-mech-heavy", "v3-fast-gev")
@@ -39,9 +62,15 @@ V2_ARMIES = ("v2-playtest-balanced", "v2-playtest1-heavy", "v2-playtest2-infantr
 #: The default demo: the v3 archetypes under v3 and two of the designer's what-ifs, and the
 #: playtest lists under v2 as printed and as played (heavy Warmechs at DEF 6).
 DEFAULT_PLANS = (
-    DemoPlan(("v3", "v3-llaser-rpt4", "v3-heavy-def6"), V3_ARMIES, 40),
-    DemoPlan(("v2", "v2-heavy-def6"), V2_ARMIES, 40),
+    DemoPlan(("v3", "v3-llaser-rpt4", "v3-heavy-def6"), V3_ARMIES, 40, bot=demo_bot(),
+             levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v3",)),
+    DemoPlan(("v2", "v2-heavy-def6"), V2_ARMIES, 40, bot=demo_bot(),
+             levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v2-heavy-def6",)),
 )
+
+
+def _folder_bot(bot: str) -> str:
+    return bot.replace(":", "-").replace("=", "").replace(",", "-")
 
 
 def iter_batches(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS) -> list[tuple[str, BatchSpec]]:
@@ -53,9 +82,13 @@ def iter_batches(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS) -> list[tuple[str,
             for i, (a, b) in enumerate(combinations(plan.armies, 2)):
                 army_a = validate_army(load_army(armies_dir / f"{a}.yaml"), rules_id=rules_id)
                 army_b = validate_army(load_army(armies_dir / f"{b}.yaml"), rules_id=rules_id)
-                name = f"demo-{rules_id}-{a}-vs-{b}"
-                out.append((name, BatchSpec(rules_id, "take-and-hold", army_a, army_b, plan.bot, plan.bot,
-                                            plan.seed + 1000 * i, plan.games, name=name)))
+                levels = plan.levels if plan.levels_rules is None or rules_id in plan.levels_rules else ()
+                for bot in (plan.bot, *levels):
+                    name = f"demo-{rules_id}-{a}-vs-{b}"
+                    if bot != plan.bot:
+                        name = f"demo-{_folder_bot(bot)}-{rules_id}-{a}-vs-{b}"
+                    out.append((name, BatchSpec(rules_id, "take-and-hold", army_a, army_b, bot, bot,
+                                                plan.seed + 1000 * i, plan.games, name=name)))
     return out
 
 

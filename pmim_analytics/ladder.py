@@ -23,6 +23,7 @@ import polars as pl
 
 from pmim_analytics.analytics.adherence import adherence_by, side_adherence
 from pmim_analytics.analytics.ratings import bradley_terry
+from pmim_analytics.analytics.robustness import level_key
 from pmim_analytics.engine.actions import Action
 from pmim_analytics.engine.backends import LocalBackend
 from pmim_analytics.engine.batch import BatchSpec, PartJob
@@ -38,8 +39,6 @@ from pmim_analytics.rules.catalogue import load_scenario
 
 #: Search budgets the default ladder rates, when the search bot exists.
 SEARCH_BUDGETS = (100, 400, 800)
-#: Scripted bots from weakest to strongest, as far as their design goes (the ladder measures it).
-SCRIPTED_ORDER = ("random", "greedy", "tactician")
 
 
 def bot_label(text: str) -> str:
@@ -53,24 +52,6 @@ def bot_label(text: str) -> str:
     except ImportError:  # before bot specs exist: plain names only
         return check_bot_name(text.strip())
     return str(parse_bot_spec(text).label())
-
-
-def level_key(label: str) -> tuple[int, float, str]:
-    """Sort key from weakest to strongest by design: random, greedy, tactician, search by budget, others."""
-    name, _, params = label.partition(":")
-    if name in SCRIPTED_ORDER:
-        return (SCRIPTED_ORDER.index(name), 0.0, label)
-    if name == "search":
-        budget = 0.0
-        for part in params.split(","):
-            k, _, v = part.partition("=")
-            if k.strip() == "budget":
-                try:
-                    budget = float(v)
-                except ValueError:
-                    pass
-        return (len(SCRIPTED_ORDER), budget, label)
-    return (len(SCRIPTED_ORDER) + 1, 0.0, label)
 
 
 def default_bots() -> list[str]:

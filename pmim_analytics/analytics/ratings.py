@@ -52,7 +52,8 @@ def _matrices(results: pl.DataFrame, bots: Sequence[str]) -> tuple[np.ndarray, n
     return a, b, s, np.ones(len(s))
 
 
-def _accumulate(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _accumulate(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray,
+                weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     wins = np.zeros((n, n))
     games = np.zeros((n, n))
     np.add.at(wins, (a, b), s * weight)

@@ -60,7 +60,8 @@ def read_ladder_ratings(run_id: str | None = None, db: str | Path | None = None)
     """The ratings of run ``run_id`` (the newest run when None), best first; empty when there is none."""
     if run_id is None:
         return read_frame("""SELECT r.* FROM ladder_ratings r
-                             JOIN (SELECT run_id FROM ladder_runs ORDER BY created_at DESC, run_id LIMIT 1) USING (run_id)
+                             JOIN (SELECT run_id FROM ladder_runs
+                                   ORDER BY created_at DESC, run_id LIMIT 1) USING (run_id)
                              ORDER BY rating DESC""", db=db)
     return read_frame("SELECT * FROM ladder_ratings WHERE run_id = ? ORDER BY rating DESC", [run_id], db=db)
 
@@ -76,8 +77,8 @@ def read_results_by_bot(db: str | Path | None = None, rules_ids: list[str] | Non
         params["rules"] = rules_ids
     return read_frame(f"""
         SELECT rules_id, bot, composition, opp_composition, sum(n)::BIGINT AS games,
-               sum(n) FILTER (WHERE result = 'win')::BIGINT AS wins,
-               sum(n) FILTER (WHERE result = 'draw')::BIGINT AS draws
+               coalesce(sum(n) FILTER (WHERE result = 'win'), 0)::BIGINT AS wins,
+               coalesce(sum(n) FILTER (WHERE result = 'draw'), 0)::BIGINT AS draws
         FROM rollup_matchup_cells WHERE {where}
         GROUP BY ALL ORDER BY ALL""", params or None, db=db)
 
