@@ -159,6 +159,7 @@ def calibrate(
     games: int = typer.Option(40, "--games", min=2, help="Simulated games per logged game and bot."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulations."),
     workers: int = typer.Option(2, "--workers", help="Worker processes."),
+    only: str | None = typer.Option(None, "--only", help="Only the logs whose file name contains this text."),
     db: Path | None = DB_OPT,
 ) -> None:
     """Compare the bots with the games logged at a table.
@@ -173,7 +174,7 @@ def calibrate(
 
       pmim calibrate
 
-      pmim calibrate --bots greedy,tactician --games 100 --db data/pmim.duckdb
+      pmim calibrate --only playtest --bots greedy,tactician --games 100 --db data/pmim.duckdb
     """
     from pmim_analytics.calibrate import calibrate as run_calibration
     from pmim_analytics.ladder import parse_bot_list
@@ -182,7 +183,7 @@ def calibrate(
     with _progress() as bar:
         task = bar.add_task("simulating", total=None)
         report = run_calibration(labels, games, seed, workers, db,
-                                 lambda done, total: bar.update(task, completed=done, total=total))
+                                 lambda done, total: bar.update(task, completed=done, total=total), only)
     if report.forecasts.height == 0:
         out.print("The database holds no manual games to calibrate against; log a match with `pmim log` and "
                   "`pmim ingest` it.", highlight=False)
