@@ -1,8 +1,8 @@
 """The bot ladder: a round robin of bots over the sample armies of a rules version.
 
 Every pair of bots meets over every pairing of the sample armies legal under the rules
-(an army against itself included), each bot playing each army of the pairing, every
-configuration ``games_per_pairing`` times with blue and red alternating. Games are
+(an army against itself included), each bot playing each army of the pairing, and every
+such configuration ``games_per_pairing`` times with each bot as blue and as red. Games are
 determined by (seed, bots, armies, game number), never by the number of workers. Each
 game records how long each side's bot took to decide, and the events the adherence
 figures need; ratings (:mod:`pmim_analytics.analytics.ratings`) and adherence
@@ -125,7 +125,7 @@ class LadderPlan:
     rules_id: str
     bots: tuple[str, ...]
     armies: tuple[tuple[str, Roster], ...]
-    games_per_pairing: int = 2
+    games_per_pairing: int = 1
     seed: int = 0
     scenario_id: str = "take-and-hold"
 
@@ -146,13 +146,13 @@ class LadderPlan:
                 for n1, r1, n2, r2 in configs:
                     name = f"ladder:{x}|{y}|{n1}|{n2}"
                     out.append(BatchSpec(self.rules_id, self.scenario_id, r1, r2, x, y,
-                                         _seed(self.seed, x, y, n1, n2), self.games_per_pairing, name=name))
+                                         _seed(self.seed, x, y, n1, n2), 2 * self.games_per_pairing, name=name))
         return out
 
     @property
     def games(self) -> int:
         """Total number of games."""
-        return len(self.batches()) * self.games_per_pairing
+        return len(self.batches()) * 2 * self.games_per_pairing
 
 
 class _TimedBot(Bot):
@@ -341,7 +341,7 @@ def run_ladder(plan: LadderPlan, workers: int = 1, progress: Callable[[int, int]
     return LadderResult(plan, plan.run_id(), gf, table, time.perf_counter() - t0)
 
 
-def ladder_plan(rules_id: str, bots: str | None = None, games_per_pairing: int = 2, seed: int = 0,
+def ladder_plan(rules_id: str, bots: str | None = None, games_per_pairing: int = 1, seed: int = 0,
                 armies: Sequence[Path] | None = None) -> LadderPlan:
     """The plan for ``pmim bots ladder``: the bots listed (or the default ones) over the sample
     armies legal under ``rules_id`` (or the given army files). Raises :class:`PmimError` for

@@ -50,8 +50,8 @@ def ladder(
     rules: str = typer.Option("v3", "--rules", help="Rules id whose sample armies (data/armies) are played."),
     bots: str | None = typer.Option(None, "--bots", help="Comma-separated bots to rate, weakest first "
                                     "(default: every built-in bot, and search at budgets 100, 400, 800)."),
-    games_per_pairing: int = typer.Option(2, "--games-per-pairing", help="Games for each bot pair, army pairing and "
-                                          "assignment of armies (sides alternate)."),
+    games_per_pairing: int = typer.Option(1, "--games-per-pairing", help="Games with each bot as blue and as red, "
+                                          "for each bot pair, army pairing and assignment of the armies."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed: the same seed plays the same games."),
     workers: int = typer.Option(2, "--workers", help="Worker processes."),
     bootstrap: int = typer.Option(200, "--bootstrap", min=0, help="Bootstrap resamples for the rating intervals."),
@@ -61,7 +61,8 @@ def ladder(
     """Play a round robin of bots over the sample armies of a rules version and rate them.
 
     Every pair of bots meets over every pairing of the armies in data/armies written for the
-    rules (an army against itself included), each bot with each army, sides alternating.
+    rules (an army against itself included), each bot with each army, each bot as blue and
+    as red (--games-per-pairing games each way).
     Prints Bradley-Terry ratings on the Elo scale (the first bot at 0) with bootstrap 95%
     intervals, the bots' speed, and objective adherence (share of objectives within reach
     that the side contested, VP per round). The run is stored in the database for the
