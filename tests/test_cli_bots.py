@@ -103,8 +103,8 @@ def test_ctrl_c_stores_nothing(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def playtest_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("cal") / "cal.duckdb"
-    result = ingest_paths([DATA / "playtests" / "playtest-1.pmimlog", DATA / "playtests" / "sample-detailed-v3.pmimlog"],
-                          db)
+    logs = DATA / "playtests"
+    result = ingest_paths([logs / "playtest-1.pmimlog", logs / "sample-detailed-v3.pmimlog"], db)
     assert result.ok
     return db
 
