@@ -11,6 +11,7 @@ from pmim_analytics.analytics.robustness import (
     flag_lines,
     level_key,
     matchup_robustness,
+    same_bot_cells,
 )
 
 
@@ -70,3 +71,16 @@ def test_composition_rates_leave_out_mirror_matches() -> None:
     c = {r["composition"]: r for r in composition_robustness(df, min_games=10).iter_rows(named=True)}
     # Swarm with greedy: 5 wins of 50 against Balanced; the 40 mirror games are not counted
     assert "greedy 10% [4-21] (50)" in c["Swarm"]["levels"]
+
+
+def test_same_bot_cells_keep_engine_games_with_one_bot_on_both_sides() -> None:
+    base = {"rules_id": "v3", "composition": "A", "opp_composition": "B"}
+    rows = [
+        {**base, "source": "engine", "bot": "greedy", "opp_bot": "greedy", "result": "win", "n": 3},
+        {**base, "source": "engine", "bot": "greedy", "opp_bot": "greedy", "result": "draw", "n": 1},
+        {**base, "source": "engine", "bot": "greedy", "opp_bot": "greedy", "result": "loss", "n": 2},
+        {**base, "source": "engine", "bot": "greedy", "opp_bot": "random", "result": "win", "n": 50},
+        {**base, "source": "manual", "bot": None, "opp_bot": None, "result": "win", "n": 1},
+    ]
+    got = same_bot_cells(pl.DataFrame(rows))
+    assert got.rows(named=True) == [{**base, "bot": "greedy", "games": 6, "wins": 3, "draws": 1}]

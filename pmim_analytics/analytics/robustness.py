@@ -106,6 +106,31 @@ def classify(levels: list[Level]) -> tuple[str, Level | None]:
     return ("holds", None)
 
 
+def same_bot_cells(matchup_cells: pl.DataFrame) -> pl.DataFrame:
+    """The input of this module from a :class:`~.dataset.GameData`'s ``matchup_cells()``: engine
+    games where both sides had the same bot, per (rules_id, bot, composition, opp_composition)."""
+    return (matchup_cells.filter((pl.col("source") == "engine") & pl.col("bot").is_not_null()
+                                 & (pl.col("bot") == pl.col("opp_bot")))
+            .group_by("rules_id", "bot", "composition", "opp_composition")
+            .agg(games=pl.col("n").sum().cast(pl.Int64),
+                 wins=pl.col("n").filter(pl.col("result") == "win").sum().cast(pl.Int64),
+                 draws=pl.col("n").filter(pl.col("result") == "draw").sum().cast(pl.Int64))
+            .sort("rules_id", "bot", "composition", "opp_composition"))
+
+
+def robustness_tables(matchup_cells: pl.DataFrame, min_games: int = 10) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(compositions, matchups) robustness tables from a GameData's ``matchup_cells()``."""
+    cells = same_bot_cells(matchup_cells)
+    return composition_robustness(cells, min_games), matchup_robustness(cells, min_games)
+
+
+def robustness_signals(matchups: pl.DataFrame | None) -> list[str]:
+    """The bot-dependent matchups as summary sentences (for the export's summary)."""
+    if matchups is None or matchups.height == 0:
+        return []
+    return [f"{line}: check it with stronger bots before repricing." for line in flag_lines(matchups)]
+
+
 def _rows(df: pl.DataFrame, key: str, min_games: int) -> pl.DataFrame:
     out = []
     for (rules_id, name), grp in df.group_by("rules_id", key, maintain_order=True):

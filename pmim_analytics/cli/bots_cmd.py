@@ -124,17 +124,15 @@ def robustness(
 
       pmim report robustness --rules v2-heavy-def6 --all --min-games 20
     """
-    from pmim_analytics.analytics.robustness import composition_robustness, flag_lines, matchup_robustness
-    from pmim_analytics.store.ladder import read_results_by_bot
+    from pmim_analytics.analytics.load import DuckDBData, default_db_path
+    from pmim_analytics.analytics.robustness import flag_lines, robustness_tables
 
     ids = [r.strip() for r in rules.split(",") if r.strip()] if rules else None
-    cells = read_results_by_bot(db, ids)
-    if cells.height == 0:
+    comps, matches = robustness_tables(DuckDBData(db or default_db_path(), ids, "engine").matchup_cells(), min_games)
+    if comps.height == 0 and matches.height == 0:
         err.print("No engine games where both sides had the same bot in this selection; run `pmim demo` or "
                   "`pmim simulate` with several --blue-bot/--red-bot levels.", highlight=False)
         return
-    comps = composition_robustness(cells, min_games)
-    matches = matchup_robustness(cells, min_games)
     for title, df, key in (("Compositions by bot level", comps, "composition"),
                            ("Matchups by bot level", matches, "matchup")):
         shown = df if all_rows or key == "composition" else df.filter(pl.col("flag") != "holds")

@@ -66,23 +66,6 @@ def read_ladder_ratings(run_id: str | None = None, db: str | Path | None = None)
     return read_frame("SELECT * FROM ladder_ratings WHERE run_id = ? ORDER BY rating DESC", [run_id], db=db)
 
 
-def read_results_by_bot(db: str | Path | None = None, rules_ids: list[str] | None = None) -> pl.DataFrame:
-    """Engine results of games where both sides had the same bot, one row per (rules, bot,
-    composition, opponent composition): ``games, wins, draws``. Both sides of each game
-    are counted, so each matchup appears from both compositions' points of view."""
-    where = "source = 'engine' AND bot IS NOT NULL AND bot = opp_bot"
-    params: dict[str, Any] = {}
-    if rules_ids:
-        where += " AND list_contains($rules, rules_id)"
-        params["rules"] = rules_ids
-    return read_frame(f"""
-        SELECT rules_id, bot, composition, opp_composition, sum(n)::BIGINT AS games,
-               coalesce(sum(n) FILTER (WHERE result = 'win'), 0)::BIGINT AS wins,
-               coalesce(sum(n) FILTER (WHERE result = 'draw'), 0)::BIGINT AS draws
-        FROM rollup_matchup_cells WHERE {where}
-        GROUP BY ALL ORDER BY ALL""", params or None, db=db)
-
-
 def read_manual_games(db: str | Path | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The manual games (game_id, rules_id, scenario, played, winner, blue/red VP, blue/red
     composition, n_events, file) and their units (game_id, unit_id, side, code, type, kind,
