@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from pmim_analytics.engine.batch import BatchSpec, play_batch_game, run_batch
 from pmim_analytics.replay.parquet import write_part
 from pmim_analytics.rules import data_dir, load_army, validate_army
 from pmim_analytics.rules.generate import random_army
+from pmim_analytics.sim.batch import BatchSpec, play_batch_game, run_batch
 from pmim_analytics.store.ingest import IngestResult, ingest_paths
 
 
@@ -41,12 +41,10 @@ class DemoPlan:
 def demo_bot() -> str:
     """The strongest bot that fits the demo's time budget: the search bot at a small budget
     when it exists, else tactician."""
-    from pmim_analytics.engine.bots import bot_names
+    from pmim_analytics.engine import bots
 
-    if "search" in bot_names():
-        from pmim_analytics.ladder import bot_label
-
-        return bot_label(f"search:budget={DEMO_SEARCH_BUDGET}")
+    if "search" in bots.bot_names():
+        return str(bots.parse_bot_spec(f"search:budget={DEMO_SEARCH_BUDGET}").label())  # type: ignore[attr-defined]
     return "tactician"
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pmim_analytics.analytics.adherence import adherence_by, hex_distance, side_adherence
 from pmim_analytics.analytics.ratings import bradley_terry, forecast_scores, smoothed_share, win_probability
-from pmim_analytics.engine.hexgrid import Hex
+from pmim_analytics.model.hexes import Hex
 
 
 def results(rows: list[tuple[str, str, float]]) -> pl.DataFrame:

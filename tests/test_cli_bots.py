@@ -14,9 +14,9 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from pmim_analytics.calibrate import calibrate, roster_from_units
+from pmim_analytics.botlab.calibrate import calibrate, roster_from_units
+from pmim_analytics.botlab.ladder import games_frame, ladder_plan, play_ladder
 from pmim_analytics.cli import app
-from pmim_analytics.ladder import games_frame, ladder_plan, play_ladder
 from pmim_analytics.rules import load_army, validate_army
 from pmim_analytics.store.ingest import ingest_paths
 from pmim_analytics.store.ladder import read_manual_games
@@ -91,7 +91,10 @@ def test_ctrl_c_stores_nothing(tmp_path: Path) -> None:
                              "random,greedy,tactician", "--games-per-pairing", "20", "--workers", "2",
                              "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
-    time.sleep(4)
+    assert proc.stderr is not None
+    first = proc.stderr.readline()  # the plan is printed before the games start
+    assert "games" in first, first
+    time.sleep(2)
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr

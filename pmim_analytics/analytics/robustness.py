@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pmim_analytics.engine.batch import wilson_interval
+from pmim_analytics.analytics.stats import wilson_interval
 
 SHRINK = 0.15
 BOT_DEPENDENT = ("flips", "vanishes", "shrinks")

@@ -74,7 +74,7 @@ def ladder(
 
       pmim bots ladder --rules v2-heavy-def6 --seed 7 --workers 2 --db data/pmim.duckdb
     """
-    from pmim_analytics.ladder import ladder_plan, run_ladder
+    from pmim_analytics.botlab.ladder import ladder_plan, run_ladder
     from pmim_analytics.store.ladder import save_ladder
 
     plan = ladder_plan(rules, bots, games_per_pairing, seed)
@@ -124,8 +124,8 @@ def robustness(
 
       pmim report robustness --rules v2-heavy-def6 --all --min-games 20
     """
-    from pmim_analytics.analytics.load import DuckDBData, default_db_path
     from pmim_analytics.analytics.robustness import flag_lines, robustness_tables
+    from pmim_analytics.store.readers import DuckDBData, default_db_path
 
     ids = [r.strip() for r in rules.split(",") if r.strip()] if rules else None
     comps, matches = robustness_tables(DuckDBData(db or default_db_path(), ids, "engine").matchup_cells(), min_games)
@@ -175,8 +175,8 @@ def calibrate(
 
       pmim calibrate --only playtest --bots greedy,tactician --games 100 --db data/pmim.duckdb
     """
-    from pmim_analytics.calibrate import calibrate as run_calibration
-    from pmim_analytics.ladder import parse_bot_list
+    from pmim_analytics.botlab.calibrate import calibrate as run_calibration
+    from pmim_analytics.botlab.ladder import parse_bot_list
 
     labels = parse_bot_list(bots) if bots is None or "," in bots else [parse_bot_list(bots + ",random")[0]]
     with _progress() as bar:

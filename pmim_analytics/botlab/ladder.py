@@ -25,8 +25,6 @@ from pmim_analytics.analytics.adherence import adherence_by, side_adherence
 from pmim_analytics.analytics.ratings import bradley_terry
 from pmim_analytics.analytics.robustness import level_key
 from pmim_analytics.engine.actions import Action
-from pmim_analytics.engine.backends import LocalBackend
-from pmim_analytics.engine.batch import BatchSpec, PartJob
 from pmim_analytics.engine.bots import Bot, bot_names, check_bot_name, make_bot
 from pmim_analytics.engine.dice import game_streams
 from pmim_analytics.engine.driver import run
@@ -36,6 +34,8 @@ from pmim_analytics.errors import InvalidArmyError, PmimError
 from pmim_analytics.rules import data_dir, load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.catalogue import load_scenario
+from pmim_analytics.sim.backends import LocalBackend
+from pmim_analytics.sim.batch import BatchSpec, PartJob
 
 #: Search budgets the default ladder rates, when the search bot exists.
 SEARCH_BUDGETS = (100, 400, 800)
@@ -225,7 +225,7 @@ class LadderJob(PartJob):
 
     def play(self, should_stop: Callable[[], bool] | None = None) -> list[LadderGame]:  # type: ignore[override]
         """Play the batch's games in order (stopping between games when asked)."""
-        from pmim_analytics.engine.batch import PartStopped
+        from pmim_analytics.sim.batch import PartStopped
 
         games = []
         for i in range(self.start, self.stop):

@@ -21,14 +21,14 @@ from pathlib import Path
 import polars as pl
 
 from pmim_analytics.analytics.ratings import forecast_scores, smoothed_share
-from pmim_analytics.engine.batch import BatchSpec
+from pmim_analytics.engine.agreement import Agreement, decision_agreement
 from pmim_analytics.engine.driver import make_header
-from pmim_analytics.engine.runner import run_batch
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.errors import InvalidArmyError, PmimError
-from pmim_analytics.replay.agreement import Agreement, decision_agreement
-from pmim_analytics.replay.format import GameRecord
+from pmim_analytics.model.record import GameRecord
 from pmim_analytics.rules.army import ArmyEntry, ArmyList, Roster, RosterUnit, validate_army
+from pmim_analytics.sim.batch import BatchSpec
+from pmim_analytics.sim.runner import run_batch
 from pmim_analytics.store.games import read_stored_game
 from pmim_analytics.store.ladder import read_manual_games
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 from pmim_analytics.engine.actions import FireWeapon, MoveUnit
 from pmim_analytics.engine.bots import make_bot
-from pmim_analytics.engine.hexgrid import Hex
 from pmim_analytics.engine.state import BATTLE
+from pmim_analytics.engine.verify import _Checker, _Stop
 from pmim_analytics.errors import PmimError
-from pmim_analytics.replay.events import Attack, Event, Move
-from pmim_analytics.replay.format import GameRecord
-from pmim_analytics.replay.verify import _Checker, _Stop
+from pmim_analytics.model.events import Attack, Event, Move
+from pmim_analytics.model.hexes import Hex
+from pmim_analytics.model.record import GameRecord
 
 
 @dataclass
