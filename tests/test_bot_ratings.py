@@ -10,7 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pmim_analytics.analytics.adherence import adherence_by, hex_distance, side_adherence
-from pmim_analytics.analytics.ratings import bradley_terry, forecast_scores, smoothed_share, win_probability
+from pmim_analytics.analytics.ratings import (
+    bradley_terry,
+    forecast_scores,
+    head_to_head,
+    smoothed_share,
+    win_probability,
+)
 from pmim_analytics.model.hexes import Hex
 
 
@@ -28,6 +34,12 @@ def test_two_bots_three_wins_in_four_rate_147_points_apart() -> None:
     assert rating["x"] == pytest.approx(400 * math.log10(3.5 / 1.5), abs=0.01)
     assert table["bot"].to_list() == ["x", "y"] and table["games"].to_list() == [4, 4]
     assert table["score"].to_list() == [0.75, 0.25]
+
+
+def test_head_to_head_counts_both_sides() -> None:
+    df = results([("x", "y", 1.0), ("y", "x", 0.5), ("x", "z", 0.0)])
+    got = {(r["bot"], r["opponent"]): (r["games"], r["score"]) for r in head_to_head(df).iter_rows(named=True)}
+    assert got == {("x", "y"): (2, 0.75), ("y", "x"): (2, 0.25), ("x", "z"): (1, 0.0), ("z", "x"): (1, 1.0)}
 
 
 def test_draws_count_half_and_the_order_of_a_chain_is_kept() -> None:

@@ -102,6 +102,16 @@ def bradley_terry(results: pl.DataFrame, bots: Sequence[str] | None = None, boot
                "score": pl.Float64}).sort("rating", descending=True)
 
 
+def head_to_head(results: pl.DataFrame) -> pl.DataFrame:
+    """Points per game of each bot against each other (``bot``, ``opponent``, ``games``, ``score``)
+    from the same ``bot_a, bot_b, score_a`` rows as :func:`bradley_terry`."""
+    both = pl.concat([
+        results.select(pl.col("bot_a").alias("bot"), pl.col("bot_b").alias("opponent"), pl.col("score_a").alias("s")),
+        results.select(pl.col("bot_b").alias("bot"), pl.col("bot_a").alias("opponent"),
+                       (1 - pl.col("score_a")).alias("s"))])
+    return both.group_by("bot", "opponent").agg(games=pl.len(), score=pl.col("s").mean()).sort("bot", "opponent")
+
+
 def win_probability(rating_i: float, rating_j: float) -> float:
     """Chance that a bot rated ``rating_i`` beats one rated ``rating_j`` (Elo scale)."""
     return 1.0 / (1.0 + 10.0 ** ((rating_j - rating_i) / 400.0))

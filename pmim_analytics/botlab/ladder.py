@@ -22,7 +22,7 @@ from pathlib import Path
 import polars as pl
 
 from pmim_analytics.analytics.adherence import adherence_by, side_adherence
-from pmim_analytics.analytics.ratings import bradley_terry
+from pmim_analytics.analytics.ratings import bradley_terry, head_to_head
 from pmim_analytics.analytics.robustness import level_key
 from pmim_analytics.engine.actions import Action
 from pmim_analytics.engine.bots import Bot, bot_names, check_bot_name, make_bot
@@ -296,6 +296,17 @@ class LadderResult:
     ratings: pl.DataFrame
     seconds: float
 
+    def head_to_head(self) -> pl.DataFrame:
+        """Points per game of each bot against each other bot."""
+        return head_to_head(results_frame(self.games))
+
+
+def results_frame(games: pl.DataFrame) -> pl.DataFrame:
+    """``bot_a, bot_b, score_a`` (blue's bot, red's bot, blue's points: 1, ½ or 0) of a games frame."""
+    return games.select(
+        pl.col("blue_bot").alias("bot_a"), pl.col("red_bot").alias("bot_b"),
+        score_a=pl.when(pl.col("winner") == "blue").then(1.0).when(pl.col("winner") == "red").then(0.0).otherwise(0.5))
+
 
 def rate(plan: LadderPlan, games: Sequence[LadderGame], bootstrap: int = 200) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(games frame, ratings frame) of a played ladder.
@@ -305,9 +316,7 @@ def rate(plan: LadderPlan, games: Sequence[LadderGame], bootstrap: int = 200) ->
     are this bot on one core: 1 / (2 x its thinking time per game + the engine's time per game).
     """
     gf = games_frame(games)
-    results = gf.select(
-        pl.col("blue_bot").alias("bot_a"), pl.col("red_bot").alias("bot_b"),
-        score_a=pl.when(pl.col("winner") == "blue").then(1.0).when(pl.col("winner") == "red").then(0.0).otherwise(0.5))
+    results = results_frame(gf)
     ratings = bradley_terry(results, list(plan.bots), bootstrap=bootstrap, seed=plan.seed)
     per_side = gf.select(
         pl.concat_list("blue_bot", "red_bot").alias("bot"),

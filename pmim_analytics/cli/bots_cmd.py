@@ -92,6 +92,17 @@ def ladder(
                   _fmt(r["score"], ".2f"), _fmt(r["ms_per_decision"], ".2f"), _fmt(r["games_per_s"], ".1f"),
                   _fmt(r["adherence"], ".0%"), _fmt(r["vp_per_round"], ".2f"))
     out.print(t)
+    h2h = result.head_to_head()
+    t = Table(title="Head to head: points per game of the row's bot (win 1, draw 1/2), games in brackets",
+              title_justify="left")
+    t.add_column("bot")
+    for b in plan.bots:
+        t.add_column(b, justify="right")
+    cell = {(r["bot"], r["opponent"]): r for r in h2h.iter_rows(named=True)}
+    for a in plan.bots:
+        t.add_row(a, *[f"{cell[(a, b)]['score']:.2f} ({cell[(a, b)]['games']})" if (a, b) in cell else "-"
+                       for b in plan.bots])
+    out.print(t)
     out.print("Rating: Bradley-Terry on the Elo scale, 400 points = 10 to 1 odds, the first bot listed at 0. "
               "games/s: a game of this bot against itself on one core, estimated from its thinking time. "
               "Adherence: share of objectives within its units' reach that the side held a unit at by the "
