@@ -120,7 +120,8 @@ def ladder(
 def robustness(
     rules: str | None = typer.Option(None, "--rules", help="Comma-separated rules ids (default: all)."),
     min_games: int = typer.Option(10, "--min-games", help="Leave out a bot level with fewer games for a row."),
-    all_rows: bool = typer.Option(False, "--all", help="Show every matchup, not only the flagged ones."),
+    all_rows: bool = typer.Option(False, "--all", help="Show every row: matchups that hold and rows with one bot "
+                                  "level too (by default: compositions with two levels or more, flagged matchups)."),
     db: Path | None = DB_OPT,
 ) -> None:
     """Do balance verdicts hold as the bots get stronger?
@@ -146,7 +147,16 @@ def robustness(
         return
     for title, df, key in (("Compositions by bot level", comps, "composition"),
                            ("Matchups by bot level", matches, "matchup")):
-        shown = df if all_rows or key == "composition" else df.filter(pl.col("flag") != "holds")
+        if all_rows:
+            shown = df
+        elif key == "composition":
+            shown = df.filter(pl.col("flag") != "one level")
+        else:
+            shown = df.filter(pl.col("flag").is_in(["flips", "vanishes", "shrinks", "emerges"]))
+        if shown.height == 0:
+            out.print(f"{title}: no row to show (rows with one bot level only, or matchups that hold, "
+                      "are listed with --all).", highlight=False)
+            continue
         t = Table(title=title, title_justify="left")
         for name in ("rules", key, "by bot level: win % [95% Wilson] (games)", "verdict"):
             t.add_column(name)

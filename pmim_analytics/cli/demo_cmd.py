@@ -19,7 +19,10 @@ def demo(
     workers: int = typer.Option(2, "--workers", help="Worker processes for the simulations."),
 ) -> None:
     """Build the demo database: the two real playtests, the sample logs and a simulated
-    round-robin of the sample armies under v2, v3 and three variants (about 1,700 games).
+    round-robin of the sample armies under v2, v3 and three variants, played by the
+    strongest bot that fits the demo's time (see docs/bots.md), and again by the random
+    and greedy bots under v3 and v2-heavy-def6 so verdicts can be compared across bot
+    strength (`pmim report robustness`).
 
     Safe to run again: finished batches are kept and ingest skips games it already has.
 
