@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from pmim_analytics.botlab.calibrate import calibrate, roster_from_units
 from pmim_analytics.botlab.ladder import games_frame, ladder_plan, play_ladder
 from pmim_analytics.cli import app
+from pmim_analytics.engine.bots import bot_names
 from pmim_analytics.rules import load_army, validate_army
 from pmim_analytics.store.ingest import ingest_paths
 from pmim_analytics.store.ladder import read_manual_games
@@ -37,11 +38,22 @@ def pmim(*args: str) -> subprocess.CompletedProcess[str]:
     (["bots", "ladder", "--rules", "v1", "--bots", "random,greedy"], "no army in data/armies is legal under v1"),
     (["bots", "ladder", "--rules", "v9", "--bots", "random,greedy"], "v9"),
     (["calibrate", "--bots", "tacticain"], "unknown bot 'tacticain'"),
+    (["calibrate", "--bots", "random,greedy"], "no database"),
+    (["report", "robustness"], "no database"),
 ])
 def test_bad_input_is_one_sentence_and_exit_2(args: list[str], says: str, tmp_path: Path) -> None:
     r = pmim(*args, "--db", str(tmp_path / "x.duckdb"))
     assert r.returncode == 2, r.stderr
     assert says in r.stderr and "Traceback" not in r.stderr
+    assert len([x for x in r.stderr.splitlines() if x.strip()]) == 1
+    assert not (tmp_path / "x.duckdb").exists()
+
+
+@pytest.mark.skipif("search" not in bot_names(), reason="the search bot is not on this branch yet")
+@pytest.mark.parametrize("spec", ["search:budget=-5", "search:budget=lots", "search:budgett=400"])
+def test_a_bad_search_spec_is_one_sentence_and_exit_2(spec: str, tmp_path: Path) -> None:
+    r = pmim("bots", "ladder", "--bots", f"random,{spec}", "--db", str(tmp_path / "x.duckdb"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
     assert len([x for x in r.stderr.splitlines() if x.strip()]) == 1
     assert not (tmp_path / "x.duckdb").exists()
 

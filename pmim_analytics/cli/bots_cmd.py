@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
-from pmim_analytics.errors import display_path
+from pmim_analytics.errors import StoreError, display_path
 from pmim_analytics.store.connection import resolve_db_path
 
 app = typer.Typer(help="Bots: a rated ladder of every bot and search budget.", no_args_is_help=True)
@@ -200,6 +200,9 @@ def calibrate(
     from pmim_analytics.botlab.ladder import parse_bot_list
 
     labels = parse_bot_list(bots) if bots is None or "," in bots else [parse_bot_list(bots + ",random")[0]]
+    path = resolve_db_path(db)
+    if not path.exists():
+        raise StoreError(f"no database at {display_path(path)}; build one with `make run` or `pmim ingest` your logs")
     with _progress() as bar:
         task = bar.add_task("simulating", total=None)
         report = run_calibration(labels, games, seed, workers, db,
