@@ -77,8 +77,8 @@ def caveat_text(n: int, games: int) -> str:
     sim = 1.96 * math.sqrt(0.25 / games)
     if n == 0:
         return "No logged games: nothing to calibrate against."
-    terms = "a single term" if n == 1 else f"the mean of {n} terms"
-    return (f"{n} logged game{'s' if n != 1 else ''}: a Brier score is {terms}, each anywhere "
+    terms = "a single term, anywhere" if n == 1 else f"the mean of {n} terms, each anywhere"
+    return (f"{n} logged game{'s' if n != 1 else ''}: a Brier score is {terms} "
             f"between 0 and 1, so one more game can move it by up to {1 / (n + 1):.2f}; the range of single-game "
             "terms above is all the data bound. Telling a bot that scores 0.20 from one that scores 0.25 takes "
             "on the order of a hundred logged games. Each forecast itself is uncertain by up to "

@@ -65,11 +65,12 @@ def default_bots() -> list[str]:
     return sorted(out, key=level_key)
 
 
-def parse_bot_list(text: str | None) -> list[str]:
+def parse_bot_list(text: str | None, min_bots: int = 2) -> list[str]:
     """Bots from a comma-separated list (``random,greedy,search:budget=400``); the default list
     when ``text`` is None. Spec parameters separated by commas stay with their bot.
 
-    Raises :class:`PmimError` for an unknown bot, bad parameters, a repeat or fewer than two bots.
+    Raises :class:`PmimError` for an unknown bot, bad parameters, a repeat or fewer than
+    ``min_bots`` bots.
     """
     if text is None:
         return default_bots()
@@ -86,8 +87,9 @@ def parse_bot_list(text: str | None) -> list[str]:
     repeats = sorted({x for x in labels if labels.count(x) > 1})
     if repeats:
         raise PmimError(f"--bots names {', '.join(repeats)} more than once; list each bot once")
-    if len(labels) < 2:
-        raise PmimError("--bots needs at least two bots to rate, e.g. --bots random,greedy")
+    if len(labels) < min_bots:
+        raise PmimError("--bots needs at least two bots to rate, e.g. --bots random,greedy" if min_bots == 2
+                        else f"--bots needs at least {min_bots} bot(s)")
     return labels
 
 

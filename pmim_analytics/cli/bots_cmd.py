@@ -199,7 +199,7 @@ def calibrate(
     from pmim_analytics.botlab.calibrate import calibrate as run_calibration
     from pmim_analytics.botlab.ladder import parse_bot_list
 
-    labels = parse_bot_list(bots) if bots is None or "," in bots else [parse_bot_list(bots + ",random")[0]]
+    labels = parse_bot_list(bots, min_bots=1)
     path = resolve_db_path(db)
     if not path.exists():
         raise StoreError(f"no database at {display_path(path)}; build one with `make run` or `pmim ingest` your logs")
