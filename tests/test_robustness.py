@@ -27,6 +27,8 @@ def test_classify_each_case() -> None:
         Level("s", 30, 100)
     assert classify([strong_edge, mild_edge])[0] == "shrinks"
     assert classify([strong_edge, even])[0] == "vanishes"
+    # 72% of 40 is a verdict; 13 of 20 (65%, [43-82]) says even but still holds 72%: needs more games
+    assert classify([Level("greedy", 29, 40), Level("search", 13, 20)])[0] == "unconfirmed"
     assert classify([strong_edge, other_way]) == ("flips", strong_edge)
     assert classify([Level("r", 95, 100), Level("g", 97, 100)]) == ("holds", None)
     assert classify([even, mild_edge]) == ("emerges", None)

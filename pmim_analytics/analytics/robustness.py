@@ -8,7 +8,10 @@ interval. A **verdict** at one bot level is "favoured" when the interval lies ab
 level that has enough games, a row is flagged
 
 * ``flips``: a weaker level favours one side and the strongest level the other;
-* ``vanishes``: a weaker level gives a verdict and the strongest level says even;
+* ``vanishes``: a weaker level gives a verdict, the strongest level says even, and the
+  weaker level's win rate lies outside the strongest level's interval;
+* ``unconfirmed``: a weaker level gives a verdict, the strongest says even, but its
+  interval still holds the weaker level's rate (it needs more games to tell);
 * ``shrinks``: the same side is favoured, but the edge (win rate minus 50%) at the
   strongest level is at least 15 points smaller than at a weaker level and the two
   intervals do not overlap;
@@ -92,7 +95,11 @@ def classify(levels: list[Level]) -> tuple[str, Level | None]:
         return ("flips", max(opposite, key=lambda w: abs(w.rate - 0.5)))
     clear = [w for w in weaker if w.sign != 0]
     if clear and s == 0:
-        return ("vanishes", max(clear, key=lambda w: abs(w.rate - 0.5)))
+        lo_s, hi_s = strong.interval
+        gone = [w for w in clear if not lo_s <= w.rate <= hi_s]
+        if gone:
+            return ("vanishes", max(gone, key=lambda w: abs(w.rate - 0.5)))
+        return ("unconfirmed", max(clear, key=lambda w: abs(w.rate - 0.5)))
     if s != 0:
         same = [w for w in weaker if w.sign == s]
         for w in sorted(same, key=lambda w: -abs(w.rate - 0.5)):
