@@ -86,3 +86,12 @@ def test_same_bot_cells_keep_engine_games_with_one_bot_on_both_sides() -> None:
     ]
     got = same_bot_cells(pl.DataFrame(rows))
     assert got.rows(named=True) == [{**base, "bot": "greedy", "games": 6, "wins": 3, "draws": 1}]
+
+
+def test_the_export_summary_quotes_the_bot_dependent_matchups() -> None:
+    from pmim_analytics.analytics.robustness import robustness_signals
+
+    lines = robustness_signals(matchup_robustness(cells(), min_games=10))
+    assert lines == ["Tank-heavy beats Balanced (v3): 99% with greedy, 61% with search:budget=800 — bot-dependent "
+                     "(shrinks): check it with stronger bots before repricing."]
+    assert robustness_signals(None) == []
