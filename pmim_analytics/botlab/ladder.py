@@ -30,7 +30,7 @@ from pmim_analytics.engine.dice import game_streams
 from pmim_analytics.engine.driver import run
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import GameState
-from pmim_analytics.errors import InvalidArmyError, PmimError
+from pmim_analytics.errors import InvalidArmyError, Location, PmimError, display_path
 from pmim_analytics.rules import data_dir, load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.catalogue import load_scenario
@@ -360,11 +360,16 @@ def ladder_plan(rules_id: str, bots: str | None = None, games_per_pairing: int =
     labels = parse_bot_list(bots)
     if armies:
         rosters = []
+        load_rules(rules_id)
         for p in armies:
             try:
                 rosters.append((p.stem, validate_army(load_army(p), rules_id)))
             except InvalidArmyError as e:
-                raise PmimError(f"{p}: the army is not legal under {rules_id}: " + "; ".join(e.violations)) from None
+                raise PmimError(f"the army is not legal under {rules_id}: " + "; ".join(e.violations),
+                                Location(display_path(p))) from None
+        stems = [n for n, _ in rosters]
+        if len(set(stems)) < len(stems):
+            raise PmimError("--army names the same file name twice; give each army once")
     else:
         rosters = sample_armies(rules_id)
     if games_per_pairing < 1:

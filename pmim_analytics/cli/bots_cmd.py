@@ -54,6 +54,8 @@ def ladder(
                                           "for each bot pair, army pairing and assignment of the armies."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed: the same seed plays the same games."),
     workers: int = typer.Option(2, "--workers", help="Worker processes."),
+    army: list[Path] = typer.Option([], "--army", help="An army list to play instead of the sample armies "
+                                    "(repeat the option for each army; at least one)."),
     bootstrap: int = typer.Option(200, "--bootstrap", min=0, help="Bootstrap resamples for the rating intervals."),
     db: Path | None = DB_OPT,
     no_store: bool = typer.Option(False, "--no-store", help="Print the ratings but store nothing."),
@@ -73,11 +75,13 @@ def ladder(
       pmim bots ladder --rules v3 --bots random,greedy,tactician --games-per-pairing 4
 
       pmim bots ladder --rules v2-heavy-def6 --seed 7 --workers 2 --db data/pmim.duckdb
+
+      pmim bots ladder --rules v3 --army data/armies/v3-balanced.yaml --army data/armies/v3-tank-heavy.yaml
     """
     from pmim_analytics.botlab.ladder import ladder_plan, run_ladder
     from pmim_analytics.store.ladder import save_ladder
 
-    plan = ladder_plan(rules, bots, games_per_pairing, seed)
+    plan = ladder_plan(rules, bots, games_per_pairing, seed, army or None)
     err.print(f"{len(plan.bots)} bots, {len(plan.armies)} armies under {plan.rules_id}: {plan.games} games",
               highlight=False)
     with _progress() as bar:
