@@ -20,6 +20,7 @@ PAGES = (
     ("replay.py", "Replay viewer", ":material/hexagon:"),
     ("log_match.py", "Log a match", ":material/edit_note:"),
     ("simulate.py", "Simulate", ":material/play_circle:"),
+    ("bots.py", "Bots", ":material/leaderboard:"),
     ("export.py", "Export", ":material/download:"),
 )
 

@@ -32,6 +32,35 @@ class DemoPlan:
     games: int
     bot: str = "tactician"
     seed: int = 2026
+    #: Weaker bot levels that play the same batches too (folders ``demo-<bot>-...``), so
+    #: ``pmim report robustness`` can compare verdicts across bot strength.
+    levels: tuple[str, ...] = ()
+    #: The rules ids the levels play (all of ``rules_ids`` when None).
+    levels_rules: tuple[str, ...] | None = None
+    #: Games per pairing of the levels (``games`` when None).
+    level_games: int | None = None
+
+
+def demo_bot() -> str:
+    """The strongest bot that fits the demo's time budget: the search bot at a small budget
+    when it exists, else tactician."""
+    from pmim_analytics.engine import bots
+
+    if "search" in bots.bot_names():
+        return str(bots.parse_bot_spec(f"search:budget={DEMO_SEARCH_BUDGET}").label())  # type: ignore[attr-defined]
+    return "tactician"
+
+
+#: The search budget of the demo's games: on the v3 ladder budget 100 rates as high as 400
+#: and 800 (docs/bots.md) and plays about 3 games a second on one core.
+DEMO_SEARCH_BUDGET = 100
+
+
+def demo_games() -> int:
+    """Games per pairing of the demo's bot: fewer for the search bot, so the demo builds in a few minutes."""
+    return 20 if demo_bot() != "tactician" else 40
+#: The scripted levels played beside the demo's bot.
+SCRIPTED_LEVELS = ("random", "greedy", "tactician")
 
 
 V3_ARMIES = ("v3-balanced", "v3-tank-heavy", "v3-infantry-swarm", "v3-mech-heavy", "v3-fast-gev")
@@ -40,9 +69,16 @@ V2_ARMIES = ("v2-playtest-balanced", "v2-playtest1-heavy", "v2-playtest2-infantr
 #: The default demo: the v3 archetypes under v3 and two of the designer's what-ifs, and the
 #: playtest lists under v2 as printed and as played (heavy Warmechs at DEF 6).
 DEFAULT_PLANS = (
-    DemoPlan(("v3", "v3-llaser-rpt4", "v3-heavy-def6"), V3_ARMIES, 40),
-    DemoPlan(("v2", "v2-heavy-def6"), V2_ARMIES, 40),
+    DemoPlan(("v3", "v3-llaser-rpt4", "v3-heavy-def6"), V3_ARMIES, demo_games(), bot=demo_bot(),
+             levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v3",), level_games=40),
+    DemoPlan(("v2", "v2-heavy-def6"), V2_ARMIES, demo_games(), bot=demo_bot(),
+             levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v2-heavy-def6",),
+             level_games=40),
 )
+
+
+def _folder_bot(bot: str) -> str:
+    return bot.replace(":", "-").replace("=", "").replace(",", "-")
 
 
 def iter_batches(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS) -> list[tuple[str, BatchSpec]]:
@@ -54,9 +90,14 @@ def iter_batches(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS) -> list[tuple[str,
             for i, (a, b) in enumerate(combinations(plan.armies, 2)):
                 army_a = validate_army(load_army(armies_dir / f"{a}.yaml"), rules_id=rules_id)
                 army_b = validate_army(load_army(armies_dir / f"{b}.yaml"), rules_id=rules_id)
-                name = f"demo-{rules_id}-{a}-vs-{b}"
-                out.append((name, BatchSpec(rules_id, "take-and-hold", army_a, army_b, plan.bot, plan.bot,
-                                            plan.seed + 1000 * i, plan.games, name=name)))
+                levels = plan.levels if plan.levels_rules is None or rules_id in plan.levels_rules else ()
+                for bot in (plan.bot, *levels):
+                    name = f"demo-{rules_id}-{a}-vs-{b}"
+                    if bot != plan.bot:
+                        name = f"demo-{_folder_bot(bot)}-{rules_id}-{a}-vs-{b}"
+                    games = plan.games if bot == plan.bot else (plan.level_games or plan.games)
+                    out.append((name, BatchSpec(rules_id, "take-and-hold", army_a, army_b, bot, bot,
+                                                plan.seed + 1000 * i, games, name=name)))
     return out
 
 

@@ -10,7 +10,7 @@ import shutil
 import typer
 import typer.core
 
-from pmim_analytics.cli import army_cmd, db_cmd, demo_cmd, log_cmd, play_cmd, report_cmd, rules_cmd, sweep_cmd
+from pmim_analytics.cli import army_cmd, bots_cmd, db_cmd, demo_cmd, log_cmd, play_cmd, report_cmd, rules_cmd, sweep_cmd
 
 app = typer.Typer(
     name="pmim",
@@ -31,6 +31,7 @@ db_cmd.register(app)
 report_cmd.register(app)
 app.command("demo")(demo_cmd.demo)
 app.command("sweep")(sweep_cmd.sweep)
+bots_cmd.register(app)
 
 
 #: Below this many columns help is click's plain text, which wraps cleanly at any width;

@@ -18,6 +18,7 @@ from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.dataset import FrameData, GameData, Provenance
 from pmim_analytics.analytics.dice import dice_table
 from pmim_analytics.analytics.frames import Frames
+from pmim_analytics.analytics.robustness import robustness_tables
 from pmim_analytics.errors import PmimError, StoreError, display_path
 from pmim_analytics.report import figures, sections
 from pmim_analytics.report.images import markdown_to_html, write_pngs
@@ -104,6 +105,7 @@ def collect_tables(data: GameData, rules_ids: Sequence[str]) -> dict[str, pl.Dat
     t["costs"], t["costs_summary"] = fit.table, fit.summary
     lk = tables.luck_report(data)
     t["luck_sides"], t["luck_summary"] = lk.sides, lk.summary
+    t["robustness_compositions"], t["robustness_matchups"] = robustness_tables(data.matchup_cells())
     q = tables.quality_report(data)
     t["quality_outcomes"], t["quality_lengths"] = q.outcomes, q.lengths
     t["quality_leads"], t["vp_by_round"] = q.leads, q.vp_by_round

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from pmim_analytics.analytics.robustness import robustness_signals
 from pmim_analytics.report.markdown import num, pct
 
 #: Fewest unit-games for a unit type to be compared with the others in the summary.
@@ -125,6 +126,7 @@ def quality_signals(outcomes: pl.DataFrame, luck: pl.DataFrame | None) -> list[s
 def balance_signals(t: dict[str, pl.DataFrame], max_items: int = 10) -> list[str]:
     """The biggest balance signals across the report tables, strongest kinds first."""
     items = [
+        *robustness_signals(t.get("robustness_matchups")),
         *cost_signals(t["costs"]),
         *composition_signals(t["compositions"]),
         *[s for k, v in t.items() if k.startswith("impact_compositions") for s in impact_signals(v)],

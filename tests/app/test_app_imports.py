@@ -16,6 +16,7 @@ APP = Path(__file__).resolve().parents[2] / "app"
 #: The library modules the app may import, exactly (a new one is a decision: add it here).
 ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.analytics",  # the package API: report tables, Provenance, dice table
+    "pmim_analytics.analytics.robustness",  # verdicts by bot level for the bots page
     "pmim_analytics.errors",
     "pmim_analytics.engine.bots",  # bot names for the simulate page
     "pmim_analytics.replay.fold",
@@ -36,6 +37,7 @@ ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.store.connection",
     "pmim_analytics.store.games",
     "pmim_analytics.store.info",
+    "pmim_analytics.store.ladder",  # the bot ladder's stored runs
     "pmim_analytics.store.ingest",
     "pmim_analytics.store.readers",
 })

@@ -1,0 +1,74 @@
+"""Bots: the rated ladder (``pmim bots ladder``) and whether verdicts hold as play gets stronger."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import _shared as sh
+import plotly.graph_objects as go
+import polars as pl
+import streamlit as st
+
+from pmim_analytics.analytics.robustness import flag_lines, robustness_tables
+from pmim_analytics.store.ladder import read_ladder_ratings, read_ladder_runs
+from pmim_analytics.store.readers import DuckDBData
+
+st.title("Bots: strength and robust verdicts")
+f = sh.sidebar()
+
+
+def ladder() -> None:
+    st.header("The bot ladder")
+    if not Path(f.db).exists():
+        st.info(f"No database at `{f.db}` yet, so there is no ladder to show.", icon="📭")
+        return
+    runs = sh.with_retry(lambda: read_ladder_runs(f.db), "the ladder runs")
+    if runs.height == 0:
+        st.info("No ladder run in this database yet. Rate the bots with "
+                "`.venv/bin/pmim bots ladder --rules v3` and reload this page.", icon="🪜")
+        return
+    labels = [f"{r['rules_id']}: {r['games']} games, bots {r['bots']} "
+              f"(seed {r['seed']}, {r['created_at']:%Y-%m-%d %H:%M})" for r in runs.iter_rows(named=True)]
+    pick = st.selectbox("Run", range(len(labels)), format_func=lambda k: labels[k], key="ladder_run")
+    run_id = runs["run_id"][pick]
+    ratings = sh.with_retry(lambda: read_ladder_ratings(run_id, f.db), "the ratings")
+    fig = go.Figure(go.Scatter(
+        x=ratings["rating"], y=ratings["bot"], mode="markers",
+        error_x={"type": "data", "symmetric": False, "array": (ratings["hi"] - ratings["rating"]).to_list(),
+                 "arrayminus": (ratings["rating"] - ratings["lo"]).to_list()}))
+    fig.update_layout(title=f"Bradley-Terry ratings, Elo scale, 95% bootstrap intervals (run {run_id})",
+                      xaxis_title="rating (first bot listed = 0)", yaxis={"autorange": "reversed"}, height=360)
+    st.plotly_chart(fig, key="ladder_ratings")
+    st.dataframe(ratings.select(
+        "bot", pl.col("rating").round(0), pl.col("lo").round(0), pl.col("hi").round(0), "games",
+        pl.col("score").round(3), pl.col("ms_per_decision").round(3), pl.col("games_per_s").round(1),
+        (pl.col("adherence") * 100).round(1).alias("adherence %"), pl.col("vp_per_round").round(2)),
+        hide_index=True)
+    st.caption("Adherence: share of the objectives within reach of a side's units that it held a unit at by the "
+               "end of the round. games/s: a game of the bot against itself on one core, from its thinking time.")
+
+
+def robustness() -> None:
+    st.header("Do verdicts hold as the bots get stronger?")
+    if sh.empty_state(f, "the robustness comparison"):
+        return
+    data = DuckDBData(f.db, f.rules_ids, "engine")
+    comps, matches = sh.with_retry(lambda: robustness_tables(data.matchup_cells()), "the robustness tables")
+    if comps.height == 0:
+        st.info("No engine games where both sides had the same bot in this selection.")
+        return
+    lines = flag_lines(matches)
+    for line in lines:
+        st.warning(line, icon="⚖️")
+    if not lines:
+        st.success("No matchup verdict changes with bot strength in this selection.")
+    st.subheader("Compositions")
+    st.dataframe(comps.select("rules_id", "composition", "levels", "flag"), hide_index=True)
+    st.subheader("Matchups")
+    st.dataframe(matches.select("rules_id", "matchup", "levels", "flag"), hide_index=True)
+    st.caption("Win % with 95% Wilson intervals and games, per bot level from random to the strongest; "
+               "a verdict flips, vanishes or shrinks when the strongest level disagrees with a weaker one.")
+
+
+sh.page_errors(ladder)
+sh.page_errors(robustness)
