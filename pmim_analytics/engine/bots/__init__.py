@@ -13,11 +13,12 @@ from pmim_analytics.engine.bots.base import Bot, Param
 from pmim_analytics.engine.bots.greedy import GreedyBot
 from pmim_analytics.engine.bots.persona import Persona, load_persona, persona_names
 from pmim_analytics.engine.bots.random_bot import RandomBot
+from pmim_analytics.engine.bots.search import SearchBot
 from pmim_analytics.engine.bots.spec import BotSpec, bot_options, parse_bot_spec
 from pmim_analytics.engine.bots.tactician import TacticianBot
 
 #: Every bot by name.
-BOTS: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, GreedyBot, TacticianBot)}
+BOTS: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, GreedyBot, TacticianBot, SearchBot)}
 
 
 def bot_names() -> list[str]:
