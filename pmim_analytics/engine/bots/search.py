@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit
+from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
 from pmim_analytics.engine.bots.base import Bot, Param
 from pmim_analytics.engine.bots.greedy import GreedyBot
 from pmim_analytics.engine.bots.persona import Persona, load_persona
@@ -38,7 +38,7 @@ from pmim_analytics.engine.bots.tactics import shot_value
 from pmim_analytics.engine.state import DEPLOY, OVER, GameState, UnitState
 
 #: The budget a plain ``search`` gets (simulated actions per activation).
-DEFAULT_BUDGET = 400
+DEFAULT_BUDGET = 200
 #: Points of army value that weigh as much as one VP.
 PTS_PER_VP = 6.0
 #: How many of the best-scored candidates the look-ahead compares.
@@ -48,10 +48,19 @@ LOOKAHEAD_WEIGHT = 1.0
 #: VP value of one hex of progress towards a zone still to take (future rounds).
 PROGRESS = 0.04
 KILL_BONUS = 1.0
+#: The script both sides follow in a look-ahead playout.
+ROLLOUT: type[Bot] = GreedyBot
 #: Share of a unit's zone gain it can expect to keep by activating later (see ``_search``).
 WAIT = 0.5
 #: Share of an enemy's fire this round that killing it before it acts denies.
 DENY = 0.7
+#: Weight of the enemy's fire next round when it moves first in that round, and when second.
+NEXT_FIRST = 0.0
+NEXT_SECOND = 0.0
+#: Weight of the threat terms overall.
+THREAT_W = 1.0
+#: Rounds of travel one more unit already aimed at an objective weighs, when deploying.
+DEPLOY_SPREAD = 0.5
 
 
 class SearchBot(Bot):
@@ -76,7 +85,7 @@ class SearchBot(Bot):
     def choose(self, state: GameState) -> Action:
         """Place as the tactician; activate the best-scored unit; carry out its plan."""
         if state.phase == DEPLOY:
-            return self._script.choose(state)
+            return self._deploy(state)
         u = state.active
         if u is None:
             unit, dest, first = self._search(state)
@@ -98,6 +107,31 @@ class SearchBot(Bot):
             if t is not None:
                 return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
         return EndActivation(u.id)
+
+    def _deploy(self, state: GameState) -> Action:
+        """Place the next unit where it reaches a capture zone soonest, spreading the side's
+        units over the objectives: fast units on hexes from which they take a zone in round 1."""
+        u = state.next_to_place()
+        assert u is not None
+        free = state.deploy_hexes(u)
+        ods = state.board.objective_dist
+        radius = state.spec.scenario.objectives.radius
+        mov = max(1, u.p.mov)
+        aimed = [0.0] * len(ods)
+        for w in state.side_units[u.side]:
+            if w.placed and w.pos >= 0:
+                wm = max(1, w.p.mov)
+                k = min(range(len(ods)), key=lambda j: (-(-max(0, ods[j][w.pos] - radius) // wm), ods[j][w.pos]))
+                aimed[k] += 1
+        best = None
+        for h in free:
+            for k, od in enumerate(ods):
+                gap = max(0, od[h] - radius)
+                key = (-(-gap // mov) + DEPLOY_SPREAD * aimed[k], gap, self.rng.random())
+                if best is None or key < best[0]:
+                    best = (key, h)
+        assert best is not None
+        return PlaceUnit(u.id, state.grid.hexes[best[1]])
 
     def _target(self, state: GameState, u: UnitState, m: int) -> UnitState | None:
         """The enemy in range whose attack is worth most: points removed, a kill, a zone swung."""
@@ -201,7 +235,7 @@ class SearchBot(Bot):
         return (simulated actions, value of the round-end position for ``side``)."""
         sim = state.clone()
         rng = self.rng
-        policy = (GreedyBot(rng), GreedyBot(rng))
+        policy = (ROLLOUT(rng), ROLLOUT(rng))
         su = sim.units[u.index]
         sim.apply(ActivateUnit(su.id), check=False)
         steps = 1
@@ -293,17 +327,22 @@ class _Eval:
         # enemy weapons still to act this round: (position, reach, attacker, mount)
         # enemy weapons still to act this round: (position, reach, attacker, mount, targets it
         # has to choose from) -- each fires at one of our units, so its threat is shared out
+        # and every enemy weapon fires again next round, before we move if they start it
         self.enemy_guns = []
         ours = [x.pos for x in state.side_units[side] if x.alive and x.pos >= 0]
+        nxt = NEXT_FIRST if state.spec.first_side(state.round + 1) != side else NEXT_SECOND
         for e in state.side_units[1 - side]:
-            if e.alive and not e.activated and e.pos >= 0:
+            if e.alive and e.pos >= 0:
                 mov = 0 if e.immobilized else e.p.mov
                 row = self.dist[e.pos]
+                weight = nxt + (0.0 if e.activated else 1.0)
+                if weight <= 0:
+                    continue
                 for m, wm in enumerate(e.p.mounts):
                     if e.can_use(m):
                         reach = mov + wm.rng
                         targets = max(1, sum(1 for h in ours if row[h] <= reach))
-                        self.enemy_guns.append((e.pos, reach, e, m, targets))
+                        self.enemy_guns.append((e.pos, reach, e, m, targets / (weight * THREAT_W)))
         self._units: dict[int, Any] = {}
         self._menace: dict[int, float] = {}
 
