@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from pmim_analytics.engine.batch import BatchSpec
-from pmim_analytics.engine.runner import run_batch
+from pmim_analytics.sim.batch import BatchSpec
+from pmim_analytics.sim.runner import run_batch
 from pmim_analytics.errors import PmimError
 from pmim_analytics.rules import list_rules_ids, load_army, validate_army
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pmim_analytics.engine.batch import BatchSpec, play_batch_game
+from pmim_analytics.sim.batch import BatchSpec, play_batch_game
 from pmim_analytics.engine.bots import BotSpec, bot_names, make_bot, parse_bot_spec
 from pmim_analytics.engine.bots.persona import load_persona
 from pmim_analytics.engine.bots.search import DEFAULT_BUDGET, SearchBot
@@ -21,7 +21,7 @@ from pmim_analytics.engine.dice import Dice, game_streams
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import OVER, GameState
 from pmim_analytics.errors import BotSpecError, DataFileError, UnknownNameError
-from pmim_analytics.replay.verify import verify_game
+from pmim_analytics.engine.verify import verify_game
 from tests.conftest import ARMIES
 from tests.test_replay_verify import MATCHUPS, army
 
