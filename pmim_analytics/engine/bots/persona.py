@@ -31,9 +31,9 @@ class Persona(BaseModel):
     name: str = DEFAULT_PERSONA
     description: str = ""
     objectives: float = Field(1.0, ge=0, le=10)
-    damage: float = Field(1.0, ge=0, le=10)
-    preservation: float = Field(1.0, ge=0, le=10)
-    aggression: float = Field(0.0, ge=-5, le=5)
+    damage: float = Field(2.0, ge=0, le=10)
+    preservation: float = Field(0.5, ge=0, le=10)
+    aggression: float = Field(1.0, ge=-5, le=5)
 
 
 def personas_dir() -> Path:
