@@ -24,16 +24,16 @@ import statistics
 import time
 from pathlib import Path
 
-from pmim_analytics.sim.batch import BatchSpec, wilson_interval
 from pmim_analytics.engine.bots import make_bot, parse_bot_spec
 from pmim_analytics.engine.bots.search import DEFAULT_BUDGET
 from pmim_analytics.engine.dice import game_streams
 from pmim_analytics.engine.driver import play_game, run
-from pmim_analytics.sim.runner import run_batch
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.errors import PmimError
 from pmim_analytics.rules import load_army, validate_army
 from pmim_analytics.rules.army import Roster
+from pmim_analytics.sim.batch import BatchSpec, wilson_interval
+from pmim_analytics.sim.runner import run_batch
 
 ARMIES = Path(__file__).resolve().parents[1] / "data" / "armies"
 RULES = "v3"

@@ -19,10 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from pmim_analytics.sim.batch import BatchSpec
-from pmim_analytics.sim.runner import run_batch
 from pmim_analytics.errors import PmimError
 from pmim_analytics.rules import list_rules_ids, load_army, validate_army
+from pmim_analytics.sim.batch import BatchSpec
+from pmim_analytics.sim.runner import run_batch
 
 ROOT = Path(__file__).resolve().parents[1]
 ARMY_DIRS = (ROOT / "data" / "armies", ROOT / "tests" / "fixtures" / "armies")

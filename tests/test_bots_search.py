@@ -13,15 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pmim_analytics.sim.batch import BatchSpec, play_batch_game
 from pmim_analytics.engine.bots import BotSpec, bot_names, make_bot, parse_bot_spec
 from pmim_analytics.engine.bots.persona import load_persona
 from pmim_analytics.engine.bots.search import DEFAULT_BUDGET, SearchBot
 from pmim_analytics.engine.dice import Dice, game_streams
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import OVER, GameState
-from pmim_analytics.errors import BotSpecError, DataFileError, UnknownNameError
 from pmim_analytics.engine.verify import verify_game
+from pmim_analytics.errors import BotSpecError, DataFileError, UnknownNameError
+from pmim_analytics.sim.batch import BatchSpec, play_batch_game
 from tests.conftest import ARMIES
 from tests.test_replay_verify import MATCHUPS, army
 
@@ -225,7 +225,8 @@ def test_a_search_bot_looking_ahead_changes_neither_the_game_nor_its_dice(
 # -- search-bot games -------------------------------------------------------------------
 @pytest.mark.parametrize(("rules", "a", "b"), MATCHUPS)
 def test_search_bot_games_verify_clean(rules: str, a: str, b: str) -> None:
-    for n, (bot_a, bot_b) in enumerate([("search:budget=30", "tactician"), ("random", "search:budget=0,persona=cautious")]):
+    pairs = [("search:budget=30", "tactician"), ("random", "search:budget=0,persona=cautious")]
+    for n, (bot_a, bot_b) in enumerate(pairs):
         batch = BatchSpec(rules, "take-and-hold", army(a, rules), army(b, rules), bot_a, bot_b, seed=5, games=9)
         record = play_batch_game(batch, n)
         assert verify_game(record) == [], f"{rules} {a} v {b} game {n} ({bot_a} v {bot_b})"

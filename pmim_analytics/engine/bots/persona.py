@@ -4,7 +4,7 @@ A persona scales the terms of the search bot's evaluation of a position (see
 :mod:`pmim_analytics.engine.bots.search`): ``objectives`` (the VP lead and units in
 capture zones), ``damage`` (enemy points removed), ``preservation`` (own points kept) and
 ``aggression`` (being close to the enemy; negative keeps away). A designer describes a
-human style by editing numbers, no code.
+human style by editing numbers, no code; a field left out takes the ``balanced`` weight.
 """
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ def _load(path: Path, mtime_ns: int) -> Persona:
         return Persona(name=path.stem, **{k: v for k, v in raw.items() if k != "name"})
     except ValidationError as e:
         field, reason = validation_message(e)
-        raise DataFileError(f"{reason}; see data/bots/balanced.yaml for the fields", Location(where, field=field)) from None
+        raise DataFileError(f"{reason}; see data/bots/balanced.yaml for the fields",
+                            Location(where, field=field)) from None
     except TypeError:
         raise DataFileError("field names must be text", Location(where)) from None
 

@@ -3,25 +3,28 @@
 At each of its activations the bot
 
 1. lists candidates: every unit it has not activated yet, each with a small portfolio of
-   destinations (stay; the best hex in or towards each objective's capture zone; the
-   hex the ``tactician`` would pick);
+   destinations (stay; for each objective the best hex in, or nearest to, its capture
+   zone; the hex with the best fire against threat);
 2. scores every candidate with a cheap static evaluation of Take and Hold: the change in
    the round's projected VP (units in each capture zone against the enemy units there
    and those that can still reach it this round), the expected points its fire removes
-   (and a kill in a zone swings that zone), the threat at the destination (the expected
-   damage of every enemy weapon that can still reach it this round), and progress towards
-   the zones still to take;
-3. with ``budget`` > 0, looks ahead on the best few: each is tried on a
+   (a kill in a zone swings that zone; a kill before the enemy acts denies its fire),
+   the threat at the destination (the expected damage of the enemy weapons that can
+   still reach it this round, shared among the targets each could pick), progress
+   towards the zones still to take, and closing in on the enemy. Each unit keeps its
+   best destination; units whose gain is only in the zones rank lower, because a zone
+   taken later in the round cannot be answered;
+3. with ``budget`` > 0, looks ahead on the best few units: each is tried on a
    :meth:`~pmim_analytics.engine.state.GameState.clone` of the game and the round is
    played out to its end (both sides' remaining units by the ``greedy`` script) with dice
-   the bot rolls from its own generator -- never the game's dice -- several times; the
-   round-end positions (VP, material, zones held) are averaged and added to the static
-   score. ``budget`` is the number of simulated actions (decisions and rolls) per
-   activation, so it sets strength and cost.
+   the bot rolls from its own generator -- never the game's dice -- as many times as the
+   budget allows; the mean value of the round-end positions (VP, army points left, zones
+   held) is added to the static score. ``budget`` is the number of simulated actions
+   (decisions and rolls) per activation, so it sets strength and cost.
 
-A persona (``data/bots/*.yaml``) weights the terms: objectives, damage, preservation and
-aggression. Deployment and the choice of targets follow the ``tactician`` with the zone
-swing added.
+A persona (``data/bots/*.yaml``, default ``balanced``) weights the terms: objectives,
+damage, preservation and aggression. Deployment puts each unit where it reaches a capture
+zone soonest, spread over the objectives (fast units where they take a zone in round 1).
 """
 
 from __future__ import annotations
@@ -137,7 +140,6 @@ class SearchBot(Bot):
         """The enemy in range whose attack is worth most: points removed, a kill, a zone swung."""
         rng = u.p.mounts[m].rng
         row = state.grid.dist[u.pos]
-        table = state.spec.shot_table
         ev = _Eval(state, u.side, self.persona)
         best, pick = 0.0, None
         for e in state.side_units[1 - u.side]:
@@ -145,7 +147,6 @@ class SearchBot(Bot):
                 v = ev.shot(u, m, e)
                 if pick is None or v > best:
                     best, pick = v, e
-        del table
         return pick if best > 0 else None
 
     # ------------------------------------------------------------------ search
@@ -451,7 +452,7 @@ class _Eval:
     def candidate(self, u: UnitState, h: int) -> tuple[float, float]:
         """(score, its part from the capture zones) in VP of activating ``u`` now and moving it
         to ``h`` (``u.pos`` to stay)."""
-        w, s = self.w, self.side
+        w = self.w
         value = 0.0
         # zones: u leaves its zones and its share of zones it may reach, enters h's zones
         old = self.zones_of[u.pos]
