@@ -91,3 +91,7 @@ def display_path(path: str | Path) -> str:
         return str(p.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(p)
+
+
+class BotSpecError(PmimError, ValueError):
+    """A bot spec (``search:budget=400``) with a bad parameter, value or persona."""

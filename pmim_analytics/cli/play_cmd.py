@@ -29,7 +29,8 @@ from pmim_analytics.sim.runner import run_batch
 replay_app = typer.Typer(help="Engine and manual replays: verify them against the rules, show them.",
                          no_args_is_help=True)
 
-_BOT_HELP = f"Bot for this side: {', '.join(bot_names())}."
+_BOT_HELP = (f"Bot for this side: {', '.join(bot_names())}, with settings after a colon, "
+             "e.g. search:budget=400 or search:budget=800,persona=aggressive.")
 
 
 def load_side(path: Path, rules: str | None, scenario: str) -> Roster:
@@ -70,8 +71,8 @@ def play(
 
     Example: pmim play --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --seed 7
     """
-    check_bot_name(blue_bot)
-    check_bot_name(red_bot)
+    blue_bot = check_bot_name(blue_bot)
+    red_bot = check_bot_name(red_bot)
     blue_roster = load_side(blue, rules, scenario)
     rules_id = rules or blue_roster.rules_id
     red_roster = load_side(red, rules_id, scenario)
@@ -126,8 +127,8 @@ def simulate(
 
     Example: pmim simulate --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --games 1000
     """
-    check_bot_name(blue_bot)
-    check_bot_name(red_bot)
+    blue_bot = check_bot_name(blue_bot)
+    red_bot = check_bot_name(red_bot)
     fmt = fmt or ("parquet" if games >= 200 else "jsonl")
     if fmt not in ("jsonl", "parquet"):
         raise PmimError(f"unknown format {fmt!r}; choose jsonl or parquet")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from pmim_analytics.engine.bots import Bot, make_bot
+from pmim_analytics.engine.bots import Bot, BotSpec, make_bot, parse_bot_spec
 from pmim_analytics.engine.checks import OVER
 from pmim_analytics.engine.dice import Dice, game_streams
 from pmim_analytics.engine.spec import GameSpec
@@ -69,17 +69,21 @@ def make_header(spec: GameSpec, bots: tuple[str | None, str | None], seed: int |
     return header.model_copy(update={"game_id": game_id})
 
 
-def play_game(spec: GameSpec, blue_bot: str, red_bot: str, seed: int, game_index: int = 0,
+def play_game(spec: GameSpec, blue_bot: BotSpec | str, red_bot: BotSpec | str, seed: int, game_index: int = 0,
               batch: str | None = None, played: str | None = None) -> GameRecord:
     """Play game ``game_index`` of the batch seeded ``seed`` and return its record.
 
-    ``played`` defaults to today's date (ISO). Raises :class:`UnknownNameError` for an
-    unknown bot and :class:`IllegalActionError` if a bot misbehaves.
+    The bots are bot specs or their text (``search:budget=400``); the header records each
+    one's canonical label. ``played`` defaults to today's date (ISO). Raises
+    :class:`UnknownNameError` / :class:`BotSpecError` for a bad bot spec and
+    :class:`IllegalActionError` if a bot misbehaves.
     """
+    blue_spec, red_spec = parse_bot_spec(str(blue_bot)), parse_bot_spec(str(red_bot))
     dice, blue_rng, red_rng = game_streams(seed, game_index)
-    state = run(spec, make_bot(blue_bot, blue_rng), make_bot(red_bot, red_rng), dice)
+    state = run(spec, make_bot(blue_spec, blue_rng), make_bot(red_spec, red_rng), dice)
     played = played if played is not None else dt.date.today().isoformat()
-    header = make_header(spec, (blue_bot, red_bot), seed, game_index, batch, played, state.events)
+    header = make_header(spec, (blue_spec.label(), red_spec.label()), seed, game_index, batch, played,
+                         state.events)
     return GameRecord(header, tuple(state.events))
 
 

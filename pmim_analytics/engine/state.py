@@ -49,6 +49,7 @@ from pmim_analytics.model.vocab import BLUE, RED, SIDES
 from pmim_analytics.rules import mechanics
 
 _CT = combat.CT
+_new = object.__new__
 
 
 class UnitState:
@@ -70,6 +71,23 @@ class UnitState:
         self.activated = False
         self.immobilized = False
         self.disarmed = False
+
+    def copy(self) -> UnitState:
+        """An independent copy (the profile is shared: it never changes)."""
+        c = _new(UnitState)
+        c.p = self.p
+        c.id = self.id
+        c.side = self.side
+        c.index = self.index
+        c.hp = self.hp
+        c.loc_hp = self.loc_hp[:]
+        c.pos = self.pos
+        c.alive = self.alive
+        c.placed = self.placed
+        c.activated = self.activated
+        c.immobilized = self.immobilized
+        c.disarmed = self.disarmed
+        return c
 
     def can_use(self, m: int) -> bool:
         """True when the weapon on mount number ``m`` is usable (its location stands)."""
@@ -149,6 +167,43 @@ class GameState(RuleChecks):
         st.phase = BATTLE
         st._start_round(round_no)
         return st
+
+    def clone(self) -> GameState:
+        """An exact, independent copy of the game so far, for a bot to look ahead on.
+
+        Everything that changes is copied (units, occupancy, VP, turn, the attack in
+        progress, the events so far -- a shallow copy: events are frozen); the spec, board
+        and grid are shared, as they never change. Whatever is applied to the copy leaves
+        this state untouched. A copy holds no dice: whoever plays on it rolls its own.
+        """
+        c = _new(GameState)
+        c.spec = self.spec
+        c.board = self.board
+        c.grid = self.grid
+        units = [u.copy() for u in self.units]
+        c.units = units
+        c.by_id = {u.id: u for u in units}
+        c.side_units = ([units[u.index] for u in self.side_units[BLUE]], [units[u.index] for u in self.side_units[RED]])
+        c.occ = self.occ[:]
+        c.events = self.events[:]
+        c.phase = self.phase
+        c.round = self.round
+        c.vp = self.vp[:]
+        c.to_act = self.to_act
+        c.living = self.living[:]
+        c.waiting = self.waiting[:]
+        c.unplaced = self.unplaced[:]
+        c.active = None if self.active is None else units[self.active.index]
+        c.moved = self.moved
+        c.attacks = self.attacks
+        c.fired = self.fired
+        p = self._pending
+        c._pending = None if p is None else (units[p[0].index], p[1], units[p[2].index])
+        c._roll = self._roll
+        c._loc_rolls = self._loc_rolls[:]
+        c._result = self._result
+        c._reach = (None, {})
+        return c
 
     def place_at(self, unit_id: str, h: tuple[int, int]) -> None:
         """Put a unit on a free hex outside the rules, recording nothing.

@@ -178,11 +178,15 @@ def load_sweep(path: str | Path) -> Sweep:
             load_rules(rules_id)
         except PmimError as e:
             raise PmimError(e.message, where(f"rules.{n}")) from None
+    labels = []
     for n, bot in enumerate(spec.bots):
         try:
-            check_bot_name(bot)
+            labels.append(check_bot_name(bot))
         except PmimError as e:
-            raise PmimError(e.message, where(f"bots.{n}")) from None
+            raise PmimError(e.message, e.where if e.where and e.where.file else where(f"bots.{n}")) from None
+    if len(set(labels)) != len(labels):
+        raise PmimError("two entries name the same bot and settings; list each once", where("bots"))
+    spec = spec.model_copy(update={"bots": tuple(labels)})  # canonical specs: search == search:budget=<default>
     keys = [Path(entry).stem for entry in spec.compositions]
     if len(set(keys)) != len(keys):
         raise PmimError("two compositions have the same file name; rename one", where("compositions"))

@@ -1,21 +1,24 @@
-"""Bots: players outside the game state, chosen by name.
+"""Bots: players outside the game state, named by a bot spec such as ``search:budget=400``.
 
 A new bot is one :class:`~pmim_analytics.engine.bots.base.Bot` subclass in its own file,
-added to :data:`BOTS`.
+added to :data:`BOTS`; its settings are declared in ``params`` (see
+:mod:`pmim_analytics.engine.bots.spec` for the spec syntax).
 """
 
 from __future__ import annotations
 
 import random
 
-from pmim_analytics.engine.bots.base import Bot
+from pmim_analytics.engine.bots.base import Bot, Param
 from pmim_analytics.engine.bots.greedy import GreedyBot
+from pmim_analytics.engine.bots.persona import Persona, load_persona, persona_names
 from pmim_analytics.engine.bots.random_bot import RandomBot
+from pmim_analytics.engine.bots.search import SearchBot
+from pmim_analytics.engine.bots.spec import BotSpec, bot_options, parse_bot_spec
 from pmim_analytics.engine.bots.tactician import TacticianBot
-from pmim_analytics.errors import UnknownNameError
 
 #: Every bot by name.
-BOTS: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, GreedyBot, TacticianBot)}
+BOTS: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, GreedyBot, TacticianBot, SearchBot)}
 
 
 def bot_names() -> list[str]:
@@ -23,16 +26,20 @@ def bot_names() -> list[str]:
     return sorted(BOTS)
 
 
-def check_bot_name(name: str) -> str:
-    """Return ``name`` if a bot has it; raise :class:`UnknownNameError` listing the bots otherwise."""
-    if name not in BOTS:
-        raise UnknownNameError(f"unknown bot {name!r}; choose one of {', '.join(bot_names())}")
-    return name
+def check_bot_name(text: str) -> str:
+    """The canonical label of the bot spec ``text`` (``search`` -> ``search:budget=...``).
+
+    Raises :class:`~pmim_analytics.errors.UnknownNameError` for an unknown bot or persona and
+    :class:`~pmim_analytics.errors.BotSpecError` for a bad setting (see :func:`parse_bot_spec`).
+    """
+    return parse_bot_spec(text).label()
 
 
-def make_bot(name: str, rng: random.Random) -> Bot:
-    """A new bot of the named kind; raises :class:`UnknownNameError` for an unknown name."""
-    return BOTS[check_bot_name(name)](rng)
+def make_bot(spec_or_text: BotSpec | str, rng: random.Random) -> Bot:
+    """A new bot as the spec (or its text) says; raises like :func:`parse_bot_spec`."""
+    spec = parse_bot_spec(str(spec_or_text))
+    return BOTS[spec.name](rng, **bot_options(spec))
 
 
-__all__ = ["BOTS", "Bot", "bot_names", "check_bot_name", "make_bot"]
+__all__ = ["BOTS", "Bot", "BotSpec", "Param", "Persona", "bot_names", "check_bot_name", "load_persona", "make_bot",
+           "parse_bot_spec", "persona_names"]

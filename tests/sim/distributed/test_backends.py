@@ -137,3 +137,33 @@ def test_cli_sweep_and_simulate_on_ray_write_what_the_local_pool_writes(ray_inst
                                 "--backend", backend, "--out", str(tmp_path / f"sim-{backend}" / "b")])
         assert r.exit_code == 0, r.output
     assert files(tmp_path / "sim-ray") == files(tmp_path / "sim-local")
+
+
+def search_batch() -> BatchSpec:
+    return BatchSpec("v3", "take-and-hold", army("v3-fast-gev", "v3"), army("v3-tank-heavy", "v3"),
+                     "search:budget=40,persona=objective", "search:budget=0", 5, 8, name="search-bots",
+                     played="2026-01-01")
+
+
+def test_search_bot_games_are_identical_on_one_or_two_workers_and_on_ray(ray_instance: Any, tmp_path: Path) -> None:
+    folders = {}
+    for workers in (1, 2):
+        folders[f"local-{workers}"] = tmp_path / f"w{workers}" / "search-bots"
+        run_batch(search_batch(), workers=workers, out=folders[f"local-{workers}"], part_size=2)
+    folders["ray"] = tmp_path / "ray" / "search-bots"
+    with open_backend("ray", workers=2) as backend:
+        run_batch(search_batch(), out=folders["ray"], part_size=2, backend=backend)
+    events = {name: table(folder, "events") for name, folder in folders.items()}
+    games = {name: table(folder, "games") for name, folder in folders.items()}
+    assert games["ray"].num_rows == 8
+    import json
+
+    bots = {json.loads(h)["sides"][side]["bot"] for h in games["ray"].column("header_json").to_pylist()
+            for side in ("blue", "red")}
+    assert bots == {"search:budget=40,persona=objective", "search:budget=0"}
+    for name in ("local-1", "local-2"):
+        assert events[name].equals(events["ray"]), name
+        assert games[name].equals(games["ray"]), name
+    for name, folder in folders.items():  # byte-identical files, whatever ran them
+        for f in sorted(folder.iterdir()):
+            assert f.read_bytes() == (folders["ray"] / f.name).read_bytes(), (name, f.name)

@@ -1,0 +1,174 @@
+"""Bots: games per second per bot and budget, clone() cost, and the search bot against tactician.
+
+Run: .venv/bin/python bench/bench_bots.py [--games N] [--budgets 0,100,400] [--strength-games N] [--workers W]
+
+* speed: full games per second on one core (in this process) for each bot spec over a
+  fixed rotation of the v3 sample armies, tactician in the same run as the baseline;
+* clone: microseconds per ``GameState.clone()`` of mid-game states, beside one tactician
+  decision on the same states;
+* strength: ``search`` (at each budget given to --strength-budgets, default the default)
+  against ``tactician`` over every ordered pairing of the sample armies legal in v3
+  (mirrors included), sides swapped every other game: wins, losses, draws, the win rate
+  of decided games and its 95% Wilson interval.
+
+The machine may be shared, so speed figures move between runs; compare the rows of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import random
+import statistics
+import time
+from pathlib import Path
+
+from pmim_analytics.engine.bots import make_bot, parse_bot_spec
+from pmim_analytics.engine.bots.search import DEFAULT_BUDGET
+from pmim_analytics.engine.dice import game_streams
+from pmim_analytics.engine.driver import play_game, run
+from pmim_analytics.engine.spec import GameSpec
+from pmim_analytics.errors import PmimError
+from pmim_analytics.rules import load_army, validate_army
+from pmim_analytics.rules.army import Roster
+from pmim_analytics.sim.batch import BatchSpec, wilson_interval
+from pmim_analytics.sim.runner import run_batch
+
+ARMIES = Path(__file__).resolve().parents[1] / "data" / "armies"
+RULES = "v3"
+SCENARIO = "take-and-hold"
+
+
+def v3_armies() -> dict[str, Roster]:
+    """Every sample army in data/armies/ that is legal under v3, by file name."""
+    out = {}
+    for path in sorted(ARMIES.glob("*.yaml")):
+        try:
+            out[path.stem] = validate_army(load_army(path), RULES, SCENARIO)
+        except PmimError:
+            continue
+    return out
+
+
+def speed(bot: str, armies: dict[str, Roster], games: int) -> tuple[float, float]:
+    """(games per second, mean rounds) of ``bot`` against itself over a rotation of pairings, one core."""
+    names = list(armies)
+    pairs = list(itertools.permutations(names, 2))
+    specs = {}
+    rounds = 0
+    t0 = time.perf_counter()
+    for i in range(games):
+        a, b = pairs[i % len(pairs)]
+        spec = specs.get((a, b)) or specs.setdefault((a, b), GameSpec.create(RULES, SCENARIO, armies[a], armies[b]))
+        rec = play_game(spec, bot, bot, 1, i, played="2026-01-01")
+        rounds += rec.events[-1].rounds  # type: ignore[attr-defined]
+    return games / (time.perf_counter() - t0), rounds / games
+
+
+def clone_cost(armies: dict[str, Roster], samples: int = 20) -> tuple[float, float, int]:
+    """(µs per clone, µs per tactician decision, events per sampled state) on mid-game states."""
+    names = list(armies)
+    states = []
+    for i, (a, b) in enumerate(itertools.islice(itertools.permutations(names, 2), samples)):
+        spec = GameSpec.create(RULES, SCENARIO, armies[a], armies[b])
+        dice, br, rr = game_streams(7, i)
+        full = run(spec, make_bot("tactician", br), make_bot("tactician", rr), dice)
+        # replay the same game up to half its events to get a mid-game state
+        dice, br, rr = game_streams(7, i)
+        from pmim_analytics.engine.state import GameState
+
+        st = GameState(spec)
+        bots = (make_bot("tactician", br), make_bot("tactician", rr))
+        while len(st.events) < len(full.events) // 2:
+            need = st.roll_needed()
+            if need:
+                st.apply_roll(dice.roll(need))
+            else:
+                st.apply(bots[st.to_act].choose(st))
+        while st.roll_needed():
+            st.apply_roll(dice.roll(st.roll_needed()))
+        states.append(st)
+    reps = 2000
+    t0 = time.perf_counter()
+    for st in states:
+        for _ in range(reps):
+            st.clone()
+    per_clone = (time.perf_counter() - t0) / (reps * len(states)) * 1e6
+    reps = 200
+    t0 = time.perf_counter()
+    for st in states:
+        bot = make_bot("tactician", random.Random(1))
+        for _ in range(reps):
+            bot.choose(st)
+    per_decision = (time.perf_counter() - t0) / (reps * len(states)) * 1e6
+    return per_clone, per_decision, int(statistics.mean(len(s.events) for s in states))
+
+
+def strength(bot: str, armies: dict[str, Roster], per_pairing: int, workers: int, seed: int = 2026
+             ) -> tuple[int, int, int, float]:
+    """(wins, losses, draws, seconds) of ``bot`` against tactician over every ordered pairing."""
+    wins = losses = draws = 0
+    t0 = time.perf_counter()
+    for n, (a, b) in enumerate(itertools.product(armies, repeat=2)):
+        batch = BatchSpec(RULES, SCENARIO, armies[a], armies[b], bot, "tactician", seed + n, per_pairing,
+                          name="bench-bots", played="2026-01-01")
+        s = run_batch(batch, workers=workers)
+        wins += s.wins_a
+        losses += s.wins_b
+        draws += s.draws
+    return wins, losses, draws, time.perf_counter() - t0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=30, help="games per bot for the speed rows (default 30)")
+    parser.add_argument("--budgets", default=f"0,100,{DEFAULT_BUDGET}",
+                        help=f"search budgets for the speed rows (default 0,100,{DEFAULT_BUDGET})")
+    parser.add_argument("--strength-budgets", default=str(DEFAULT_BUDGET),
+                        help="search budgets played against tactician (default: the default budget)")
+    parser.add_argument("--strength-games", type=int, default=8,
+                        help="games per ordered pairing of armies against tactician (default 8; 0 skips)")
+    parser.add_argument("--workers", type=int, default=1, help="processes for the strength games (default 1)")
+    args = parser.parse_args()
+
+    armies = v3_armies()
+    print(f"v3 sample armies ({len(armies)}): {', '.join(armies)}; {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.2f} at start")
+    per_clone, per_decision, events = clone_cost(armies)
+    print(f"clone(): {per_clone:.1f} µs per clone of a mid-game state (~{events} events so far); "
+          f"one tactician decision on the same states: {per_decision:.1f} µs")
+
+    bots = ["random", "greedy", "tactician"] + [f"search:budget={b}" for b in args.budgets.split(",") if b]
+    print(f"\nspeed, one core, {args.games} games each (bot against itself, pairings rotated)")
+    print(f"{'bot':<24}{'games/s':>10}{'ms/game':>10}{'rounds':>8}{'vs tactician':>14}")
+    base = None
+    rows = []
+    for bot in bots:
+        label = parse_bot_spec(bot).label()
+        n = args.games if not label.startswith("search") else max(3, args.games // 3)
+        gps, rounds = speed(label, armies, n)
+        if label == "tactician":
+            base = gps
+        rows.append((label, gps, rounds))
+    for label, gps, rounds in rows:
+        ratio = f"{gps / base:.2f}x" if base else ""
+        print(f"{label:<24}{gps:>10.2f}{1000 / gps:>10.1f}{rounds:>8.2f}{ratio:>14}")
+
+    if args.strength_games > 0:
+        pairings = len(armies) ** 2
+        print(f"\nstrength against tactician: {pairings} ordered pairings x {args.strength_games} games "
+              "(sides swapped every other game)")
+        print(f"{'bot':<24}{'W':>6}{'L':>6}{'D':>6}{'win rate (decided)':>20}{'95% Wilson':>18}{'games/s':>9}")
+        for b in args.strength_budgets.split(","):
+            label = parse_bot_spec(f"search:budget={b}").label()
+            w, lo_, d, secs = strength(label, armies, args.strength_games, args.workers)
+            decided = w + lo_
+            lo, hi = wilson_interval(w, decided)
+            rate = w / decided if decided else 0.0
+            print(f"{label:<24}{w:>6}{lo_:>6}{d:>6}{rate:>20.1%}{f'{lo:.1%} - {hi:.1%}':>18}"
+                  f"{(w + lo_ + d) / secs:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()

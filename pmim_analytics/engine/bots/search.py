@@ -1,0 +1,499 @@
+"""``search``: plans each activation by scoring candidate moves, then looks ahead on clones.
+
+At each of its activations the bot
+
+1. lists candidates: every unit it has not activated yet, each with a small portfolio of
+   destinations (stay; for each objective the best hex in, or nearest to, its capture
+   zone; the hex with the best fire against threat);
+2. scores every candidate with a cheap static evaluation of Take and Hold: the change in
+   the round's projected VP (units in each capture zone against the enemy units there
+   and those that can still reach it this round), the expected points its fire removes
+   (a kill in a zone swings that zone; a kill before the enemy acts denies its fire),
+   the threat at the destination (the expected damage of the enemy weapons that can
+   still reach it this round, shared among the targets each could pick), progress
+   towards the zones still to take, and closing in on the enemy. Each unit keeps its
+   best destination; units whose gain is only in the zones rank lower, because a zone
+   taken later in the round cannot be answered;
+3. with ``budget`` > 0, looks ahead on the best few units: each is tried on a
+   :meth:`~pmim_analytics.engine.state.GameState.clone` of the game and the round is
+   played out to its end (both sides' remaining units by the ``greedy`` script) with dice
+   the bot rolls from its own generator -- never the game's dice -- as many times as the
+   budget allows; the mean value of the round-end positions (VP, army points left, zones
+   held) is added to the static score. ``budget`` is the number of simulated actions
+   (decisions and rolls) per activation, so it sets strength and cost.
+
+A persona (``data/bots/*.yaml``, default ``balanced``) weights the terms: objectives,
+damage, preservation and aggression. Deployment puts each unit where it reaches a capture
+zone soonest, spread over the objectives (fast units where they take a zone in round 1).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.bots.base import Bot, Param
+from pmim_analytics.engine.bots.greedy import GreedyBot
+from pmim_analytics.engine.bots.persona import Persona, load_persona
+from pmim_analytics.engine.bots.tactician import TacticianBot
+from pmim_analytics.engine.bots.tactics import shot_value
+from pmim_analytics.engine.state import DEPLOY, OVER, GameState, UnitState
+
+#: The budget a plain ``search`` gets (simulated actions per activation).
+DEFAULT_BUDGET = 200
+#: Points of army value that weigh as much as one VP.
+PTS_PER_VP = 6.0
+#: How many of the best-scored candidates the look-ahead compares.
+LOOKAHEAD_WIDTH = 4
+#: Weight of the look-ahead's round-end value against the static score.
+LOOKAHEAD_WEIGHT = 1.0
+#: VP value of one hex of progress towards a zone still to take (future rounds).
+PROGRESS = 0.04
+KILL_BONUS = 1.0
+#: The script both sides follow in a look-ahead playout.
+ROLLOUT: type[Bot] = GreedyBot
+#: Share of a unit's zone gain it can expect to keep by activating later (see ``_search``).
+WAIT = 0.5
+#: Share of an enemy's fire this round that killing it before it acts denies.
+DENY = 0.7
+#: Weight of the enemy's fire next round when it moves first in that round, and when second.
+NEXT_FIRST = 0.0
+NEXT_SECOND = 0.0
+#: Weight of the threat terms overall.
+THREAT_W = 1.0
+#: Rounds of travel one more unit already aimed at an objective weighs, when deploying.
+DEPLOY_SPREAD = 0.5
+
+
+class SearchBot(Bot):
+    """Static evaluation of each unit's candidate moves, refined by look-ahead on clones."""
+
+    name = "search"
+    description = "scores every unit's candidate moves for VP, fire and threat; looks ahead on clones"
+    params = {"budget": Param(DEFAULT_BUDGET, 0, 100_000, "simulated actions per activation")}
+    takes_persona = True
+
+    def __init__(self, rng: random.Random, budget: int = DEFAULT_BUDGET, persona: Persona | None = None,
+                 **options: Any) -> None:
+        super().__init__(rng)
+        self.budget = budget
+        self.persona = persona if persona is not None else load_persona(None)
+        self._script = TacticianBot(rng)
+        self._plan_key: tuple[str, int] | None = None
+        self._dest = -1
+        self._fire_first: list[int] = []
+
+    # ------------------------------------------------------------------ acting
+    def choose(self, state: GameState) -> Action:
+        """Place as the tactician; activate the best-scored unit; carry out its plan."""
+        if state.phase == DEPLOY:
+            return self._deploy(state)
+        u = state.active
+        if u is None:
+            unit, dest, first = self._search(state)
+            self._plan_key, self._dest, self._fire_first = (unit.id, state.round), dest, first
+            return ActivateUnit(unit.id)
+        if self._plan_key != (u.id, state.round):  # not ours to plan (should not happen): be the tactician
+            return self._script.choose(state)
+        if not state.moved:
+            while self._fire_first:
+                m = self._fire_first.pop()
+                if m in state.fireable_mounts(u):
+                    t = self._target(state, u, m)
+                    if t is not None:
+                        return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
+            if self._dest >= 0 and self._dest != u.pos and state.can_move(u) and self._dest in state.reachable(u):
+                return MoveUnit(u.id, state.grid.hexes[self._dest])
+        for m in state.fireable_mounts(u):
+            t = self._target(state, u, m)
+            if t is not None:
+                return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
+        return EndActivation(u.id)
+
+    def _deploy(self, state: GameState) -> Action:
+        """Place the next unit where it reaches a capture zone soonest, spreading the side's
+        units over the objectives: fast units on hexes from which they take a zone in round 1."""
+        u = state.next_to_place()
+        assert u is not None
+        free = state.deploy_hexes(u)
+        ods = state.board.objective_dist
+        radius = state.spec.scenario.objectives.radius
+        mov = max(1, u.p.mov)
+        aimed = [0.0] * len(ods)
+        for w in state.side_units[u.side]:
+            if w.placed and w.pos >= 0:
+                wm = max(1, w.p.mov)
+                k = min(range(len(ods)), key=lambda j: (-(-max(0, ods[j][w.pos] - radius) // wm), ods[j][w.pos]))
+                aimed[k] += 1
+        best = None
+        for h in free:
+            for k, od in enumerate(ods):
+                gap = max(0, od[h] - radius)
+                key = (-(-gap // mov) + DEPLOY_SPREAD * aimed[k], gap, self.rng.random())
+                if best is None or key < best[0]:
+                    best = (key, h)
+        assert best is not None
+        return PlaceUnit(u.id, state.grid.hexes[best[1]])
+
+    def _target(self, state: GameState, u: UnitState, m: int) -> UnitState | None:
+        """The enemy in range whose attack is worth most: points removed, a kill, a zone swung."""
+        rng = u.p.mounts[m].rng
+        row = state.grid.dist[u.pos]
+        ev = _Eval(state, u.side, self.persona)
+        best, pick = 0.0, None
+        for e in state.side_units[1 - u.side]:
+            if e.alive and row[e.pos] <= rng:
+                v = ev.shot(u, m, e)
+                if pick is None or v > best:
+                    best, pick = v, e
+        return pick if best > 0 else None
+
+    # ------------------------------------------------------------------ search
+    def _search(self, state: GameState) -> tuple[UnitState, int, list[int]]:
+        """(unit, destination or -1, mounts to fire before moving) of the best candidate."""
+        side = state.to_act
+        ev = _Eval(state, side, self.persona)
+        scored: list[tuple[float, int, UnitState, int]] = []
+        for u in state.side_units[side]:
+            if not u.alive or u.activated:
+                continue
+            # the unit's best destination by its score; units whose gain is only in the zones
+            # wait (a zone taken later cannot be answered), those with shots or under fire act now
+            best = None
+            for h in self._destinations(state, u, ev):
+                value, zones = ev.candidate(u, h)
+                if best is None or value > best[0]:
+                    best = (value, zones, h)
+            assert best is not None
+            value, zones, h = best
+            scored.append((value - WAIT * max(0.0, zones), -len(scored), u, h))
+        scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
+        if self.budget > 0 and len(scored) > 1:
+            scored = self._look_ahead(state, scored[:LOOKAHEAD_WIDTH])
+        _, _, u, h = scored[0]
+        first = []
+        if h != u.pos:
+            here, there = state.grid.dist[u.pos], state.grid.dist[h]
+            for m in range(len(u.p.mounts)):
+                if u.can_use(m) and ev.best_shot(u, m, here) > ev.best_shot(u, m, there):
+                    first.append(m)
+        return u, (h if h != u.pos else -1), first
+
+    def _destinations(self, state: GameState, u: UnitState, ev: _Eval) -> list[int]:
+        """Stay, the best hex in (or nearest to) each capture zone, and the tactician's pick."""
+        out = [u.pos]
+        if u.immobilized or u.p.mov <= 0:
+            return out
+        reach = state.reachable(u)
+        if not reach:
+            return out
+        radius = state.spec.scenario.objectives.radius
+        quality = {h: ev.hex_quality(u, h) for h in reach}
+        ods = state.board.objective_dist
+        n = len(ods)
+        best: list[tuple[float, int]] = [(1e18, -1)] * n
+        for h, q in quality.items():
+            for k in range(n):
+                d = ods[k][h] - radius
+                key = (d if d > 0 else 0) * 10.0 - q
+                if key < best[k][0]:
+                    best[k] = (key, h)
+        for _, h in best:
+            if h >= 0 and h not in out:
+                out.append(h)
+        safest = max(quality, key=lambda h: (quality[h], -h))
+        if safest not in out:
+            out.append(safest)
+        return out
+
+    def _look_ahead(self, state: GameState, cands: list[tuple[float, int, UnitState, int]]
+                    ) -> list[tuple[float, int, UnitState, int]]:
+        """Re-rank ``cands`` by static score plus the mean round-end value of playouts on clones."""
+        side = state.to_act
+        totals = [0.0] * len(cands)
+        counts = [0] * len(cands)
+        spent = 0
+        i = 0
+        while spent < self.budget:
+            used, value = self._playout(state, side, cands[i][2], cands[i][3])
+            totals[i] += value
+            counts[i] += 1
+            spent += max(1, used)
+            i = (i + 1) % len(cands)
+        ranked = []
+        for j, (score, order, u, h) in enumerate(cands):
+            if counts[j]:
+                score += LOOKAHEAD_WEIGHT * totals[j] / counts[j]
+            else:
+                score -= 1e6  # never tried: rank after those that were
+            ranked.append((score, order, u, h))
+        ranked.sort(key=lambda t: (t[0], t[1]), reverse=True)
+        return ranked
+
+    def _playout(self, state: GameState, side: int, u: UnitState, h: int) -> tuple[int, float]:
+        """Play ``u`` to ``h`` and the rest of the round on a clone with the bot's own dice;
+        return (simulated actions, value of the round-end position for ``side``)."""
+        sim = state.clone()
+        rng = self.rng
+        policy = (ROLLOUT(rng), ROLLOUT(rng))
+        su = sim.units[u.index]
+        sim.apply(ActivateUnit(su.id), check=False)
+        steps = 1
+        if h != su.pos and sim.active is su and sim.can_move(su) and h in sim.reachable(su):
+            sim.apply(MoveUnit(su.id, sim.grid.hexes[h]), check=False)
+            steps += 1
+        round_no = sim.round
+        while sim.phase != OVER and sim.round == round_no:
+            need = sim.roll_needed()
+            if need:
+                sim.apply_roll(tuple(rng.randint(1, 6) for _ in range(need)))
+            elif sim.active is su:
+                m = next((m for m in sim.fireable_mounts(su) if self._target(sim, su, m) is not None), None)
+                if m is None:
+                    sim.apply(EndActivation(su.id), check=False)
+                else:
+                    t = self._target(sim, su, m)
+                    assert t is not None
+                    sim.apply(FireWeapon(su.id, su.p.mounts[m].mount, t.id), check=False)
+            else:
+                sim.apply(policy[sim.to_act].choose(sim), check=False)
+            steps += 1
+        return steps, round_end_value(sim, side, self.persona)
+
+
+def round_end_value(state: GameState, side: int, w: Persona) -> float:
+    """Value in VP of a position between rounds for ``side``: the VP lead (a finished game
+    counts as a big win or loss), army points left on both sides, and zones held."""
+    res = state.result()
+    if res is not None:
+        me = ("blue", "red")[side]
+        return 0.0 if res.winner is None else (50.0 if res.winner == me else -50.0)
+    vp = state.vp
+    value = w.objectives * (vp[side] - vp[1 - side])
+    mine = theirs = 0.0
+    n = len(state.board.objectives)
+    counts = ([0] * n, [0] * n)
+    zones_of = state.board.zones_of
+    for x in state.units:
+        if x.alive:
+            left = x.p.pts * (x.hp / x.p.hp if x.p.body is None else sum(v for v in x.loc_hp if v > 0) / x.p.hp)
+            if x.side == side:
+                mine += left
+            else:
+                theirs += left
+            for k in zones_of[x.pos]:
+                counts[x.side][k] += 1
+    value += (w.preservation * mine - w.damage * theirs) / PTS_PER_VP
+    for k in range(n):
+        a, b = counts[side][k], counts[1 - side][k]
+        value += 0.5 * w.objectives * ((a > b) - (b > a))
+    return value
+
+
+class _Eval:
+    """The static evaluation of one decision, for ``side``: built once, then asked per candidate."""
+
+    def __init__(self, state: GameState, side: int, w: Persona) -> None:
+        self.state = state
+        self.side = side
+        self.w = w
+        board = state.board
+        self.radius = state.spec.scenario.objectives.radius
+        self.zones_of = board.zones_of
+        self.od = board.objective_dist
+        self.dist = state.grid.dist
+        self.table = state.spec.shot_table
+        n = len(board.objectives)
+        self.n = n
+        held = ([0.0] * n, [0.0] * n)
+        may = ([0.0] * n, [0.0] * n)
+        self.share: dict[int, list[tuple[int, float]]] = {}
+        for x in state.units:
+            if not x.alive or x.pos < 0:
+                continue
+            zs = self.zones_of[x.pos]
+            for k in zs:
+                held[x.side][k] += 1
+            if zs or x.activated or x.immobilized or x.p.mov <= 0:
+                continue
+            mov = x.p.mov
+            ks = [k for k in range(n) if self.od[k][x.pos] - self.radius <= mov]
+            if ks:
+                s = 1.0 / len(ks)
+                self.share[x.index] = [(k, s) for k in ks]
+                for k in ks:
+                    may[x.side][k] += s
+        self.held, self.may = held, may
+        # enemy weapons still to act this round: (position, reach, attacker, mount)
+        # enemy weapons still to act this round: (position, reach, attacker, mount, targets it
+        # has to choose from) -- each fires at one of our units, so its threat is shared out
+        # and every enemy weapon fires again next round, before we move if they start it
+        self.enemy_guns = []
+        ours = [x.pos for x in state.side_units[side] if x.alive and x.pos >= 0]
+        nxt = NEXT_FIRST if state.spec.first_side(state.round + 1) != side else NEXT_SECOND
+        for e in state.side_units[1 - side]:
+            if e.alive and e.pos >= 0:
+                mov = 0 if e.immobilized else e.p.mov
+                row = self.dist[e.pos]
+                weight = nxt + (0.0 if e.activated else 1.0)
+                if weight <= 0:
+                    continue
+                for m, wm in enumerate(e.p.mounts):
+                    if e.can_use(m):
+                        reach = mov + wm.rng
+                        targets = max(1, sum(1 for h in ours if row[h] <= reach))
+                        self.enemy_guns.append((e.pos, reach, e, m, targets / (weight * THREAT_W)))
+        self._units: dict[int, Any] = {}
+        self._menace: dict[int, float] = {}
+
+    def control(self, mine: float, theirs: float) -> float:
+        """Expected VP of one objective at the round's end from projected unit counts."""
+        d = mine - theirs
+        return 1.0 if d >= 1 else -1.0 if d <= -1 else d
+
+    def zone_value(self, k: int, d_mine: float = 0.0, d_theirs: float = 0.0) -> float:
+        s = self.side
+        return self.control(self.held[s][k] + self.may[s][k] + d_mine,
+                            self.held[1 - s][k] + self.may[1 - s][k] + d_theirs)
+
+    def _unit(self, u: UnitState) -> tuple[list[tuple[int, int, float]], list[tuple[int, list[tuple[float, int]]]]]:
+        """(threats, shots) of ``u``, computed once: each enemy weapon still to act as (position,
+        reach, expected points it removes from u), and per usable mount (range, [(value, enemy
+        hex)] best first) over the enemies u could reach this activation."""
+        got = self._units.get(u.index)
+        if got is not None:
+            return got
+        table = self.table
+        threats = [(pos, reach, shot_value(e, m, u, table, 0.5) / targets)
+                   for pos, reach, e, m, targets in self.enemy_guns]
+        threats = [t for t in threats if t[2] > 0]
+        row = self.dist[u.pos]
+        mov = 0 if u.immobilized or u.activated and u is not self.state.active else u.p.mov
+        shots = []
+        for m, wm in enumerate(u.p.mounts):
+            if not u.can_use(m):
+                continue
+            reach = wm.rng + mov
+            values = [(v, e.pos) for e in self.state.side_units[1 - u.side]
+                      if e.alive and row[e.pos] <= reach and (v := self.shot(u, m, e)) > 0]
+            if values:
+                values.sort(reverse=True)
+                shots.append((wm.rng, values))
+        got = (threats, shots)
+        self._units[u.index] = got
+        return got
+
+    def threat(self, u: UnitState, h: int) -> float:
+        """Expected points the enemy weapons still to act this round could remove from ``u`` at ``h``."""
+        row = self.dist[h]
+        return sum(v for pos, reach, v in self._unit(u)[0] if row[pos] <= reach)
+
+    def firepower(self, u: UnitState, h: int) -> float:
+        """Sum over u's mounts of the best shot from ``h`` (points, with kills and zone swings)."""
+        row = self.dist[h]
+        total = 0.0
+        for rng, values in self._unit(u)[1]:
+            for v, pos in values:
+                if row[pos] <= rng:
+                    total += v
+                    break
+        return total
+
+    def shot(self, u: UnitState, m: int, e: UnitState) -> float:
+        """Value in points of one attack: expected points removed, a kill, and a zone it swings."""
+        p, dmg = self.table[u.index][m][e.index]
+        if dmg == 0:
+            return 0.0
+        v = shot_value(u, m, e, self.table, KILL_BONUS)
+        tp = e.p
+        kills = dmg >= e.hp if tp.body is None else dmg >= min(x for x in e.loc_hp if x > 0)
+        if kills:
+            zs = self.zones_of[e.pos]
+            if zs:
+                swing = sum(self.zone_value(k, 0, -1) - self.zone_value(k) for k in zs)
+                v += p * swing * PTS_PER_VP * self.w.objectives / max(self.w.damage, 0.1)
+            if not e.activated:  # it will not fire this round (a Warmech only loses a part)
+                v += p * DENY * self.menace(e) * (1.0 if tp.body is None else 0.3)
+        return v
+
+    def menace(self, e: UnitState) -> float:
+        """Points the enemy ``e`` can expect to remove this round: its best shot per weapon
+        at our units within its move and range."""
+        got = self._menace.get(e.index)
+        if got is not None:
+            return got
+        row = self.dist[e.pos]
+        mov = 0 if e.immobilized else e.p.mov
+        total = 0.0
+        for m, wm in enumerate(e.p.mounts):
+            if e.can_use(m):
+                reach = mov + wm.rng
+                total += max((shot_value(e, m, x, self.table, 0.5) for x in self.state.side_units[self.side]
+                              if x.alive and row[x.pos] <= reach), default=0.0)
+        self._menace[e.index] = total
+        return total
+
+    def best_shot(self, u: UnitState, m: int, row: tuple[int, ...]) -> float:
+        """The best shot of mount ``m`` of ``u`` from the hex whose distance row is ``row``."""
+        rng = u.p.mounts[m].rng
+        best = 0.0
+        for e in self.state.side_units[1 - u.side]:
+            if e.alive and row[e.pos] <= rng:
+                v = self.shot(u, m, e)
+                if v > best:
+                    best = v
+        return best
+
+    def hex_quality(self, u: UnitState, h: int) -> float:
+        """Fire minus threat at ``h`` in points, weighted by the persona (ties between hexes)."""
+        return self.w.damage * self.firepower(u, h) - self.w.preservation * self.threat(u, h)
+
+    def candidate(self, u: UnitState, h: int) -> tuple[float, float]:
+        """(score, its part from the capture zones) in VP of activating ``u`` now and moving it
+        to ``h`` (``u.pos`` to stay)."""
+        w = self.w
+        value = 0.0
+        # zones: u leaves its zones and its share of zones it may reach, enters h's zones
+        old = self.zones_of[u.pos]
+        new = self.zones_of[h]
+        touched = set(old) | set(new)
+        shares = self.share.get(u.index, ())
+        touched.update(k for k, _ in shares)
+        alive = 1.0 - min(1.0, self.threat(u, h) / max(u.p.pts, 1.0))
+        for k in touched:
+            d = -self.may_of(shares, k) - (1.0 if k in old else 0.0) + (alive if k in new else 0.0)
+            value += w.objectives * (self.zone_value(k, d) - self.zone_value(k))
+        zones = value
+        # fire from h, threat at h, in points
+        value += (w.damage * self.firepower(u, h) - w.preservation * self.threat(u, h)) / PTS_PER_VP
+        # progress towards the zone that needs us most (future rounds)
+        if not new:
+            gap_now = self.nearest_open_gap(u.pos)
+            gap_then = self.nearest_open_gap(h)
+            value += w.objectives * PROGRESS * (gap_now - gap_then)
+        if w.aggression:
+            value += w.aggression * PROGRESS * (self.enemy_gap(u.pos) - self.enemy_gap(h))
+        return value, zones
+
+    @staticmethod
+    def may_of(shares: Any, k: int) -> float:
+        for kk, sh in shares:
+            if kk == k:
+                return sh
+        return 0.0
+
+    def nearest_open_gap(self, h: int) -> float:
+        """Hexes from ``h`` to the nearest capture zone the side does not hold outright."""
+        s = self.side
+        best = 99
+        for k in range(self.n):
+            if self.held[s][k] <= self.held[1 - s][k] + 1:
+                d = self.od[k][h] - self.radius
+                if d < best:
+                    best = d
+        return max(0, best) if best < 99 else 0
+
+    def enemy_gap(self, h: int) -> float:
+        row = self.dist[h]
+        return min((row[e.pos] for e in self.state.side_units[1 - self.side] if e.alive), default=0)
