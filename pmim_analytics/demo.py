@@ -120,8 +120,13 @@ GAMES_PER_RANDOM_PAIR = 2
 def count_planned_games(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS,
                         random_plans: tuple[RandomPlan, ...] = DEFAULT_RANDOM) -> tuple[int, int]:
     """How many simulated games and batches the plans make (arithmetic only: loads no army)."""
-    fixed = sum(len(p.rules_ids) * comb(len(p.armies), 2) * p.games for p in plans)
-    batches = sum(len(p.rules_ids) * comb(len(p.armies), 2) for p in plans) + len(random_plans)
+    fixed, batches = 0, len(random_plans)
+    for p in plans:
+        for rules_id in p.rules_ids:
+            levels = len(p.levels) if p.levels_rules is None or rules_id in p.levels_rules else 0
+            pairs = comb(len(p.armies), 2)
+            fixed += pairs * (p.games + levels * (p.level_games or p.games))
+            batches += pairs * (1 + levels)
     return fixed + sum(p.pairs * GAMES_PER_RANDOM_PAIR for p in random_plans), batches
 
 

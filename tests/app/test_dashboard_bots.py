@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from pmim_analytics.botlab.ladder import ladder_plan, run_ladder
 from pmim_analytics.store.ladder import save_ladder
 
-APP = Path(__file__).resolve().parents[1] / "app" / "streamlit_app.py"
+APP = Path(__file__).resolve().parents[2] / "app" / "streamlit_app.py"
 
 
 def open_bots(db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> AppTest:

@@ -14,9 +14,9 @@ from pmim_analytics.cli import app
 from pmim_analytics.report.export import ExportError, export_report
 from pmim_analytics.report.images import FigureExportError, write_pngs
 from pmim_analytics.report.note import MAX_COLUMNS, QUESTIONS
-from tests.dbhelper import create_db
-from tests.gamebuilder import frames_of
-from tests.test_analytics_load import mixed_games
+from tests.store.test_readers import mixed_games
+from tests.support.dbhelper import create_db
+from tests.support.gamebuilder import frames_of
 
 runner = CliRunner()
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

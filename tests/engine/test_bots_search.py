@@ -23,7 +23,7 @@ from pmim_analytics.engine.verify import verify_game
 from pmim_analytics.errors import BotSpecError, DataFileError, UnknownNameError
 from pmim_analytics.sim.batch import BatchSpec, play_batch_game
 from tests.conftest import ARMIES
-from tests.test_replay_verify import MATCHUPS, army
+from tests.engine.test_verify import MATCHUPS, army
 
 
 # -- bot specs --------------------------------------------------------------------------
