@@ -42,7 +42,10 @@ def test_edit_save_simulate_and_read_the_paired_impact(whatif: AppTest, data_cop
     table = [d for d in at.dataframe if "attacks to destroy v3" in d.value.columns][0].value
     row = table[table["target"] == "Infantry"].iloc[0]
     assert (row["attacks to destroy v3"], row["attacks to destroy edit"]) == ("36/13", "18/13")
-    assert at.get("plotly_chart")  # the kill curves
+    import json
+
+    curves = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert {t["name"] for t in curves["data"]} == {"v3", "the edit"}  # the kill curves, base and edit
     at.text_input(key="wi_id").input("v3-llaser-rpt4").run()
     at.text_input(key="wi_name").input("again").run()
     at.button(key="wi_save").click().run()

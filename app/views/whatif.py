@@ -115,7 +115,7 @@ def dice_section(base: str, variant, pricing_only: bool) -> None:  # noqa: ANN00
     n = c[2].number_input("Attacks", 2, 40, 12, key="wi_curve_n")
     if targets:
         curves = kill_curves([sh.rules(base), variant], w, targets, int(n))
-        st.plotly_chart(kill_curve_figure(curves, base, "edit"), key="wi_curves")
+        st.plotly_chart(kill_curve_figure(curves, base, variant.id, "the edit"), key="wi_curves")
 
 
 def pricing_note(edits: dict[tuple[str, str, str], int], base: str) -> None:

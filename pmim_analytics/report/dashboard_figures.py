@@ -198,10 +198,15 @@ def most_common_codes(curves: pl.DataFrame, rules_id: str, n: int = 6, source: s
     return top["code"].head(n).to_list()
 
 
-def kill_curve_figure(curves: pl.DataFrame, base: str, variant: str) -> go.Figure:
-    """P(kill within n attacks) of one weapon: one panel per target, base dashed, variant solid."""
+def kill_curve_figure(curves: pl.DataFrame, base: str, variant: str, variant_label: str | None = None) -> go.Figure:
+    """P(kill within n attacks) of one weapon: one panel per target, base dashed, variant solid.
+
+    ``curves`` is :func:`~pmim_analytics.analytics.whatif.kill_curves` output for the rules ids
+    ``base`` and ``variant``; ``variant_label`` names the variant in the legend (default its id).
+    """
     weapon = curves["weapon"][0] if curves.height else "?"
-    title = f"{weapon}: chance to destroy the target within n attacks, {base} (dashed) against {variant} (solid)"
+    label = variant_label or variant
+    title = f"{weapon}: chance to destroy the target within n attacks, {base} (dashed) against {label} (solid)"
     if curves.height == 0:
         return _empty(title, None)
     from plotly.subplots import make_subplots
@@ -213,15 +218,15 @@ def kill_curve_figure(curves: pl.DataFrame, base: str, variant: str) -> go.Figur
                         horizontal_spacing=0.06, vertical_spacing=0.16 if rows > 1 else 0.1)
     for k, target in enumerate(targets):
         r, c = k // cols + 1, k % cols + 1
-        for rid, dash, colour in ((base, "dash", "#7f7f7f"), (variant, "solid", SERIES_COLOURS[0])):
+        for rid, name, dash, colour in ((base, base, "dash", "#7f7f7f"), (variant, label, "solid", SERIES_COLOURS[0])):
             t = curves.filter((pl.col("target") == target) & (pl.col("rules_id") == rid)).sort("attacks")
             if t.height == 0:
                 continue
             fig.add_trace(go.Scatter(
                 x=t["attacks"].to_list(), y=(t["p_kill"] * 100).to_list(), mode="lines+markers",
-                name=rid, legendgroup=rid, showlegend=k == 0, line={"dash": dash, "color": colour, "width": 2},
+                name=name, legendgroup=rid, showlegend=k == 0, line={"dash": dash, "color": colour, "width": 2},
                 marker={"size": 5}, customdata=t["p_kill_exact"].to_list(),
-                hovertemplate=f"{target}, {rid}: " + "%{y:.1f}% within %{x} attacks (exactly %{customdata})"
+                hovertemplate=f"{target}, {name}: " + "%{y:.1f}% within %{x} attacks (exactly %{customdata})"
                                                      "<extra></extra>"), row=r, col=c)
     fig.update_yaxes(range=[0, 102])
     fig.update_yaxes(title="destroyed, %", col=1)
