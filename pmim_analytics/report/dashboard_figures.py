@@ -174,7 +174,10 @@ def game_vp_figure(rounds: Sequence[tuple[int, int, int]], current_round: int | 
 
 
 def add_top_axis(fig: go.Figure, title: str | None = None) -> go.Figure:
-    """Repeat a tall horizontal-bar chart's x axis along its top (readable without scrolling down)."""
+    """Repeat a tall horizontal-bar chart's x axis along its top (readable without scrolling down).
+
+    The top axis has tick labels only unless ``title`` is given (the full title stays at the bottom).
+    """
     xs = [x for t in fig.data if getattr(t, "x", None) is not None for x in t.x if x is not None]
     ys = [y for t in fig.data if getattr(t, "y", None) is not None for y in t.y if y is not None]
     if not xs or not ys:
@@ -182,8 +185,8 @@ def add_top_axis(fig: go.Figure, title: str | None = None) -> go.Figure:
     fig.add_trace(go.Scatter(x=[min(xs), max(xs)], y=[ys[0], ys[0]], xaxis="x2", mode="markers",
                              marker={"opacity": 0}, showlegend=False, hoverinfo="skip"))
     fig.update_layout(xaxis2={"matches": "x", "overlaying": "x", "side": "top", "showgrid": False,
-                              "title": {"text": title or fig.layout.xaxis.title.text or ""}})
-    fig.update_layout(margin={"t": 140})
+                              "title": {"text": title or "", "standoff": 4}})
+    fig.update_layout(margin={"t": 130 if title else 115})
     return fig
 
 
