@@ -9,10 +9,10 @@ import _shared as sh
 import streamlit as st
 
 from pmim_analytics.analytics.stats import wilson_interval
-from pmim_analytics.engine.batch import BatchSpec, run_batch
 from pmim_analytics.engine.bots import bot_names
 from pmim_analytics.errors import PmimError
 from pmim_analytics.rules import validate_army
+from pmim_analytics.sim.batch import BatchSpec, run_batch
 from pmim_analytics.store.ingest import ingest_paths
 
 st.title("Simulate")

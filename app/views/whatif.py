@@ -10,9 +10,8 @@ import _shared as sh
 import polars as pl
 import streamlit as st
 
-from pmim_analytics.analytics import DuckDBData, tables
+from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.whatif import dice_comparison, kill_curves
-from pmim_analytics.engine.batch import BatchSpec, run_batch
 from pmim_analytics.engine.bots import bot_names
 from pmim_analytics.errors import PmimError
 from pmim_analytics.report.dashboard_figures import impact_figure, kill_curve_figure
@@ -26,8 +25,10 @@ from pmim_analytics.rules.variant_edit import (
     nest_overrides,
     write_variant,
 )
+from pmim_analytics.sim.batch import BatchSpec, run_batch
 from pmim_analytics.store.connection import forget_migrated
 from pmim_analytics.store.ingest import ingest_paths
+from pmim_analytics.store.readers import DuckDBData
 
 st.title("What-if: change a stat, see what it does")
 f = sh.sidebar()
