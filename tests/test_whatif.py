@@ -86,3 +86,17 @@ def test_a_written_variant_loads_like_any_other(data_copy) -> None:  # noqa: ANN
     v = load_rules("v3-ll4-mj16")
     assert v.base == "v3" and find_unit(v, "MJ").pts == 16
     assert next(w for w in v.weapons if w.code == "LL").rpt == 4
+
+
+def test_which_edited_items_a_list_fields() -> None:
+    from pmim_analytics.rules import load_army, validate_army
+    from pmim_analytics.rules.catalogue import data_dir
+    from pmim_analytics.rules.variant_edit import edited_codes_fielded, variant_overrides
+
+    assert variant_overrides("v3-llaser-rpt4") == {"weapons": {"LL": {"rpt": 4}}}
+    assert variant_overrides("v3") == {}
+    balanced = validate_army(load_army(data_dir() / "armies" / "v3-balanced.yaml"), rules_id="v3")
+    swarm = validate_army(load_army(data_dir() / "armies" / "v3-infantry-swarm.yaml"), rules_id="v3")
+    assert edited_codes_fielded(balanced, variant_overrides("v3-llaser-rpt4")) == ["LL"]
+    assert edited_codes_fielded(swarm, variant_overrides("v3-llaser-rpt4")) == []
+    assert edited_codes_fielded(swarm, variant_overrides("v3-mjolnir-16")) == ["MJ"]

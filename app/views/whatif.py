@@ -21,8 +21,10 @@ from pmim_analytics.rules.variant_edit import (
     VariantFieldError,
     build_variant,
     current_value,
+    edited_codes_fielded,
     is_pricing_only,
     nest_overrides,
+    variant_overrides,
     write_variant,
 )
 from pmim_analytics.sim.batch import BatchSpec, run_batch
@@ -192,6 +194,15 @@ def simulate_section() -> None:
     except PmimError as e:
         st.error(f"These armies cannot play under both {base} and {vid}: {e.render()}", icon="🚫")
         return
+    overrides = variant_overrides(vid)
+    reach = {side: edited_codes_fielded(rosters[vid][i], overrides) for i, side in enumerate(("A", "B"))}
+    names = {row.code: row.name for row in (*sh.rules(vid).iter_units(), *sh.rules(vid).weapons)}
+    said = [f"{armies[s].name} fields {', '.join(names.get(c, c) for c in reach[s])}" if reach[s]
+            else f"{armies[s].name} fields none of the edited unit types or weapons" for s in ("A", "B")]
+    st.caption("What the variant changes reaches these games only through what they field: " + "; ".join(said) + ".")
+    if not any(reach.values()):
+        st.warning("Neither list fields anything the variant changes, so its games cannot differ from the base "
+                   "rules' except through the bots' choices: pick or build lists that use it.", icon="🎯")
     if st.button(f"Play {games} games under {base} and {games} under {vid}", type="primary", key="wi_run"):
         bar = st.progress(0.0, text="Playing…")
         workers = 1 if games < 40 else max(1, min(4, os.cpu_count() or 1))
@@ -250,8 +261,9 @@ def body() -> None:
     editor(base)
     edits = _edits()
     if edits:
+        names = {row.code: row.name for row in (*sh.rules(base).iter_units(), *sh.rules(base).weapons)}
         st.markdown("**Edits**: " + ", ".join(
-            f"{code} {EDITABLE[t][k]} {current_value(sh.rules(base), t, code, k)} → {v}"
+            f"{names.get(code, code)} {EDITABLE[t][k]} {current_value(sh.rules(base), t, code, k)} → {v}"
             for (t, code, k), v in sorted(edits.items())))
         st.button("Clear the edits", on_click=_clear, key="wi_clear")
     else:

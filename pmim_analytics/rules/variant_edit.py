@@ -16,7 +16,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from pmim_analytics.errors import DataFileError, Location
+from pmim_analytics.errors import DataFileError, Location, UnknownNameError
+from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.catalogue import _raw_rules, clear_caches, data_dir, list_rules_ids
 from pmim_analytics.rules.models import RulesVersion
 
@@ -164,3 +165,29 @@ def write_variant(base: str, variant_id: str, name: str, overrides: dict[str, di
     tmp.replace(path)
     clear_caches()
     return path
+
+
+def edited_codes_fielded(roster: Roster, overrides: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """The edited unit types and weapons (codes) an army fields: an edit elsewhere cannot change its games
+    except through what its opponent fields."""
+    units = {u.code for u in roster.units}
+    weapons = {w for u in roster.units for w in u.weapons}
+    out = []
+    for table, codes in overrides.items():
+        have = weapons if table == "weapons" else units
+        out += [c for c in codes if c in have]
+    return sorted(set(out))
+
+
+def variant_overrides(rules_id: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """The ``overrides:`` block of a variant file ({} for a rules version).
+
+    Raises :class:`~pmim_analytics.errors.UnknownNameError` for an unknown id.
+    """
+    from pmim_analytics.rules.catalogue import _rules_files, read_yaml
+
+    files = _rules_files()
+    if rules_id not in files:
+        raise UnknownNameError(f"unknown rules version {rules_id!r}; choose one of {', '.join(list_rules_ids())}")
+    raw = read_yaml(files[rules_id])
+    return dict(raw.get("overrides") or {}) if isinstance(raw, dict) and raw.get("base") else {}

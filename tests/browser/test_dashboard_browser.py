@@ -298,19 +298,19 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
     # attacks to destroy Infantry: 36/13 -> 18/13
     page.get_by_text("18/13").first.wait_for(state="attached", timeout=30_000)
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)  # the kill curves
-    page.get_by_label("Variant id (the file name)").fill("v3-ll-rpt4-browser")
-    page.get_by_label("Name", exact=True).fill("v3 with L. Laser RPT 4 (browser test)")
+    page.get_by_label("Variant id (the file name)").fill("v3-llaser-rpt4-try")
+    page.get_by_label("Name", exact=True).fill("v3 with L. Laser RPT 4 (tried on the What-if page)")
     page.get_by_label("Name", exact=True).press("Enter")
     settle(page)
     page.get_by_role("button", name="Save the variant").click()
-    page.get_by_text("rules id v3-ll-rpt4-browser").first.wait_for(timeout=30_000)
-    saved = data / "rules" / "variants" / "v3-ll-rpt4-browser.yaml"
+    page.get_by_text("rules id v3-llaser-rpt4-try").first.wait_for(timeout=30_000)
+    saved = data / "rules" / "variants" / "v3-llaser-rpt4-try.yaml"
     assert saved.is_file() and "rpt: 4" in saved.read_text()
     assert not (ROOT / "data" / "rules" / "variants" / saved.name).exists()
     settle(page)
     _number(page, "Games under each", 2)
-    page.get_by_role("button", name="Play 2 games under v3 and 2 under v3-ll-rpt4-browser").click()
-    page.get_by_role("heading", name="Paired impact: v3 → v3-ll-rpt4-browser").first.wait_for(timeout=180_000)
+    page.get_by_role("button", name="Play 2 games under v3 and 2 under v3-llaser-rpt4-try").click()
+    page.get_by_role("heading", name="Paired impact: v3 → v3-llaser-rpt4-try").first.wait_for(timeout=180_000)
     settle(page)
     assert page.get_by_text("Played 4 games").count() == 1
     assert page.locator("[data-testid='stException']").count() == 0
