@@ -51,3 +51,15 @@ def test_an_unknown_rules_id_in_the_url_is_ignored(small_demo_db: Path, monkeypa
     assert not at.exception
     assert at.sidebar.multiselect(key="rules_filter").value == ["v3"]
     assert at.sidebar.selectbox(key="composition_filter").value == "(all)"
+
+
+def test_the_export_file_states_its_selection(small_demo_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _app(small_demo_db, monkeypatch)
+    at.query_params["rules"] = "v3"
+    at.query_params["source"] = "engine"
+    at.switch_page("views/export.py").run()
+    at.toggle(key="export_go").set_value(True).run()
+    assert not at.exception
+    top = [m.value for m in at.markdown if "<!-- the dashboard selection" in m.value][0]
+    assert "**Selection**: rules v3; source engine; all compositions." in top
+    assert "`?rules=v3&source=engine`" in top

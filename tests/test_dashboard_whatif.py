@@ -75,3 +75,16 @@ def test_a_pricing_only_edit_says_what_it_can_answer(whatif: AppTest) -> None:
     text = " ".join(w.value for w in at.warning)
     assert "pricing-only" in text and "cannot" in text and "Mjolnir 18 → 16" in text
     assert any("change no weapon-against-target number" in i.value for i in at.info)
+
+
+def test_simulate_says_what_a_pricing_only_variant_answers(small_demo_db: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PMIM_DB", str(small_demo_db))
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.switch_page("views/simulate.py").run()
+    assert not [i for i in at.info if "changes points only" in i.value]
+    at.selectbox(key="sim_rules").set_value("v3-mjolnir-16").run()
+    assert errors(at) == []
+    assert any("changes points only" in i.value for i in at.info)
+    assert at.selectbox(key="sim_a_file").value == "v3-balanced"  # pickers show army names, keep file stems
+    assert "Balanced" in at.selectbox(key="sim_a_file").options

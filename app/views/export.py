@@ -11,7 +11,7 @@ import _shared as sh
 import streamlit as st
 
 from pmim_analytics.report.export import export_report
-from pmim_analytics.report.selection import selection_lines
+from pmim_analytics.report.selection import head_markdown_files, selection_lines
 
 st.title("Export for design notes")
 f = sh.sidebar()
@@ -39,9 +39,7 @@ def body() -> None:
                "rules version is the baseline the others are compared with. The same lines head report.md.")
     if not st.toggle("Prepare the export", key="export_go", help="Runs every report table once (a few seconds)."):
         return
-    files = dict(sh.with_retry(lambda: build(*f.key)))
-    files["report.md"] = ("\n".join(["<!-- selection -->", *(f"{x}  " for x in lines), "", ""]).encode("utf-8")
-                          + files["report.md"])
+    files = head_markdown_files(sh.with_retry(lambda: build(*f.key)), lines)
     zbuf = io.BytesIO()
     with zipfile.ZipFile(zbuf, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in files.items():

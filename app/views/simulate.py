@@ -12,6 +12,7 @@ from pmim_analytics.analytics.stats import wilson_interval
 from pmim_analytics.engine.bots import bot_names
 from pmim_analytics.errors import PmimError
 from pmim_analytics.rules import validate_army
+from pmim_analytics.rules.variant_edit import is_pricing_only, variant_overrides
 from pmim_analytics.sim.batch import BatchSpec, run_batch
 from pmim_analytics.store.ingest import ingest_paths
 
@@ -26,6 +27,10 @@ def body() -> None:
     ids = sh.rules_ids()
     rules_id = st.selectbox("Rules version or variant", ids, index=ids.index("v3") if "v3" in ids else 0,
                             key="sim_rules", format_func=lambda r: f"{r}: {sh.rules(r).name}")
+    if is_pricing_only(variant_overrides(rules_id)):
+        st.info(f"{rules_id} changes points only: its dice are {sh.rules(rules_id).base}'s, so these games say what "
+                "a list does with the points (build one that spends them), not whether the price is right; the "
+                "implied-cost fit over random armies (Units page) prices units.", icon="💰")
     c = st.columns(2)
     armies = {}
     for i, (side, col) in enumerate(zip(("A", "B"), c, strict=True)):

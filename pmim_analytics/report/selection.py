@@ -37,3 +37,10 @@ def selection_lines(rules_ids: Sequence[str] | None, source: str | None, composi
         f"**Games**: {provenance.caption()}.",
         f"**Dashboard view**: `?{query}`" if query else "**Dashboard view**: the default (no filters).",
     ]
+
+
+def head_markdown_files(files: dict[str, bytes], lines: list[str]) -> dict[str, bytes]:
+    """The export's files with the selection ``lines`` at the top of every top-level Markdown file."""
+    head = "\n".join(["<!-- the dashboard selection this export was made from -->", *(f"{x}  " for x in lines),
+                      "", ""]).encode("utf-8")
+    return {name: head + data if name.endswith(".md") and "/" not in name else data for name, data in files.items()}
