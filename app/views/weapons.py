@@ -17,7 +17,8 @@ VALUES = {"Expected attacks to destroy": "expected_attacks_to_kill", "Expected d
 
 def body() -> None:
     st.header("Exact dice maths")
-    st.caption("Computed from the rules alone (2d6 + ACC against DEF, damage (STR − ARM) × RPT): no games needed.")
+    st.caption("Computed from the rules alone (2d6 + ACC against DEF, damage (STR − ARM) × RPT): no games needed. "
+               "To change a stat and see these numbers move, use the **What-if** page.")
     all_ids = sh.rules_ids()
     c = st.columns(2)
     default = f.rules_ids[0] if f.rules_ids and f.rules_ids[0] in all_ids else ("v3" if "v3" in all_ids else all_ids[0])

@@ -53,7 +53,8 @@ def _on_stat(table: str, code: str, key: str, base_value: int) -> None:
 
 def _clear() -> None:
     st.session_state[EDITS] = {}
-    for k in [k for k in st.session_state if isinstance(k, str) and k.startswith("wi_") and k.count("_") >= 3]:
+    stat_keys = tuple(f"wi_{table}_" for table in EDITABLE)  # the stat inputs, not the simulation's choices
+    for k in [k for k in st.session_state if isinstance(k, str) and k.startswith(stat_keys)]:
         del st.session_state[k]
 
 
