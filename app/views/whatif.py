@@ -202,8 +202,8 @@ def simulate_section() -> None:
             else f"{armies[s].name} fields none of the edited unit types or weapons" for s in ("A", "B")]
     st.caption("What the variant changes reaches these games only through what they field: " + "; ".join(said) + ".")
     if not any(reach.values()):
-        st.warning("Neither list fields anything the variant changes, so its games cannot differ from the base "
-                   "rules' except through the bots' choices: pick or build lists that use it.", icon="🎯")
+        st.warning("Neither list fields anything the variant changes, so their games under it are the base rules' "
+                   "games, move for move: pick or build lists that use it.", icon="🎯")
     if st.button(f"Play {games} games under {base} and {games} under {vid}", type="primary", key="wi_run"):
         bar = st.progress(0.0, text="Playing…")
         workers = 1 if games < 40 else max(1, min(4, os.cpu_count() or 1))
