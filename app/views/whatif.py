@@ -221,6 +221,7 @@ def simulate_section() -> None:
         result = ingest_paths(folders, f.db)
         bar.empty()
         st.session_state["wi_impact"] = (base, vid, armies["A"].name, armies["B"].name)
+        st.session_state["wi_land"] = True  # scroll to the impact once it is drawn
         st.success(f"Played {2 * games} games; {result.summary()}.", icon="✅")
     if st.session_state.get("wi_impact", (None, None))[:2] == (base, vid):
         impact_view(*st.session_state["wi_impact"])
@@ -228,7 +229,10 @@ def simulate_section() -> None:
 
 def impact_view(base: str, vid: str, army_a: str, army_b: str) -> None:
     """The paired impact of the variant: per composition and per unit type, with intervals."""
-    st.header(f"Paired impact: {base} → {vid}")
+    st.header(f"Paired impact: {base} → {vid}", anchor="paired-impact")
+    if st.session_state.pop("wi_land", False):  # just simulated: land on the impact, not above it
+        st.html("<script>setTimeout(() => window.parent.document.getElementById('paired-impact')"
+                "?.scrollIntoView({block: 'start'}), 300)</script>", unsafe_allow_javascript=True)
     db = f.db
     imp = sh.with_retry(lambda: tables.impact_report(DuckDBData(db, (base, vid)), base, vid, paired=True))
     comps = imp.compositions

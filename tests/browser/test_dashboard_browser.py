@@ -310,8 +310,12 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
     settle(page)
     _number(page, "Games under each", 2)
     page.get_by_role("button", name="Play 2 games under v3 and 2 under v3-llaser-rpt4-try").click()
-    page.get_by_role("heading", name="Paired impact: v3 → v3-llaser-rpt4-try").first.wait_for(timeout=180_000)
+    heading = page.get_by_role("heading", name="Paired impact: v3 → v3-llaser-rpt4-try").first
+    heading.wait_for(timeout=180_000)
     settle(page)
+    page.wait_for_timeout(800)
+    box = heading.bounding_box()  # the page lands on the impact: its heading is on screen
+    assert box is not None and 0 <= box["y"] <= page.viewport_size["height"] - box["height"]
     assert page.get_by_text("Played 4 games").count() == 1
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.locator(".js-plotly-plot").count() >= 2  # kill curves and the impact
