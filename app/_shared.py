@@ -270,7 +270,7 @@ def sidebar() -> Filters:
             sb.error(e.render())
     all_ids = choices["rules_ids"]
     comps = [ALL, *choices["compositions"]]
-    _restore("rules_filter", lambda: [r for r in st.query_params["rules"].split(",") if r in all_ids])
+    _restore("rules_filter", lambda: [r for r in st.query_params["rules"].split(",") if r in all_ids] or None)
     _restore("source_filter", lambda: st.query_params["source"] if st.query_params["source"] in SOURCES else None)
     _restore("composition_filter", lambda: st.query_params["composition"]
              if st.query_params["composition"] in comps else None)

@@ -63,3 +63,11 @@ def test_the_export_file_states_its_selection(small_demo_db: Path, monkeypatch: 
     top = [m.value for m in at.markdown if "<!-- the dashboard selection" in m.value][0]
     assert "**Selection**: rules v3; source engine; all compositions." in top
     assert "`?rules=v3&source=engine`" in top
+
+
+def test_a_url_naming_no_known_rules_id_selects_them_all(small_demo_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _app(small_demo_db, monkeypatch)
+    at.query_params["rules"] = "v9"
+    at.run()
+    assert not at.exception and not at.warning
+    assert at.sidebar.multiselect(key="rules_filter").value == ["v2", "v3", "v3-llaser-rpt4"]
