@@ -14,6 +14,15 @@ STARTER = pl.DataFrame({"type": ["Timber Wolf", "Tyrant", "Infantry"], "weapons"
                         "count": [1, 2, 3]})
 
 
+EXAMPLE = "(a small example)"
+
+
+def army_table(army: ArmyList) -> pl.DataFrame:
+    """An army list as the builder's table: unit type, weapon codes, count."""
+    return pl.DataFrame({"type": [e.type for e in army.units], "weapons": [" ".join(e.weapons) for e in army.units],
+                         "count": [e.count for e in army.units]})
+
+
 def army_files() -> dict[str, str]:
     """Army files of data/armies: file stem -> the army's own name (for pickers)."""
     out = {}
@@ -44,10 +53,17 @@ def army_input(prefix: str, label: str, rules_id: str, default_index: int = 0) -
             st.error(e.render())
             return None
     else:
-        name = st.text_input(f"{label}: name", value=f"{label} (built here)", key=f"{prefix}_name")
+        files = army_files()
+        start = st.selectbox(f"{label}: start from", [EXAMPLE, *files], key=f"{prefix}_start",
+                             format_func=lambda s: s if s == EXAMPLE else f"{files[s]} (a copy to edit)",
+                             help="Begin with a list of data/armies and change it (spend the points a variant "
+                                  "saves, swap a weapon), or with a small example.")
+        data = STARTER if start == EXAMPLE else army_table(load_army(data_dir() / "armies" / f"{start}.yaml"))
+        default_name = f"{label} (built here)" if start == EXAMPLE else f"{files[start]}, edited"
+        name = st.text_input(f"{label}: name", value=default_name, key=f"{prefix}_name_{start}")
         r = sh.rules(rules_id)
         unit_names = [u.name for u in r.warmechs] + [u.name for u in r.chassis]
-        table = st.data_editor(STARTER, num_rows="dynamic", key=f"{prefix}_build", column_config={
+        table = st.data_editor(data, num_rows="dynamic", key=f"{prefix}_build_{start}", column_config={
             "type": st.column_config.SelectboxColumn("unit type", options=unit_names, required=True),
             "weapons": st.column_config.TextColumn("weapons (codes, space-separated)",
                                                    help=", ".join(f"{w.code} = {w.name}" for w in r.weapons)),

@@ -88,3 +88,18 @@ def test_simulate_says_what_a_pricing_only_variant_answers(small_demo_db: Path,
     assert any("changes points only" in i.value for i in at.info)
     assert at.selectbox(key="sim_a_file").value == "v3-balanced"  # pickers show army names, keep file stems
     assert "Balanced" in at.selectbox(key="sim_a_file").options
+
+
+def test_a_list_built_on_the_page_plays_the_variant(whatif: AppTest) -> None:
+    at = whatif
+    at.selectbox(key="wi_sim_variant").set_value("v3-llaser-rpt4").run()
+    at.radio(key="wi_army_A_mode").set_value("built here").run()
+    at.selectbox(key="wi_army_A_start").set_value("v3-balanced").run()
+    assert errors(at) == []
+    assert any("Balanced, edited: 72 / 72 points" in c.value for c in at.caption)
+    assert any("Balanced, edited fields L. Laser" in c.value for c in at.caption)
+    at.number_input(key="wi_games").set_value(2).run()
+    at.button(key="wi_run").click().run()
+    assert errors(at) == [], errors(at)
+    impact = [d for d in at.dataframe if "change, points [95%]" in d.value.columns][0].value
+    assert "Balanced, edited" in set(impact["composition"])
