@@ -58,8 +58,11 @@ def _clear() -> None:
         del st.session_state[k]
 
 
-def editor(base: str) -> None:
-    """Pick a weapon or unit type and edit its stats; edits pile up across items."""
+def editor(base: str) -> dict[str, object]:
+    """Pick a weapon or unit type and edit its stats; edits pile up across items.
+
+    Returns a slot under each shown stat input, by its field path (``weapons.LL.rpt``), for errors.
+    """
     r = sh.rules(base)
     c = st.columns([2, 3])
     table = c[0].radio("Edit", list(TABLE_LABEL), format_func=TABLE_LABEL.get, key="wi_table")
@@ -69,6 +72,7 @@ def editor(base: str) -> None:
     if table == "warmechs":
         stats = {k: v for k, v in stats.items() if not k.startswith("hp.") or current_value(r, table, code, k)}
     cols = st.columns(len(stats))
+    slots: dict[str, object] = {}
     for col, (key, label) in zip(cols, stats.items(), strict=True):
         base_value = current_value(r, table, code, key)
         wkey = f"wi_{table}_{code}_{key}"
@@ -76,6 +80,8 @@ def editor(base: str) -> None:
             st.session_state[wkey] = _edits().get((table, code, key), base_value)
         col.number_input(f"{label} (base {base_value})", min_value=-99, max_value=999, step=1, key=wkey,
                          on_change=_on_stat, args=(table, code, key, base_value))
+        slots[f"{table}.{code}.{key}"] = col.empty()
+    return slots
 
 
 def field_error(err: VariantFieldError, r) -> str:  # noqa: ANN001
@@ -263,7 +269,7 @@ def body() -> None:
                           key="wi_base", on_change=_clear)
     c[1].caption("Edit any number of stats of weapons and unit types; the dice maths below update at once. "
                  "Save the edit as a variant to simulate it.")
-    editor(base)
+    slots = editor(base)
     edits = _edits()
     if edits:
         names = {row.code: row.name for row in (*sh.rules(base).iter_units(), *sh.rules(base).weapons)}
@@ -277,7 +283,9 @@ def body() -> None:
         try:
             variant = build_variant(base, PREVIEW_ID, "the edit", nest_overrides(edits), replace=True)
         except VariantFieldError as e:
-            st.error(f"**{field_error(e, sh.rules(base))}** — the rules refuse this value; fix it above.", icon="🚫")
+            message = f"**{field_error(e, sh.rules(base))}** — the rules refuse this value."
+            slot = slots.get(e.field)
+            (slot if slot is not None else st).error(message, icon="🚫")  # type: ignore[attr-defined]
             variant = None
         if variant is not None:
             pricing = is_pricing_only(nest_overrides(edits))

@@ -293,7 +293,10 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
     settle(page)
     _pick(page, "Which", "L. Laser (LL)")
     _number(page, "RPT (base 3)", 0)
-    page.get_by_text("L. Laser RPT: Input should be greater than or equal to 1").first.wait_for(timeout=30_000)
+    refusal = page.get_by_text("L. Laser RPT: Input should be greater than or equal to 1").first
+    refusal.wait_for(timeout=30_000)
+    rpt, err = page.get_by_label("RPT (base 3)", exact=True).bounding_box(), refusal.bounding_box()
+    assert rpt["y"] < err["y"] < rpt["y"] + 200 and rpt["x"] - 20 <= err["x"] <= rpt["x"] + rpt["width"]
     _number(page, "RPT (base 3)", 4)
     # attacks to destroy Infantry: 36/13 -> 18/13
     page.get_by_text("18/13").first.wait_for(state="attached", timeout=30_000)
