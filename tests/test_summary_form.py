@@ -37,3 +37,14 @@ def test_errors_at_the_winner_how_and_army_fields() -> None:
     assert [e.field for e in errors] == ["reason"]
     _, errors = check_summary_form(SummaryForm("v3", "v3-balanced", "no-such-army", "blue", "vp", 11, 7))
     assert errors and errors[0].field == "red_army"
+
+
+def test_a_lost_location_and_the_units_death_in_the_same_round_in_either_order() -> None:
+    # v3-balanced fields a Timber Wolf (humanoid): both side torsos gone destroys it
+    form = SummaryForm("v3", "v3-tank-heavy", "v3-balanced", "blue", "vp", 11, 7, 8,
+                       ("R3 R:TW1 destroyed", "R3 R:TW1 LT", "R:TY1"))
+    game, errors = check_summary_form(form)
+    assert errors == [], errors
+    kinds = [(e.type, e.unit) for e in game.events if e.type in ("location_destroyed", "unit_destroyed")]
+    assert kinds[0] == ("unit_destroyed", "R:TY1") and kinds[1] == ("location_destroyed", "R:TW1")
+    assert kinds[-1] == ("unit_destroyed", "R:TW1")

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from pmim_analytics.errors import ReplayError
+from pmim_analytics.model.vocab import LOCATION_BY_CODE
 from pmim_analytics.replay.format import GameRecord
 from pmim_analytics.replay.manual import parse_log
 from pmim_analytics.rules.army import ArmyList
@@ -78,12 +79,15 @@ class FieldError:
 
 
 def _destroyed_in_round_order(lines: tuple[str, ...]) -> list[tuple[int, str]]:
-    """(1-based entry, text) of the non-empty lines, those without a round first, then by round."""
+    """(1-based entry, text) of the non-empty lines: those without a round first, then by round;
+    within a round, lost locations before whole units (a Warmech loses a torso, then dies)."""
     entries = [(i, _one_line(d)) for i, d in enumerate(lines, start=1) if _one_line(d)]
 
-    def key(entry: tuple[int, str]) -> int:
+    def key(entry: tuple[int, str]) -> tuple[int, int]:
         m = _ROUND.match(entry[1])
-        return int(m.group(1)) if m else -1
+        words = (entry[1][m.end():] if m else entry[1]).split()
+        is_location = len(words) > 1 and words[1].upper() in LOCATION_BY_CODE
+        return (int(m.group(1)) if m else -1, 0 if is_location else 1)
 
     return sorted(entries, key=key)
 
