@@ -216,8 +216,45 @@ def default_db() -> str:
     return str(resolve_db_path(None))
 
 
+#: Filter widgets whose value is kept across pages and in the URL: widget key -> query parameter.
+URL_FILTERS = {"rules_filter": "rules", "source_filter": "source", "composition_filter": "composition"}
+SOURCES = ["all", "engine", "manual"]
+
+
+def _keep(key: str) -> None:
+    """on_change: remember a filter under a key no page owns (widget state is per page)."""
+    st.session_state[f"kept_{key}"] = st.session_state[key]
+
+
+def _restore(key: str, from_url: Callable[[], Any]) -> None:
+    """Give a filter widget its kept value, else the URL's (a bookmark or a shared link)."""
+    if f"kept_{key}" in st.session_state:
+        st.session_state[key] = st.session_state[f"kept_{key}"]
+    elif key not in st.session_state and URL_FILTERS[key] in st.query_params:
+        value = from_url()
+        if value is not None:
+            st.session_state[key] = st.session_state[f"kept_{key}"] = value
+
+
+def _write_url(picked: list[str], all_ids: list[str], src: str, comp: str) -> None:
+    """Put the selection in the URL's query parameters (defaults left out)."""
+    wanted = {"rules": ",".join(picked) if set(picked) != set(all_ids) else None,
+              "source": src if src != "all" else None, "composition": comp if comp != ALL else None}
+    for name, value in wanted.items():
+        if value is None:
+            if name in st.query_params:
+                del st.query_params[name]
+        elif st.query_params.get(name) != value:
+            st.query_params[name] = value
+
+
 def sidebar() -> Filters:
-    """Draw the sidebar filters and return the selection."""
+    """Draw the sidebar filters and return the selection.
+
+    The rules versions, source and composition persist across pages (kept in the session)
+    and live in the URL (``?rules=v3,v3-llaser-rpt4&source=engine&composition=...``), so a view
+    can be bookmarked and shared; a reload from such a URL starts with that selection.
+    """
     sb = st.sidebar
     sb.header("Filters")
     db = sb.text_input("Database file", value=st.session_state.get("db_path", default_db()), key="db_path",
@@ -231,15 +268,30 @@ def sidebar() -> Filters:
             games_n = with_retry(lambda: _info(db, version)).games
         except PmimError as e:
             sb.error(e.render())
-    picked = sb.multiselect("Rules versions and variants", choices["rules_ids"], default=choices["rules_ids"],
-                            key="rules_filter", help="Variants are rules versions of their own.")
-    src = sb.radio("Source", ["all", "engine", "manual"], horizontal=True, key="source_filter",
+    all_ids = choices["rules_ids"]
+    comps = [ALL, *choices["compositions"]]
+    _restore("rules_filter", lambda: [r for r in st.query_params["rules"].split(",") if r in all_ids] or None)
+    _restore("source_filter", lambda: st.query_params["source"] if st.query_params["source"] in SOURCES else None)
+    _restore("composition_filter", lambda: st.query_params["composition"]
+             if st.query_params["composition"] in comps else None)
+    if "rules_filter" in st.session_state:  # drop ids this database does not have
+        st.session_state["rules_filter"] = [r for r in st.session_state["rules_filter"] if r in all_ids]
+    if st.session_state.get("composition_filter", ALL) not in comps:
+        st.session_state["composition_filter"] = ALL
+    picked = sb.multiselect("Rules versions and variants", all_ids,
+                            default=None if "rules_filter" in st.session_state else all_ids,
+                            key="rules_filter", on_change=_keep, args=("rules_filter",),
+                            help="Variants are rules versions of their own.")
+    src = sb.radio("Source", SOURCES, horizontal=True, key="source_filter", on_change=_keep, args=("source_filter",),
                    help="engine: simulated by the bots; manual: logged from real tables")
-    comp = sb.selectbox("Composition", [ALL, *choices["compositions"]], key="composition_filter",
+    comp = sb.selectbox("Composition", comps, key="composition_filter", on_change=_keep,
+                        args=("composition_filter",),
                         help="Limits composition tables and game lists to games with this army list.")
     sb.caption(f"{games_n:,} games in {Path(db).name}" if games_n else "No games in this database yet.")
-    ids = tuple(picked) if picked and len(picked) < len(choices["rules_ids"]) else None
-    if picked == [] and choices["rules_ids"]:
+    sb.caption("The filters are in the page's address: bookmark it or share it to come back to this view.")
+    _write_url(list(picked), all_ids, src, comp)
+    ids = tuple(picked) if picked and len(picked) < len(all_ids) else None
+    if picked == [] and all_ids:
         ids = ("<none>",)
     return Filters(db, version, ids, None if src == "all" else src, None if comp == ALL else comp, games_n)
 

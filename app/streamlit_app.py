@@ -1,6 +1,6 @@
 """The PMIM balance dashboard: `streamlit run app/streamlit_app.py` (or `make dashboard`).
 
-Eight pages over the replay database; every number comes from pmim_analytics.
+Nine pages over the replay database; every number comes from pmim_analytics.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ PAGES = (
     ("compositions.py", "Compositions", ":material/groups:"),
     ("units.py", "Units", ":material/smart_toy:"),
     ("weapons.py", "Weapons & dice", ":material/casino:"),
+    ("whatif.py", "What-if", ":material/science:"),
     ("replay.py", "Replay viewer", ":material/hexagon:"),
     ("log_match.py", "Log a match", ":material/edit_note:"),
     ("simulate.py", "Simulate", ":material/play_circle:"),

@@ -42,8 +42,13 @@ def body() -> None:
 
     q = sh.report("quality", f)
     st.header("VP by round and game length")
-    st.plotly_chart(figures.vp_by_round_figure(q.vp_by_round, prov, source=source), key="vp_rounds")
-    st.plotly_chart(length_figure(q.lengths, prov, source=source), key="lengths")
+    rids = sorted(q.vp_by_round["rules_id"].unique().to_list())
+    drawn = st.multiselect("Rules versions to draw (two lines each: blue and red)", rids, default=rids[:3],
+                           max_selections=4, key="vp_rules", help="Up to four at a time, so the lines stay readable.")
+    vp = q.vp_by_round.filter(pl.col("rules_id").is_in(drawn or rids[:3]))
+    st.plotly_chart(figures.vp_by_round_figure(vp, prov, source=source), key="vp_rounds")
+    lengths = q.lengths.filter(pl.col("rules_id").is_in(drawn or rids[:3]))
+    st.plotly_chart(length_figure(lengths, prov, source=source), key="lengths")
     st.caption("VP by round and game length are over every game of the selection (all compositions).")
 
     st.header("Matchups")

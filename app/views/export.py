@@ -11,6 +11,7 @@ import _shared as sh
 import streamlit as st
 
 from pmim_analytics.report.export import export_report
+from pmim_analytics.report.selection import head_markdown_files, selection_lines
 
 st.title("Export for design notes")
 f = sh.sidebar()
@@ -32,11 +33,13 @@ def body() -> None:
     prov = sh.provenance(f)
     if sh.no_selection(f, prov):
         return
-    st.write(f"Exports the sidebar's selection: {prov.caption()}. The first rules version is the baseline "
-             "the others are compared with.")
+    lines = selection_lines(f.rules_ids, f.source, f.composition, prov)
+    st.markdown("  \n".join(lines))
+    st.caption("This export uses the sidebar's selection above (kept across pages and in the address); the first "
+               "rules version is the baseline the others are compared with. The same lines head report.md.")
     if not st.toggle("Prepare the export", key="export_go", help="Runs every report table once (a few seconds)."):
         return
-    files = sh.with_retry(lambda: build(*f.key))
+    files = head_markdown_files(sh.with_retry(lambda: build(*f.key)), lines)
     zbuf = io.BytesIO()
     with zipfile.ZipFile(zbuf, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in files.items():

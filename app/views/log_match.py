@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import datetime as dt
 
+import _armies
 import _shared as sh
 import polars as pl
 import streamlit as st
 
 from pmim_analytics.errors import PmimError
 from pmim_analytics.replay.manual import LOG_SUFFIX, parse_log
-from pmim_analytics.replay.manual.summary_form import REASONS, SummaryForm, format_summary_log, inline_army
+from pmim_analytics.replay.manual.summary_form import (
+    REASONS,
+    SummaryForm,
+    check_summary_form,
+    format_summary_log,
+    inline_army,
+)
 from pmim_analytics.rules import army_violations, data_dir, load_army
 from pmim_analytics.rules.army import parse_army
 from pmim_analytics.store.ingest import ingest_paths
@@ -57,10 +64,13 @@ def army_picker(side: str, rules_id: str) -> tuple[str | None, str | None]:
     st.subheader(f"{side.capitalize()} army")
     mode = st.radio("Army from", ["a file", "built here"], horizontal=True, key=f"{side}_mode")
     if mode == "a file":
-        files = sorted(p.stem for p in (data_dir() / "armies").glob("*.yaml"))
-        pref = [n for n in files if n.startswith(rules_id.split("-")[0] + "-")] or files
-        default = pref[0 if side == "blue" else min(1, len(pref) - 1)]
-        name = st.selectbox("Army file (data/armies)", files, index=files.index(default), key=f"{side}_file")
+        files = _armies.army_files()
+        version = rules_id.split("-")[0] + "-"
+        stems = sorted(files, key=lambda n: (not n.startswith(version), n))  # this version's lists first
+        name = st.selectbox("Army (data/armies)", stems, index=None, key=f"{side}_file",
+                            format_func=lambda n: f"{files[n]} ({n})", placeholder="Choose an army list")
+        if name is None:
+            return None, None
         try:
             army_feedback(load_army(data_dir() / "armies" / f"{name}.yaml"), rules_id)
         except PmimError as e:
@@ -101,6 +111,11 @@ def check_and_save(text: str, key: str) -> None:
         st.code(text, language=None, line_numbers=True)
     if game is None or errors:
         return
+    offer_save(game, text, key)
+
+
+def offer_save(game, text: str, key: str) -> None:  # noqa: ANN001 (a GameRecord)
+    """Say what the valid game is and save it on request (file under the log folder, then ingest)."""
     end = game.events[-1]
     st.success(f"Valid: {game.header.sides['blue'].name} (blue) vs {game.header.sides['red'].name} (red), "
                f"{(w + ' wins') if (w := getattr(end, 'winner', None)) else 'a draw'}, {len(game.events)} "
@@ -120,40 +135,71 @@ def check_and_save(text: str, key: str) -> None:
             st.success(f"Saved {path.name} and {result.summary()}. It now shows on every page.", icon="💾")
 
 
+def summary_form(rules_id: str) -> None:
+    """The form, empty at first; each error is shown under the field it concerns."""
+    slots: dict[str, object] = {}
+    cols = st.columns(2)
+    armies = {}
+    for side, col in zip(("blue", "red"), cols, strict=True):
+        with col:
+            armies[side] = army_picker(side, rules_id)
+            slots[f"{side}_army"] = st.empty()
+            st.text_input("Player", key=f"{side}_player")
+            slots[f"{side}_player"] = st.empty()
+    st.subheader("Result")
+    c = st.columns(4)
+    winner = c[0].radio("Winner", ["blue", "red", "draw"], index=None, horizontal=True, key="winner")
+    slots["winner"] = c[0].empty()
+    reason = c[1].selectbox("How", REASONS, index=None, key="reason", placeholder="Choose how it ended",
+                            help="vp: more than 10 VP and ahead; wipeout; round_limit; manual: as the players say")
+    slots["reason"] = c[1].empty()
+    counted = c[2].checkbox("VP counted", value=True, key="vp_counted")
+    rounds = c[3].number_input("Rounds played (empty = not known)", 1, 20, value=None, key="rounds")
+    slots["rounds"] = c[3].empty()
+    v = st.columns(3)
+    blue_vp = v[0].number_input("Blue VP", 0, 99, value=None, key="blue_vp", disabled=not counted)
+    red_vp = v[1].number_input("Red VP", 0, 99, value=None, key="red_vp", disabled=not counted)
+    slots["vp"] = v[0].empty()
+    played = v[2].date_input("Played on", value=None, key="played")
+    slots["date"] = v[2].empty()
+    destroyed = st.text_area("Units destroyed, one a line, in any order (`B:GE1`, `R4 B:GE1` for round 4, "
+                             "`B:TW1 LA` for a location)", key="destroyed", height=100)
+    slots["destroyed"] = st.empty()
+    slots["form"] = st.empty()
+    missing = [label for label, value in (("the blue army", armies["blue"][0]), ("the red army", armies["red"][0]),
+                                          ("the winner", winner), ("how the game ended", reason)) if value is None]
+    if missing:
+        st.info(f"Fill in {', '.join(missing)} to check the result.", icon="✏️")
+        return
+    if counted and (blue_vp is None) != (red_vp is None):
+        slots["vp"].error("Enter both VP totals, or untick 'VP counted'.", icon="🚫")
+        return
+    form = SummaryForm(rules_id, armies["blue"][0], armies["red"][0], winner, reason,
+                       blue_vp if counted else None, red_vp if counted else None, rounds or None,
+                       tuple(destroyed.splitlines()), played.isoformat() if played else None,
+                       st.session_state.get("blue_player") or None, st.session_state.get("red_player") or None,
+                       armies["blue"][1], armies["red"][1])
+    game, errors = check_summary_form(form)
+    if errors:
+        by_field: dict[str, list[str]] = {}
+        for e in errors:
+            by_field.setdefault(e.field if e.field in slots else "form", []).append(
+                f"**{e.label}**: {e.message}")
+        for field, messages in by_field.items():
+            slots[field].error("  \n".join(messages), icon="🚫")  # type: ignore[attr-defined]
+        st.error(f"{len(errors)} problem{'s' if len(errors) > 1 else ''} to fix before saving (shown at "
+                 "the fields above).", icon="🚫")
+        return
+    offer_save(game, format_summary_log(form), "form")
+
+
 def body() -> None:
     ids = sh.rules_ids()
     rules_id = st.selectbox("Rules version or variant", ids, index=ids.index("v3") if "v3" in ids else 0,
                             key="log_rules")
     form_tab, paste_tab = st.tabs(["Summary form", "Paste a log"])
     with form_tab:
-        cols = st.columns(2)
-        armies = {}
-        for side, col in zip(("blue", "red"), cols, strict=True):
-            with col:
-                armies[side] = army_picker(side, rules_id)
-                st.text_input("Player", key=f"{side}_player")
-        st.subheader("Result")
-        c = st.columns(4)
-        winner = c[0].radio("Winner", ["blue", "red", "draw"], horizontal=True, key="winner")
-        reason = c[1].selectbox("How", REASONS, key="reason",
-                                help="vp: more than 10 VP and ahead; wipeout; round_limit; manual: as the players say")
-        counted = c[2].checkbox("VP counted", value=True, key="vp_counted")
-        rounds = c[3].number_input("Rounds played (0 = not known)", 0, 20, 0, key="rounds")
-        v = st.columns(3)
-        blue_vp = v[0].number_input("Blue VP", 0, 99, 11, key="blue_vp", disabled=not counted)
-        red_vp = v[1].number_input("Red VP", 0, 99, 7, key="red_vp", disabled=not counted)
-        played = v[2].date_input("Played on", value=None, key="played")
-        destroyed = st.text_area("Units destroyed (one a line: `B:GE1`, `R4 B:GE1` for round 4, "
-                                 "`B:TW1 LA` for a location)", key="destroyed", height=100)
-        if None in (armies["blue"][0], armies["red"][0]):
-            st.info("Fix the armies above to check the result.")
-        else:
-            form = SummaryForm(rules_id, armies["blue"][0], armies["red"][0], winner, reason,
-                               blue_vp if counted else None, red_vp if counted else None, rounds or None,
-                               tuple(destroyed.splitlines()), played.isoformat() if played else None,
-                               st.session_state.get("blue_player") or None, st.session_state.get("red_player") or None,
-                               armies["blue"][1], armies["red"][1])
-            check_and_save(format_summary_log(form), "form")
+        summary_form(rules_id)
     with paste_tab:
         st.markdown("Paste a log in the notation (a detailed log typed at the table, or a summary). "
                     "Its `rules:` line decides the rules version.")

@@ -33,7 +33,7 @@ def body() -> None:
     st.caption(f"For the sidebar's selection: {prov.caption()}. Intervals are 95%.")
     comps = sh.report("compositions", f)
     fit = sh.report("costs", f)
-    left, right = st.columns(2)
+    left, right = st.container(), st.container()  # full width each: every column fits at 1440 px
     with left:
         st.subheader("Largest win-rate gaps")
         gaps = sh.only_composition(comps, f).filter(pl.col("games") >= 10).with_columns(
@@ -45,7 +45,9 @@ def body() -> None:
                 pl.col("composition"), pl.col("rules_id").alias("rules"), pl.col("source"), pl.col("games"),
                 (pl.col("win_rate") * 100).round(1).alias("win %"),
                 pl.format("{} – {}", (pl.col("win_lo") * 100).round(0), (pl.col("win_hi") * 100).round(0))
-                .alias("95% interval, %")), hide_index=True)
+                .alias("95% interval, %")), hide_index=True, key="gaps", column_config={
+                    "composition": st.column_config.TextColumn("composition", width="medium"),
+                    "95% interval, %": st.column_config.TextColumn("95% interval, %", width="small")})
         for s in composition_signals(comps)[:4] + side_signals(sh.report("sides", f))[:2]:
             st.markdown(f"- {s}")
     with right:

@@ -7,7 +7,12 @@ import polars as pl
 import streamlit as st
 
 from pmim_analytics.report import figures
-from pmim_analytics.report.dashboard_figures import implied_cost_figure, unit_metric_figure
+from pmim_analytics.report.dashboard_figures import (
+    add_top_axis,
+    implied_cost_figure,
+    most_common_codes,
+    unit_metric_figure,
+)
 
 st.title("Units: what each type does for its points")
 f = sh.sidebar()
@@ -32,7 +37,10 @@ def body() -> None:
                       horizontal=True, key="units_source") if len(sources) > 1 else (sources[0] if sources else None)
     metric = st.selectbox("Measure", list(METRICS), key="units_metric")
     col, ci, axis = METRICS[metric]
-    st.plotly_chart(unit_metric_figure(units, col, ci, metric, axis, prov, source=source), key="unit_metric")
+    fig = unit_metric_figure(units, col, ci, metric, axis, prov, source=source)
+    if fig.layout.height and fig.layout.height > 700:  # tall: the axis on top too, readable without scrolling
+        add_top_axis(fig)
+    st.plotly_chart(fig, key="unit_metric")
 
     st.header("Survival (Kaplan-Meier)")
     surv = sh.report("survival", f)
@@ -40,10 +48,13 @@ def body() -> None:
     if ids:
         c = st.columns([1, 3])
         rid = c[0].selectbox("Rules version", ids, index=ids.index("v3") if "v3" in ids else 0, key="km_rules")
-        types = sorted(surv.filter(pl.col("rules_id") == rid)["code"].unique().to_list())
-        codes = c[1].multiselect("Unit types (codes)", types, default=[], key="km_codes",
-                                 help="Empty: every type.")
-        st.plotly_chart(figures.km_figure(surv, rid, prov, codes or None, source=source), key="km")
+        names = dict(surv.filter(pl.col("rules_id") == rid).select("code", "type").unique().iter_rows())
+        top = most_common_codes(surv, rid, 6, source)
+        codes = c[1].multiselect("Unit types", sorted(names, key=names.get), default=top, key=f"km_codes_{rid}",
+                                 format_func=names.get, max_selections=8,
+                                 help="Up to 8 at a time, so the curves stay readable; the six most fielded "
+                                      "types to start with.")
+        st.plotly_chart(figures.km_figure(surv, rid, prov, codes or top, source=source), key="km")
     else:
         st.info("No unit survival data in this selection.")
 

@@ -7,6 +7,7 @@ import polars as pl
 import streamlit as st
 
 from pmim_analytics.report import figures
+from pmim_analytics.rules.variant_edit import is_pricing_only, variant_overrides
 
 st.title("Weapons & dice")
 f = sh.sidebar()
@@ -17,12 +18,16 @@ VALUES = {"Expected attacks to destroy": "expected_attacks_to_kill", "Expected d
 
 def body() -> None:
     st.header("Exact dice maths")
-    st.caption("Computed from the rules alone (2d6 + ACC against DEF, damage (STR − ARM) × RPT): no games needed.")
+    st.caption("Computed from the rules alone (2d6 + ACC against DEF, damage (STR − ARM) × RPT): no games needed. "
+               "To change a stat and see these numbers move, use the **What-if** page.")
     all_ids = sh.rules_ids()
     c = st.columns(2)
     default = f.rules_ids[0] if f.rules_ids and f.rules_ids[0] in all_ids else ("v3" if "v3" in all_ids else all_ids[0])
     rid = c[0].selectbox("Rules version or variant", all_ids, index=all_ids.index(default), key="dice_rules")
     value = c[1].selectbox("Show", list(VALUES), key="dice_value")
+    if is_pricing_only(variant_overrides(rid)):
+        st.info(f"{rid} changes points only, so its dice maths are exactly {sh.rules(rid).base}'s; what the price "
+                "is worth is a question for the Units page's implied costs (see What-if).", icon="💰")
     d = sh.dice(rid)
     st.plotly_chart(figures.dice_heatmap(d, VALUES[value]), key="dice")
 

@@ -1,7 +1,9 @@
 """The Take and Hold board as a Plotly figure: hexes, zones, objectives, units, attacks.
 
 Flat-topped hexes in the odd-q layout of the scenario (odd columns half a hex lower), north
-(red's edge) at the top. Used by the dashboard's replay viewer and by exports.
+(red's edge) at the top, with the coordinates the events use (``col,row``: column numbers along
+the top and bottom edges, row numbers down both sides, and each hex's on hover). Used by the
+dashboard's replay viewer and by exports.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pmim_analytics.replay.fold import BoardView
 from pmim_analytics.rules.scenario import Scenario
 
 SIDE_COLOURS = {"blue": "#1f5fbf", "red": "#c8322a"}
+#: Destroyed units keep their side's hue, paler, drawn as a cross.
+DESTROYED_COLOURS = {"blue": "#7fa6e0", "red": "#e59590"}
 ZONE_TINTS = {"blue": "rgba(31,95,191,0.10)", "red": "rgba(200,50,42,0.10)"}
 SQRT3 = math.sqrt(3)
 
@@ -88,9 +92,10 @@ def board_figure(scenario: Scenario, board: BoardView | None = None, unit_labels
     for i, (c, r) in enumerate(scenario.objectives.hexes):
         x, y = hex_center(c, r)
         fig.add_annotation(x=x, y=y + 0.55, text=f"O{i + 1}", showarrow=False, font={"size": 9, "color": "#5a4708"})
+    _draw_coordinates(fig, cols, rows)
     if board is not None:
         _draw_units(fig, board, unit_labels or {})
-    fig.update_xaxes(visible=False, range=[-1.5, 1.5 * (cols - 1) + 1.5])
+    fig.update_xaxes(visible=False, range=[-2.6, 1.5 * (cols - 1) + 2.6])
     fig.update_yaxes(visible=False, autorange="reversed", scaleanchor="x", scaleratio=1)
     fig.update_layout(
         title=title or f"{scenario.name}: {cols}x{rows} hexes, red's edge at the top, blue's at the bottom",
@@ -98,6 +103,24 @@ def board_figure(scenario: Scenario, board: BoardView | None = None, unit_labels
         legend={"orientation": "h", "y": -0.02},
     )
     return fig
+
+
+def _draw_coordinates(fig: go.Figure, cols: int, rows: int) -> None:
+    """Column numbers above and below the map, row numbers on both sides, ``col,row`` on hover."""
+    top = -SQRT3 * 0.85
+    bottom = SQRT3 * (rows - 0.5) + SQRT3 * 0.85
+    xs = [1.5 * c for c in range(cols)] * 2
+    ys = [top] * cols + [bottom + SQRT3 * 0.5 * (c & 1) for c in range(cols)]
+    right = cols - 1
+    xs += [-1.85] * rows + [1.5 * right + 1.85] * rows
+    ys += [SQRT3 * r for r in range(rows)] + [hex_center(right, r)[1] for r in range(rows)]
+    labels = [str(c) for c in range(cols)] * 2 + [str(r) for r in range(rows)] * 2
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="text", text=labels, textfont={"size": 9, "color": "#888"},
+                             hoverinfo="skip", showlegend=False, name="coordinates"))
+    centres = [(c, r) for c in range(cols) for r in range(rows)]
+    fig.add_trace(go.Scatter(x=[hex_center(c, r)[0] for c, r in centres], y=[hex_center(c, r)[1] for c, r in centres],
+                             mode="markers", marker={"size": 14, "opacity": 0}, showlegend=False, name="hex",
+                             hovertext=[f"hex {c},{r}" for c, r in centres], hoverinfo="text"))
 
 
 def _draw_units(fig: go.Figure, board: BoardView, labels: dict[str, str]) -> None:
@@ -116,11 +139,11 @@ def _draw_units(fig: go.Figure, board: BoardView, labels: dict[str, str]) -> Non
         alive = [u for u in board.units.values() if u.side == side and u.hex is not None and not u.destroyed]
         dead = [u for u in board.units.values() if u.side == side and u.hex is not None and u.destroyed]
         for group, symbol, colour, suffix in ((alive, "circle", SIDE_COLOURS[side], ""),
-                                              (dead, "x", "#8c8c8c", " (destroyed)")):
+                                              (dead, "x", DESTROYED_COLOURS[side], " (destroyed)")):
             if not group:
                 continue
             xs, ys = zip(*(hex_center(*u.hex) for u in group), strict=True)  # type: ignore[misc]
-            hover = [f"{u.id} {labels.get(u.id, '')}<br>damage taken {u.damage_taken}"
+            hover = [f"{u.id} {labels.get(u.id, '')} at {u.hex[0]},{u.hex[1]}<br>damage taken {u.damage_taken}"
                      + (f"<br>lost: {', '.join(u.lost_locations)}" if u.lost_locations else "")
                      + ("<br>immobilized" if u.immobilized else "") for u in group]
             fig.add_trace(go.Scatter(

@@ -171,3 +171,91 @@ def game_vp_figure(rounds: Sequence[tuple[int, int, int]], current_round: int | 
     fig = _finish(fig, title, None, 320)
     fig.update_layout(margin={"l": 60, "r": 20, "t": 60, "b": 50})
     return fig
+
+
+def add_top_axis(fig: go.Figure, title: str | None = None) -> go.Figure:
+    """Repeat a tall horizontal-bar chart's x axis along its top (readable without scrolling down).
+
+    The top axis has tick labels only unless ``title`` is given (the full title stays at the bottom).
+    """
+    xs = [x for t in fig.data if getattr(t, "x", None) is not None for x in t.x if x is not None]
+    ys = [y for t in fig.data if getattr(t, "y", None) is not None for y in t.y if y is not None]
+    if not xs or not ys:
+        return fig
+    fig.add_trace(go.Scatter(x=[min(xs), max(xs)], y=[ys[0], ys[0]], xaxis="x2", mode="markers",
+                             marker={"opacity": 0}, showlegend=False, hoverinfo="skip"))
+    fig.update_layout(xaxis2={"matches": "x", "overlaying": "x", "side": "top", "showgrid": False,
+                              "title": {"text": title or "", "standoff": 4}})
+    fig.update_layout(margin={"t": 130 if title else 115})
+    return fig
+
+
+def most_common_codes(curves: pl.DataFrame, rules_id: str, n: int = 6, source: str | None = None) -> list[str]:
+    """The ``n`` unit types with the most unit-games at the start of a survival table (one rules id)."""
+    c = curves.filter(pl.col("rules_id") == rules_id)
+    source = source or main_source(c)
+    c = c.filter(pl.col("source") == source) if source else c
+    if c.height == 0:
+        return []
+    top = c.group_by("code").agg(pl.col("at_risk").max()).sort(["at_risk", "code"], descending=[True, False])
+    return top["code"].head(n).to_list()
+
+
+def kill_curve_figure(curves: pl.DataFrame, base: str, variant: str, variant_label: str | None = None) -> go.Figure:
+    """P(kill within n attacks) of one weapon: one panel per target, base dashed, variant solid.
+
+    ``curves`` is :func:`~pmim_analytics.analytics.whatif.kill_curves` output for the rules ids
+    ``base`` and ``variant``; ``variant_label`` names the variant in the legend (default its id).
+    """
+    weapon = curves["weapon"][0] if curves.height else "?"
+    label = variant_label or variant
+    title = f"{weapon}: chance to destroy the target within n attacks, {base} (dashed) against {label} (solid)"
+    if curves.height == 0:
+        return _empty(title, None)
+    from plotly.subplots import make_subplots
+
+    targets = curves["target"].unique(maintain_order=True).to_list()
+    cols = min(3, len(targets))
+    rows = (len(targets) + cols - 1) // cols
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=targets, shared_yaxes=True,
+                        horizontal_spacing=0.06, vertical_spacing=0.16 if rows > 1 else 0.1)
+    for k, target in enumerate(targets):
+        r, c = k // cols + 1, k % cols + 1
+        for rid, name, dash, colour in ((base, base, "dash", "#7f7f7f"), (variant, label, "solid", SERIES_COLOURS[0])):
+            t = curves.filter((pl.col("target") == target) & (pl.col("rules_id") == rid)).sort("attacks")
+            if t.height == 0:
+                continue
+            fig.add_trace(go.Scatter(
+                x=t["attacks"].to_list(), y=(t["p_kill"] * 100).to_list(), mode="lines+markers",
+                name=name, legendgroup=rid, showlegend=k == 0, line={"dash": dash, "color": colour, "width": 2},
+                marker={"size": 5}, customdata=t["p_kill_exact"].to_list(),
+                hovertemplate=f"{target}, {name}: " + "%{y:.1f}% within %{x} attacks (exactly %{customdata})"
+                                                     "<extra></extra>"), row=r, col=c)
+    fig.update_yaxes(range=[0, 102])
+    fig.update_yaxes(title="destroyed, %", col=1)
+    fig.update_xaxes(title="attacks", dtick=2)
+    return _finish(fig, title, None, 140 + 260 * rows)
+
+
+def impact_figure(impact: pl.DataFrame, source: str | None = None) -> go.Figure:
+    """Paired win-rate change per composition (B minus A), with its 95% interval, one source."""
+    source = source or main_source(impact)
+    t = impact.filter(pl.col("source") == source) if source else impact
+    rules_a = t["rules_a"][0] if t.height else "A"
+    rules_b = t["rules_b"][0] if t.height else "B"
+    title = f"Win-rate change from {rules_a} to {rules_b} (paired: same matchups and bots; {source} games)"
+    if t.height == 0:
+        return _empty(title, None)
+    t = t.sort("win_diff")
+    fig = go.Figure(go.Bar(
+        x=(t["win_diff"] * 100).to_list(), y=t["composition"].to_list(), orientation="h",
+        marker={"color": [SERIES_COLOURS[0] if v >= 0 else SERIES_COLOURS[1] for v in t["win_diff"].to_list()]},
+        error_x={"type": "data", "symmetric": False, "array": ((t["win_diff_hi"] - t["win_diff"]) * 100).to_list(),
+                 "arrayminus": ((t["win_diff"] - t["win_diff_lo"]) * 100).to_list(), "color": "#333"},
+        customdata=list(zip(t["games_a"].to_list(), t["games_b"].to_list(), strict=True)),
+        hovertemplate="%{y}: %{x:+.1f} points (%{customdata[0]} games under " + rules_a
+                      + ", %{customdata[1]} under " + rules_b + ")<extra></extra>", showlegend=False))
+    fig.add_vline(x=0, line={"color": "#999"})
+    fig.update_xaxes(title="win-rate change, percentage points (bars: 95% interval)")
+    fig.update_yaxes(title="composition", automargin=True)
+    return _finish(fig, title, None, 200 + 40 * t.height)

@@ -17,6 +17,8 @@ APP = Path(__file__).resolve().parents[2] / "app"
 ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.analytics",  # the package API: report tables, Provenance, dice table
     "pmim_analytics.analytics.robustness",  # verdicts by bot level for the bots page
+    "pmim_analytics.analytics.stats",  # Wilson intervals of a simulation's results
+    "pmim_analytics.analytics.whatif",  # the What-if page's exact dice maths, base against edit
     "pmim_analytics.errors",
     "pmim_analytics.engine.bots",  # bot names for the simulate page
     "pmim_analytics.replay.fold",
@@ -29,9 +31,11 @@ ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.report.dashboard_figures",
     "pmim_analytics.report.export",
     "pmim_analytics.report.figures",
+    "pmim_analytics.report.selection",  # the filter selection in words (Export)
     "pmim_analytics.report.summary",
     "pmim_analytics.rules",
     "pmim_analytics.rules.army",
+    "pmim_analytics.rules.variant_edit",  # variants saved from the What-if page
     "pmim_analytics.sim",
     "pmim_analytics.sim.batch",
     "pmim_analytics.store.connection",

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from pmim_analytics.store.info import db_info
 
 APP = Path(__file__).resolve().parents[2] / "app" / "streamlit_app.py"
-PAGES = ("overview", "compositions", "units", "weapons", "replay", "log_match", "simulate", "export")
+PAGES = ("overview", "compositions", "units", "weapons", "whatif", "replay", "log_match", "simulate", "export")
 #: Pages that draw at least one chart when there are games.
 CHART_PAGES = {"overview", "compositions", "units", "weapons", "replay"}
 
@@ -54,7 +54,7 @@ def test_every_page_runs_on_an_empty_database(page: str, tmp_path: Path, monkeyp
     at = open_page(page, tmp_path / "nothing-yet.duckdb", monkeypatch, tmp_path)
     assert problems(at) == []
     text = " ".join(m.value for m in at.markdown) + " ".join(i.value for i in at.info)
-    if page not in ("log_match", "simulate"):
+    if page not in ("log_match", "simulate", "whatif"):
         assert "No games in the database" in text and "make run" in text and "pmim ingest" in text
 
 
@@ -85,8 +85,9 @@ def test_replay_slider_and_step_buttons(small_demo_db: Path, monkeypatch: pytest
     assert at.subheader[0].value.startswith("Step 5 of ")
     at.selectbox(key="replay_round").set_value(2).run()
     assert "Round 2" in at.subheader[0].value
-    events = at.dataframe[0].value
-    assert set(events["round"].dropna()) == {2} and "▶" in set(events[""])
+    listed = [m.value for m in at.markdown if "▶ **" in m.value][0].split("  \n")
+    current = [line for line in listed if line.startswith("▶ ")]
+    assert current and all(line.endswith("**") for line in current)  # the current step's events, in full
     assert problems(at) == []
 
 
@@ -123,16 +124,40 @@ def test_log_a_match_shows_errors_by_line_then_saves(writable_db: Path, monkeypa
 def test_log_a_match_summary_form_with_a_built_army(writable_db: Path, monkeypatch: pytest.MonkeyPatch,
                                                     tmp_path: Path) -> None:
     at = open_page("log_match", writable_db, monkeypatch, tmp_path)
-    # the default file armies are legal and the default result (blue on VP, 11-7) is valid
-    assert any(s.value.startswith("Valid:") for s in at.success)
+    # the form starts empty: nothing to save with one click
+    assert not at.success and not [b for b in at.button if b.key == "save_form"]
+    assert any(i.value.startswith("Fill in the blue army") for i in at.info)
     at.radio(key="blue_mode").set_value("built here").run()
     # the starter army is far from legal: the page says why, live
     errors = " ".join(problems(at))
     assert "requires exactly" in errors and "Warmechs" in errors
     assert at.metric[0].label == "Points"
-    # the log the form writes is checked too: it cannot be saved, and says which line is at fault
-    assert any("breaks the rules of v3" in m.value and m.value.startswith("- **line ") for m in at.markdown)
     assert not [b for b in at.button if b.key == "save_form"]
+
+
+def test_summary_form_errors_sit_at_their_fields(writable_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 tmp_path: Path) -> None:
+    before = db_info(writable_db).games
+    at = open_page("log_match", writable_db, monkeypatch, tmp_path)
+    at.selectbox(key="blue_file").set_value("v3-balanced").run()
+    at.selectbox(key="red_file").set_value("v3-tank-heavy").run()
+    at.radio(key="winner").set_value("blue").run()
+    at.selectbox(key="reason").set_value("vp").run()
+    at.number_input(key="blue_vp").set_value(7).run()
+    at.number_input(key="red_vp").set_value(11).run()
+    errs = [e.value for e in at.error]
+    assert errs[0].startswith("**VP**: VP totals '7-11' are inconsistent") and "line" not in errs[0]
+    assert errs[1:] == ["1 problem to fix before saving (shown at the fields above)."]
+    at.number_input(key="blue_vp").set_value(11).run()
+    at.number_input(key="red_vp").set_value(7).run()
+    at.text_area(key="destroyed").input("R5 B:GE1\nR2 R:TY1\nR:ZZ9").run()
+    errs = [e.value for e in at.error]
+    assert errs[0].startswith("**Units destroyed, line 3**: unknown unit 'R:ZZ9'")
+    at.text_area(key="destroyed").input("R5 B:GE1\nR2 R:TY1").run()  # any order
+    assert problems(at) == [] and any(s.value.startswith("Valid:") for s in at.success)
+    at.button(key="save_form").click().run()
+    assert any("Saved" in s.value for s in at.success)
+    assert db_info(writable_db).games == before + 1
 
 
 def test_simulate_a_few_games(writable_db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

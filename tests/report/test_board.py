@@ -53,3 +53,20 @@ def test_board_figure_draws_units_by_side() -> None:
     fig = board_figure(SCEN, fold_events(["B:TW1", "R:IN1"], events))
     names = {t.name for t in fig.data}
     assert {"blue units", "red units", "objective"} <= names
+
+
+def test_board_shows_coordinates_and_destroyed_units_in_their_side_colour() -> None:
+    from pmim_analytics.report.board import DESTROYED_COLOURS
+
+    events = [Deploy(1, 0, "B:TW1", (3, 12)), Deploy(2, 0, "R:IN1", (3, 2)), Deploy(3, 0, "B:IN1", (5, 11)),
+              UnitDestroyed(4, 1, "R:IN1", "B:TW1"), UnitDestroyed(5, 1, "B:IN1", None)]
+    fig = board_figure(SCEN, fold_events(["B:TW1", "R:IN1", "B:IN1"], events))
+    by_name = {t.name: t for t in fig.data}
+    coords = by_name["coordinates"]
+    assert list(coords.text[:20]) == [str(c) for c in range(20)]  # columns along the top edge
+    assert [str(r) for r in range(14)] == list(coords.text[40:54])  # rows down the left side
+    assert "hex 3,12" in by_name["hex"].hovertext
+    assert by_name["red units (destroyed)"].marker.color == DESTROYED_COLOURS["red"]
+    assert by_name["blue units (destroyed)"].marker.color == DESTROYED_COLOURS["blue"]
+    assert DESTROYED_COLOURS["red"] != DESTROYED_COLOURS["blue"]
+    assert "at 3,2" in by_name["red units (destroyed)"].hovertext[0]

@@ -108,3 +108,20 @@ def test_dashboard_figures_have_titles_axes_and_data(small_demo_db: Path) -> Non
         "engine games", "manual games"]
     empty = implied_cost_figure(tables.cost_report(data).table.clear())
     assert "cannot price" in empty.layout.title.text
+
+
+def test_tall_bar_charts_get_an_axis_on_top_and_kill_curves_pair_base_and_edit() -> None:
+    import plotly.graph_objects as go
+
+    from pmim_analytics.analytics.whatif import kill_curves
+    from pmim_analytics.report.dashboard_figures import add_top_axis, kill_curve_figure
+    from pmim_analytics.rules import load_rules
+
+    fig = go.Figure(go.Bar(x=[0.2, 0.5], y=["Tyrant", "GEV"], orientation="h"))
+    add_top_axis(fig)
+    assert fig.layout.xaxis2.side == "top" and fig.layout.xaxis2.matches == "x"
+    assert any(t.xaxis == "x2" for t in fig.data)
+    curves = kill_curves([load_rules("v3"), load_rules("v3-llaser-rpt4")], "LL", ["IN", "GE"], 6)
+    fig = kill_curve_figure(curves, "v3", "v3-llaser-rpt4", "RPT 4")
+    assert [a.text for a in fig.layout.annotations][:2] == ["Infantry", "GEV"]  # one panel per target
+    assert {t.name for t in fig.data} == {"v3", "RPT 4"} and len(fig.data) == 4

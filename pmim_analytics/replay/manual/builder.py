@@ -104,6 +104,7 @@ class LogBuilder:
         self.ended: tuple[int | None, str, str, int] | None = None  # (round, winner, reason, line)
         self.rounds_tag: Tag | None = None
         self.result_tag: Tag | None = None
+        self.result_refused = False  # a result line was given but refused (its error is reported)
         self.game_end: GameEnd | None = None
         self.last_line = 0
 
@@ -505,6 +506,7 @@ class LogBuilder:
             return []
         if self.result_tag is not None:
             raise Reject(tag.key, f"the result is given twice (first on line {self.result_tag.line})")
+        self.result_refused = True  # until it is accepted below
         res = parse_result(tag)
         vp, vp_tok = res.vp, res.vp_tok
         if vp is None and self.vp_rounds:
@@ -516,6 +518,7 @@ class LogBuilder:
         rounds = int(self.rounds_tag.value.text) if self.rounds_tag else (self.max_round or None)
         check_result(res, vp, rounds, self.scenario, list(self.units.values()), self.ended)
         self.result_tag = tag
+        self.result_refused = False
         self.game_end = GameEnd(seq=0, round=rounds, winner=res.winner, reason=res.reason, rounds=rounds,
                                 blue_vp=vp[0] if vp else None, red_vp=vp[1] if vp else None)
         return []
@@ -523,6 +526,8 @@ class LogBuilder:
     def finish(self) -> list[Event] | None:
         """The events with the game's end appended, or ``None`` when the log has no result."""
         if self.game_end is None:
+            if self.result_refused:  # its own error says what is wrong with it; no second one
+                return None
             self._error(None, "the log has no result; end it with a line such as 'result: blue vp 11-7'",
                         max(self.last_line, 1))
             return None

@@ -3,12 +3,19 @@
 one, never a Streamlit exception); the replay viewer is clicked through; a screenshot of
 every page goes to ``test-artifacts/screenshots/``.
 
+The server runs on a copy of the database and of ``data/`` (the What-if test saves a variant
+there, never in the repository's ``data/``). Further tests: the filters survive navigation and
+a reload from a URL; a what-if edit becomes a variant file, is simulated and lands on the paired
+impact; the replay viewer's controls and board fit a 1440x900 viewport together; the summary
+form's errors sit at their fields.
+
 ``PMIM_BROWSER_DB=data/pmim.duckdb`` runs it on another database (the README's screenshots).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -30,6 +37,7 @@ PAGES = (
     ("compositions", "Compositions across rules versions", True),
     ("units", "Units: what each type does for its points", True),
     ("weapons", "Weapons & dice", True),
+    ("whatif", "What-if: change a stat, see what it does", False),
     ("replay", "Replay viewer", True),
     ("log_match", "Log a match", False),
     ("simulate", "Simulate", False),
@@ -50,9 +58,13 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed (make test runs scripts/ensure-chromium.sh)")
     tmp = tmp_path_factory.mktemp("browser")
-    db = Path(os.environ.get("PMIM_BROWSER_DB") or small_demo_db).resolve()
+    db = tmp / "dashboard.duckdb"
+    shutil.copy(Path(os.environ.get("PMIM_BROWSER_DB") or small_demo_db).resolve(), db)
+    data = tmp / "data"
+    shutil.copytree(ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
     port = free_port()
-    env = {**os.environ, "PMIM_DB": str(db), "PMIM_LOG_DIR": str(tmp / "logs"), "PMIM_SIM_DIR": str(tmp / "sims")}
+    env = {**os.environ, "PMIM_DB": str(db), "PMIM_DATA": str(data), "PMIM_LOG_DIR": str(tmp / "logs"),
+           "PMIM_SIM_DIR": str(tmp / "sims")}
     log = (tmp / "streamlit.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "streamlit_app.py"), "--server.headless", "true",
@@ -71,8 +83,10 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("streamlit did not start:\n" + (tmp / "streamlit.log").read_text())
             time.sleep(0.3)
+        os.environ["PMIM_BROWSER_DATA"] = str(data)  # where the What-if test looks for the variant it saved
         yield url
     finally:
+        os.environ.pop("PMIM_BROWSER_DATA", None)
         proc.terminate()
         try:
             proc.wait(timeout=15)
@@ -105,8 +119,12 @@ def settle(page, timeout: float = 60_000) -> None:  # noqa: ANN001
     page.wait_for_timeout(500)
 
 
-def screenshot(page, name: str) -> None:  # noqa: ANN001
+def screenshot(page, name: str, full: bool = True) -> None:  # noqa: ANN001
     """The whole page: Streamlit scrolls inside its main block, so grow the viewport to fit it first."""
+    if not full:  # what a 1440x900 screen shows
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{name}.png"))
+        return
     height = page.evaluate("() => Math.max(...[...document.querySelectorAll(\"[data-testid='stMain'],"
                            " [data-testid='stMainBlockContainer']\")].map(e => e.scrollHeight), 1000)")
     page.set_viewport_size({"width": 1500, "height": min(int(height) + 40, 7000)})
@@ -150,3 +168,158 @@ def test_replay_viewer_steps_through_a_game(page, server: str) -> None:  # noqa:
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "replay-end")
 
+
+
+SCREEN = {"width": 1440, "height": 900}
+
+
+def _inside_screen(box: dict | None) -> bool:
+    return box is not None and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= SCREEN["width"] \
+        and box["y"] + box["height"] <= SCREEN["height"]
+
+
+def _pick(page, label: str, option: str, nth: int = 0) -> None:  # noqa: ANN001
+    """Choose ``option`` in the (``nth``) Streamlit selectbox labelled ``label``."""
+    box = page.get_by_role("combobox", name=label, exact=True).nth(nth)
+    box.scroll_into_view_if_needed()
+    box.click()
+    choice = page.get_by_role("option", name=option, exact=True).first
+    try:
+        choice.wait_for(timeout=3_000)
+    except Exception:  # the list did not open on the click (a rerun redrew it): open it by keyboard
+        box.press("ArrowDown")
+    choice.click()
+    settle(page)
+
+
+def _number(page, label: str, value: int) -> None:  # noqa: ANN001
+    """Type ``value`` into the Streamlit number input labelled ``label`` and commit it."""
+    field = page.get_by_label(label, exact=True)
+    field.fill(str(value))
+    field.press("Enter")
+    settle(page)
+
+
+def test_filters_survive_navigation_and_a_reload_from_the_url(page, server: str) -> None:  # noqa: ANN001
+    page.goto(f"{server}/compositions?rules=v3&source=engine")
+    page.get_by_role("heading", name="Compositions across rules versions").first.wait_for(timeout=60_000)
+    settle(page)
+    sidebar = page.locator("[data-testid='stSidebar']")
+    chips = sidebar.locator("[data-testid='stMultiSelect'] [data-tag] [title]")
+    assert chips.all_inner_texts() == ["v3"]
+    assert sidebar.get_by_role("radio", name="engine").is_checked()
+    sidebar.get_by_role("link", name="Units").click()
+    page.get_by_role("heading", name="Units: what each type does for its points").first.wait_for(timeout=60_000)
+    settle(page)
+    assert chips.all_inner_texts() == ["v3"] and sidebar.get_by_role("radio", name="engine").is_checked()
+    assert "rules=v3" in page.url and "source=engine" in page.url  # the new page's address carries them
+    sidebar.get_by_text("manual", exact=True).click()
+    settle(page)
+    assert "source=manual" in page.url
+    page.reload()
+    page.get_by_role("heading", name="Units: what each type does for its points").first.wait_for(timeout=60_000)
+    settle(page)
+    assert chips.all_inner_texts() == ["v3"] and sidebar.get_by_role("radio", name="manual").is_checked()
+    sidebar.get_by_role("link", name="Export").click()
+    page.get_by_text("Selection: rules v3; source manual").first.wait_for(timeout=60_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_replay_controls_and_board_fit_a_1440x900_screen(page, server: str) -> None:  # noqa: ANN001
+    page.set_viewport_size(SCREEN)
+    try:
+        page.goto(f"{server}/replay?source=engine")
+        page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=60_000)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+        settle(page)
+        for n in (2, 3, 4, 5, 6):
+            page.get_by_role("button", name="Next ▶").click()
+            page.get_by_role("heading", name=f"Step {n} of").first.wait_for(timeout=30_000)
+        settle(page)
+        board = page.locator(".js-plotly-plot").first
+        for el in (page.get_by_role("button", name="◀ Prev"), page.get_by_role("button", name="Next ▶"), board):
+            assert _inside_screen(el.bounding_box()), el
+        assert "hex" in board.inner_text() or board.locator("text").count() > 30  # the coordinate labels
+        # the current step's events are shown in full inside the events box, which is on screen too
+        events = page.locator(".st-key-replay_events")
+        current = events.locator("strong").last
+        assert _inside_screen(events.bounding_box())
+        cur, box = current.bounding_box(), events.bounding_box()
+        assert cur is not None and box is not None and box["y"] <= cur["y"] <= box["y"] + box["height"]
+        assert current.inner_text().split(" · ", 1)[1].strip()
+        screenshot(page, "replay-1440x900", full=False)
+    finally:
+        page.set_viewport_size({"width": 1500, "height": 1000})
+
+
+def test_summary_form_errors_at_their_fields(page, server: str) -> None:  # noqa: ANN001
+    page.goto(f"{server}/log_match")
+    page.get_by_role("heading", name="Log a match").first.wait_for(timeout=60_000)
+    settle(page)
+    assert page.get_by_text("Fill in the blue army").count() == 1  # the form starts empty
+    assert page.get_by_role("button", name="Save to the database").count() == 0
+    _pick(page, "Army (data/armies)", "Balanced (v3-balanced)")
+    _pick(page, "Army (data/armies)", "Tank-heavy (v3-tank-heavy)", nth=1)
+    page.locator("[data-testid='stRadio']").filter(has_text="Winner").get_by_text("blue", exact=True).click()
+    settle(page)
+    _pick(page, "How", "vp")
+    _number(page, "Blue VP", 7)
+    _number(page, "Red VP", 11)
+    alerts = page.locator("[data-testid='stAlertContentError']")
+    alerts.first.wait_for(timeout=30_000)
+    texts = [t.replace("🚫", "").strip() for t in alerts.all_inner_texts()]
+    assert len(texts) == 2 and texts[0].startswith("VP: VP totals '7-11' are inconsistent")
+    assert not any("line" in t or "no result" in t for t in texts)
+    # the error sits right under the VP inputs, above the units-destroyed box
+    vp_box = page.get_by_label("Blue VP", exact=True).bounding_box()
+    err_box = alerts.first.bounding_box()
+    destroyed = page.locator("[data-testid='stTextArea']").filter(has_text="Units destroyed").first.bounding_box()
+    assert vp_box["y"] < err_box["y"] < destroyed["y"]
+    screenshot(page, "log-match-errors")
+    box = page.locator("[data-testid='stTextArea']").filter(has_text="Units destroyed").locator("textarea")
+    box.fill("R5 B:GE1\nR2 R:TY1\nR:ZZ9")
+    box.press("Control+Enter")
+    settle(page)
+    _number(page, "Blue VP", 11)
+    _number(page, "Red VP", 7)
+    texts = [t.replace("🚫", "").strip() for t in alerts.all_inner_texts()]
+    assert texts[0].startswith("Units destroyed, line 3: unknown unit 'R:ZZ9'")
+
+
+def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: str) -> None:  # noqa: ANN001
+    data = Path(os.environ["PMIM_BROWSER_DATA"])
+    page.goto(f"{server}/whatif")
+    page.get_by_role("heading", name="What-if: change a stat, see what it does").first.wait_for(timeout=60_000)
+    settle(page)
+    _pick(page, "Which", "L. Laser (LL)")
+    _number(page, "RPT (base 3)", 0)
+    refusal = page.get_by_text("L. Laser RPT: Input should be greater than or equal to 1").first
+    refusal.wait_for(timeout=30_000)
+    rpt, err = page.get_by_label("RPT (base 3)", exact=True).bounding_box(), refusal.bounding_box()
+    assert rpt["y"] < err["y"] < rpt["y"] + 200 and rpt["x"] - 20 <= err["x"] <= rpt["x"] + rpt["width"]
+    _number(page, "RPT (base 3)", 4)
+    # attacks to destroy Infantry: 36/13 -> 18/13
+    page.get_by_text("18/13").first.wait_for(state="attached", timeout=30_000)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)  # the kill curves
+    page.get_by_label("Variant id (the file name)").fill("v3-llaser-rpt4-try")
+    page.get_by_label("Name", exact=True).fill("v3 with L. Laser RPT 4 (tried on the What-if page)")
+    page.get_by_label("Name", exact=True).press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Save the variant").click()
+    page.get_by_text("rules id v3-llaser-rpt4-try").first.wait_for(timeout=30_000)
+    saved = data / "rules" / "variants" / "v3-llaser-rpt4-try.yaml"
+    assert saved.is_file() and "rpt: 4" in saved.read_text()
+    assert not (ROOT / "data" / "rules" / "variants" / saved.name).exists()
+    settle(page)
+    _number(page, "Games under each", 2)
+    page.get_by_role("button", name="Play 2 games under v3 and 2 under v3-llaser-rpt4-try").click()
+    heading = page.get_by_role("heading", name="Paired impact: v3 → v3-llaser-rpt4-try").first
+    heading.wait_for(timeout=180_000)
+    settle(page)
+    page.wait_for_timeout(800)
+    box = heading.bounding_box()  # the page lands on the impact: its heading is on screen
+    assert box is not None and 0 <= box["y"] <= page.viewport_size["height"] - box["height"]
+    assert page.get_by_text("Played 4 games").count() == 1
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.locator(".js-plotly-plot").count() >= 2  # kill curves and the impact
+    screenshot(page, "whatif")

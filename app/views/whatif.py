@@ -1,0 +1,299 @@
+"""What-if: edit a weapon's or a unit's stats or points, see the exact dice maths change at once,
+save the edit as a variant, simulate it against chosen lists and read the paired impact."""
+
+from __future__ import annotations
+
+import os
+
+import _armies
+import _shared as sh
+import polars as pl
+import streamlit as st
+
+from pmim_analytics.analytics import tables
+from pmim_analytics.analytics.whatif import dice_comparison, kill_curves
+from pmim_analytics.engine.bots import bot_names
+from pmim_analytics.errors import PmimError
+from pmim_analytics.report.dashboard_figures import impact_figure, kill_curve_figure
+from pmim_analytics.rules import validate_army
+from pmim_analytics.rules.variant_edit import (
+    EDITABLE,
+    VariantFieldError,
+    build_variant,
+    current_value,
+    edited_codes_fielded,
+    is_pricing_only,
+    nest_overrides,
+    variant_overrides,
+    write_variant,
+)
+from pmim_analytics.sim.batch import BatchSpec, run_batch
+from pmim_analytics.store.connection import forget_migrated
+from pmim_analytics.store.ingest import ingest_paths
+from pmim_analytics.store.readers import DuckDBData
+
+st.title("What-if: change a stat, see what it does")
+f = sh.sidebar()
+EDITS = "whatif_edits"  # {(table, code, key): value} that differ from the base
+TABLE_LABEL = {"weapons": "a weapon", "chassis": "a basic unit (infantry, vehicle)", "warmechs": "a Warmech"}
+PREVIEW_ID = "what-if-preview"
+
+
+def _edits() -> dict[tuple[str, str, str], int]:
+    return st.session_state.setdefault(EDITS, {})
+
+
+def _on_stat(table: str, code: str, key: str, base_value: int) -> None:
+    value = st.session_state[f"wi_{table}_{code}_{key}"]
+    if value == base_value:
+        _edits().pop((table, code, key), None)
+    else:
+        _edits()[(table, code, key)] = int(value)
+
+
+def _clear() -> None:
+    st.session_state[EDITS] = {}
+    stat_keys = tuple(f"wi_{table}_" for table in EDITABLE)  # the stat inputs, not the simulation's choices
+    for k in [k for k in st.session_state if isinstance(k, str) and k.startswith(stat_keys)]:
+        del st.session_state[k]
+
+
+def editor(base: str) -> dict[str, object]:
+    """Pick a weapon or unit type and edit its stats; edits pile up across items.
+
+    Returns a slot under each shown stat input, by its field path (``weapons.LL.rpt``), for errors.
+    """
+    r = sh.rules(base)
+    c = st.columns([2, 3])
+    table = c[0].radio("Edit", list(TABLE_LABEL), format_func=TABLE_LABEL.get, key="wi_table")
+    rows = {row.code: row for row in getattr(r, table)}
+    code = c[1].selectbox("Which", list(rows), format_func=lambda k: f"{rows[k].name} ({k})", key=f"wi_pick_{table}")
+    stats = EDITABLE[table]
+    if table == "warmechs":
+        stats = {k: v for k, v in stats.items() if not k.startswith("hp.") or current_value(r, table, code, k)}
+    cols = st.columns(len(stats))
+    slots: dict[str, object] = {}
+    for col, (key, label) in zip(cols, stats.items(), strict=True):
+        base_value = current_value(r, table, code, key)
+        wkey = f"wi_{table}_{code}_{key}"
+        if wkey not in st.session_state:
+            st.session_state[wkey] = _edits().get((table, code, key), base_value)
+        col.number_input(f"{label} (base {base_value})", min_value=-99, max_value=999, step=1, key=wkey,
+                         on_change=_on_stat, args=(table, code, key, base_value))
+        slots[f"{table}.{code}.{key}"] = col.empty()
+    return slots
+
+
+def field_error(err: VariantFieldError, r) -> str:  # noqa: ANN001
+    """The message with the field spelled as the page names it (L. Laser RPT)."""
+    parts = err.field.split(".")
+    if len(parts) >= 3 and parts[0] in EDITABLE:
+        rows = {row.code: row for row in getattr(r, parts[0])}
+        who = rows[parts[1]].name if parts[1] in rows else parts[1]
+        return f"{who} {EDITABLE[parts[0]].get('.'.join(parts[2:]), parts[2]).upper()}: {err.message}"
+    return err.message
+
+
+def dice_section(base: str, variant, pricing_only: bool) -> None:  # noqa: ANN001
+    """The exact dice maths, base against the edit, at once."""
+    st.header("Dice maths: base against the edit")
+    comp = dice_comparison(sh.rules(base), variant)
+    if pricing_only or comp.height == 0:
+        st.info("These edits change no weapon-against-target number: every chance to hit, damage and attacks "
+                "to destroy is exactly that of the base rules.", icon="🎲")
+    else:
+        st.dataframe(comp.select(
+            pl.format("{} ({})", "weapon_name", "weapon").alias("weapon"), pl.col("target"),
+            (pl.col("p_hit_base") * 100).round(1).alias(f"hit % {base}"),
+            (pl.col("p_hit_variant") * 100).round(1).alias("hit % edit"),
+            pl.col("damage_on_hit_base").alias(f"damage/hit {base}"), pl.col("damage_on_hit_variant").alias(
+                "damage/hit edit"),
+            pl.col("expected_attacks_to_kill_exact_base").alias(f"attacks to destroy {base}"),
+            pl.col("expected_attacks_to_kill_exact_variant").alias("attacks to destroy edit"),
+            pl.col("attacks_change").round(2).alias("change")), hide_index=True, key="wi_table_changes")
+        st.caption(f"{comp.height} weapon-target pairs change. Attacks to destroy are exact expectations "
+                   "(fractions); '—' where the weapon cannot damage the target.")
+    weapons = {w.code: w.name for w in variant.weapons}
+    changed_w = comp["weapon"].unique(maintain_order=True).to_list()
+    c = st.columns([1, 3, 1])
+    w = c[0].selectbox("Weapon", list(weapons), format_func=lambda k: f"{weapons[k]} ({k})",
+                       index=list(weapons).index(changed_w[0]) if changed_w else 0, key="wi_curve_weapon")
+    units = {u.code: u.name for u in variant.iter_units()}
+    default = comp.filter(pl.col("weapon") == w)["target_code"].to_list()[:6] or ["IN", "TY", "MJ"]
+    targets = c[1].multiselect("Targets (up to 6)", list(units), default=[t for t in default if t in units],
+                               format_func=units.get, max_selections=6, key=f"wi_curve_targets_{w}")
+    n = c[2].number_input("Attacks", 2, 40, 12, key="wi_curve_n")
+    if targets:
+        curves = kill_curves([sh.rules(base), variant], w, targets, int(n))
+        st.plotly_chart(kill_curve_figure(curves, base, variant.id, "the edit"), key="wi_curves")
+
+
+def pricing_note(edits: dict[tuple[str, str, str], int], base: str) -> None:
+    """What a points-only variant can and cannot answer."""
+    r = sh.rules(base)
+    names = {row.code: row.name for row in r.iter_units()}
+    what = ", ".join(f"{names.get(code, code)} {current_value(r, t, code, k)} → {v} PTS"
+                     for (t, code, k), v in sorted(edits.items()))
+    st.warning(
+        f"**A pricing-only variant** ({what}). It **can** answer: which lists become legal or what a list can add "
+        "with the points saved (build such a list below and simulate it against the base lists), and how the "
+        "bots' play shifts (they weigh targets by points). It **cannot** answer whether the new price is right "
+        "from the same fixed lists: those lists play the same dice under both rules, so their paired impact "
+        "says almost nothing about the price. For a price, use the implied-cost fit over random armies "
+        "(Units page, 'Implied point costs').", icon="💰")
+
+
+def save_section(base: str, edits: dict[tuple[str, str, str], int]) -> None:
+    """Name the variant and write it under data/rules/variants (validated first)."""
+    st.header("Save as a variant")
+    c = st.columns([1, 2])
+    vid = c[0].text_input("Variant id (the file name)", key="wi_id", placeholder=f"{base}-my-change")
+    name = c[1].text_input("Name", key="wi_name", placeholder=f"{base} with …")
+    desc = st.text_input("Why (one sentence, optional)", key="wi_desc")
+    if st.button("Save the variant", type="primary", key="wi_save", disabled=not edits):
+        try:
+            path = write_variant(base, vid.strip(), name, nest_overrides(edits), desc)
+        except VariantFieldError as e:
+            where = {"id": "Variant id", "name": "Name"}.get(e.field, e.field)
+            st.error(f"Not saved — **{where}**: {field_error(e, sh.rules(base))}", icon="🚫")
+            return
+        for fn in (sh.rules_ids, sh.rules, sh.dice):
+            fn.clear()
+        forget_migrated()  # the next ingest loads the new variant into the rules tables
+        st.session_state["wi_saved"] = st.session_state["wi_sim_variant"] = vid.strip()
+        st.success(f"Saved `{path}`: rules id **{vid.strip()}**, usable everywhere (`pmim rules show "
+                   f"{vid.strip()}`, sweeps, this dashboard).", icon="💾")
+
+
+def simulate_section() -> None:
+    """Play the same lists, bots and seeds under the base and the variant; show the paired impact."""
+    variants = [r for r in sh.rules_ids() if sh.rules(r).is_variant]
+    if not variants:
+        return
+    st.header("Simulate it against chosen lists")
+    saved = st.session_state.get("wi_saved")
+    of_base = [v for v in variants if sh.rules(v).base == st.session_state.get("wi_base")] or variants
+    vid = st.selectbox("Variant", variants, index=variants.index(saved if saved in variants else of_base[0]),
+                       key="wi_sim_variant", format_func=lambda v: f"{v}: {sh.rules(v).name}")
+    base = sh.rules(vid).base
+    st.caption(f"Each game is played twice, once under {base} and once under {vid}: the same two lists, bots and "
+               "seeds, so the comparison is paired.")
+    cols = st.columns(2)
+    armies = {}
+    for i, (side, col) in enumerate(zip(("A", "B"), cols, strict=True)):
+        with col:
+            st.subheader(f"Army {side}")
+            armies[side] = _armies.army_input(f"wi_army_{side}", f"Army {side}", vid, default_index=i)
+    bots = bot_names()
+    d = st.columns(4)
+    bot_a = d[0].selectbox("Bot for A", bots, index=bots.index("tactician") if "tactician" in bots else 0,
+                           key="wi_bot_a")
+    bot_b = d[1].selectbox("Bot for B", bots, index=bots.index("tactician") if "tactician" in bots else 0,
+                           key="wi_bot_b")
+    games = int(d[2].number_input("Games under each", 2, 2000, 20, step=2, key="wi_games"))
+    seed = int(d[3].number_input("Seed", 0, 2**31 - 1, 1, key="wi_seed"))
+    if None in armies.values():
+        st.info("Both armies must be legal under the variant (and its base) to simulate.")
+        return
+    try:
+        rosters = {rid: (validate_army(armies["A"], rules_id=rid), validate_army(armies["B"], rules_id=rid))
+                   for rid in (base, vid)}
+    except PmimError as e:
+        st.error(f"These armies cannot play under both {base} and {vid}: {e.render()}", icon="🚫")
+        return
+    overrides = variant_overrides(vid)
+    reach = {side: edited_codes_fielded(rosters[vid][i], overrides) for i, side in enumerate(("A", "B"))}
+    names = {row.code: row.name for row in (*sh.rules(vid).iter_units(), *sh.rules(vid).weapons)}
+    said = [f"{armies[s].name} fields {', '.join(names.get(c, c) for c in reach[s])}" if reach[s]
+            else f"{armies[s].name} fields none of the edited unit types or weapons" for s in ("A", "B")]
+    st.caption("What the variant changes reaches these games only through what they field: " + "; ".join(said) + ".")
+    if not any(reach.values()):
+        st.warning("Neither list fields anything the variant changes, so their games under it are the base rules' "
+                   "games, move for move: pick or build lists that use it.", icon="🎯")
+    if st.button(f"Play {games} games under {base} and {games} under {vid}", type="primary", key="wi_run"):
+        bar = st.progress(0.0, text="Playing…")
+        workers = 1 if games < 40 else max(1, min(4, os.cpu_count() or 1))
+        folders = []
+        for k, rid in enumerate((base, vid)):
+            name = f"whatif-{rid}-{armies['A'].name}-vs-{armies['B'].name}-{bot_a}-{bot_b}-s{seed}-n{games}"
+            name = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)
+            folder = sh.env_path("PMIM_SIM_DIR", "replays/dashboard") / name
+            spec = BatchSpec(rid, "take-and-hold", *rosters[rid], bot_a, bot_b, seed, games, name=name)
+            run_batch(spec, workers=workers, out=folder, fmt="parquet", part_size=max(1, min(100, games // 10 or 1)),
+                      progress_callback=lambda done, total, k=k, rid=rid: bar.progress(
+                          (k + done / total) / 2, text=f"{rid}: played {done} of {total} games"))
+            folders.append(folder)
+        bar.progress(1.0, text="Ingesting…")
+        result = ingest_paths(folders, f.db)
+        bar.empty()
+        st.session_state["wi_impact"] = (base, vid, armies["A"].name, armies["B"].name)
+        st.session_state["wi_land"] = True  # scroll to the impact once it is drawn
+        st.success(f"Played {2 * games} games; {result.summary()}.", icon="✅")
+    if st.session_state.get("wi_impact", (None, None))[:2] == (base, vid):
+        impact_view(*st.session_state["wi_impact"])
+
+
+def impact_view(base: str, vid: str, army_a: str, army_b: str) -> None:
+    """The paired impact of the variant: per composition and per unit type, with intervals."""
+    st.header(f"Paired impact: {base} → {vid}", anchor="paired-impact")
+    if st.session_state.pop("wi_land", False):  # just simulated: land on the impact, not above it
+        st.html("<script>setTimeout(() => window.parent.document.getElementById('paired-impact')"
+                "?.scrollIntoView({block: 'start'}), 300)</script>", unsafe_allow_javascript=True)
+    db = f.db
+    imp = sh.with_retry(lambda: tables.impact_report(DuckDBData(db, (base, vid)), base, vid, paired=True))
+    comps = imp.compositions
+    mine = comps.filter(pl.col("composition").is_in([army_a, army_b]))
+    st.plotly_chart(impact_figure(mine if mine.height else comps), key="wi_impact_fig")
+    st.dataframe(comps.select(
+        "source", "composition", "games_a", "games_b",
+        pl.format("{}% [{}–{}]", *((pl.col(c) * 100).round(1) for c in ("win_a", "win_a_lo", "win_a_hi")))
+        .alias(f"win {base}"),
+        pl.format("{}% [{}–{}]", *((pl.col(c) * 100).round(1) for c in ("win_b", "win_b_lo", "win_b_hi")))
+        .alias(f"win {vid}"),
+        pl.format("{} [{} – {}]", *((pl.col(c) * 100).round(1) for c in ("win_diff", "win_diff_lo", "win_diff_hi")))
+        .alias("change, points [95%]")), hide_index=True, key="wi_impact_table")
+    st.caption("Paired: only matchups played under both rules ids with the same bots count (every game of the "
+               "database that fits, not only the ones just played). Intervals are 95% (Wilson per rules id, "
+               "Newcombe for the change).")
+    with st.expander("Per unit type"):
+        st.dataframe(imp.units.select("source", "type", "units_a", "units_b", pl.col("pts_a").round(1),
+                                      pl.col("pts_b").round(1), pl.col("damage_per_pt_diff").round(3),
+                                      pl.col("damage_per_pt_diff_ci").round(3), pl.col("vp_per_pt_diff").round(4),
+                                      pl.col("vp_per_pt_diff_ci").round(4)), hide_index=True)
+
+
+def body() -> None:
+    versions = [r for r in sh.rules_ids() if not sh.rules(r).is_variant]
+    c = st.columns([1, 3])
+    base = c[0].selectbox("Base rules", versions, index=versions.index("v3") if "v3" in versions else 0,
+                          key="wi_base", on_change=_clear)
+    c[1].caption("Edit any number of stats of weapons and unit types; the dice maths below update at once. "
+                 "Save the edit as a variant to simulate it.")
+    slots = editor(base)
+    edits = _edits()
+    if edits:
+        names = {row.code: row.name for row in (*sh.rules(base).iter_units(), *sh.rules(base).weapons)}
+        st.markdown("**Edits**: " + ", ".join(
+            f"{names.get(code, code)} {EDITABLE[t][k]} {current_value(sh.rules(base), t, code, k)} → {v}"
+            for (t, code, k), v in sorted(edits.items())))
+        st.button("Clear the edits", on_click=_clear, key="wi_clear")
+    else:
+        st.info("No edits yet: change a number above.", icon="✏️")
+    if edits:
+        try:
+            variant = build_variant(base, PREVIEW_ID, "the edit", nest_overrides(edits), replace=True)
+        except VariantFieldError as e:
+            message = f"**{field_error(e, sh.rules(base))}** — the rules refuse this value."
+            slot = slots.get(e.field)
+            (slot if slot is not None else st).error(message, icon="🚫")  # type: ignore[attr-defined]
+            variant = None
+        if variant is not None:
+            pricing = is_pricing_only(nest_overrides(edits))
+            if pricing:
+                pricing_note(edits, base)
+            dice_section(base, variant, pricing)
+            save_section(base, edits)
+    simulate_section()
+
+
+sh.page_errors(body)
