@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from pmim_analytics.engine.actions import FireWeapon, MoveUnit
 from pmim_analytics.engine.bots import make_bot
-from pmim_analytics.engine.state import BATTLE
+from pmim_analytics.engine.checks import BATTLE
 from pmim_analytics.engine.verify import _Checker, _Stop
 from pmim_analytics.errors import PmimError
 from pmim_analytics.model.events import Attack, Event, Move

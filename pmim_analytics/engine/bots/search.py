@@ -30,7 +30,7 @@ zone soonest, spread over the objectives (fast units where they take a zone in r
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, cast
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
 from pmim_analytics.engine.bots.base import Bot, Param
@@ -38,7 +38,8 @@ from pmim_analytics.engine.bots.greedy import GreedyBot
 from pmim_analytics.engine.bots.persona import Persona, load_persona
 from pmim_analytics.engine.bots.tactician import TacticianBot
 from pmim_analytics.engine.bots.tactics import shot_value
-from pmim_analytics.engine.state import DEPLOY, OVER, GameState, UnitState
+from pmim_analytics.engine.checks import DEPLOY, OVER
+from pmim_analytics.engine.state import GameState, UnitState
 
 #: The budget a plain ``search`` gets (simulated actions per activation).
 DEFAULT_BUDGET = 200
@@ -363,7 +364,7 @@ class _Eval:
         hex)] best first) over the enemies u could reach this activation."""
         got = self._units.get(u.index)
         if got is not None:
-            return got
+            return cast(tuple[list[tuple[int, int, float]], list[tuple[int, list[tuple[float, int]]]]], got)
         table = self.table
         threats = [(pos, reach, shot_value(e, m, u, table, 0.5) / targets)
                    for pos, reach, e, m, targets in self.enemy_guns]
@@ -480,7 +481,7 @@ class _Eval:
     def may_of(shares: Any, k: int) -> float:
         for kk, sh in shares:
             if kk == k:
-                return sh
+                return float(sh)
         return 0.0
 
     def nearest_open_gap(self, h: int) -> float:

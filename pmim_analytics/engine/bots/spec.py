@@ -60,7 +60,9 @@ def parse_bot_spec(text: str, bots: dict[str, type[Bot]] | None = None) -> BotSp
     raises :class:`~pmim_analytics.errors.DataFileError` naming the file and field.
     """
     if bots is None:
-        from pmim_analytics.engine.bots import BOTS as bots
+        from pmim_analytics.engine.bots import BOTS
+
+        bots = BOTS
     if not isinstance(text, str):
         raise BotSpecError(f"a bot is named by text such as 'search:budget=400', not {text!r}")
     name, sep, rest = text.strip().partition(":")
