@@ -47,8 +47,10 @@ def current_value(rules: RulesVersion, table: str, code: str, key: str) -> int |
     if row is None:
         return None
     if key.startswith("hp."):
-        return getattr(row.hp, key[3:])
-    return getattr(row, _ATTR.get(key, key))
+        value = getattr(row.hp, key[3:])
+    else:
+        value = getattr(row, _ATTR.get(key, key))
+    return None if value is None else int(value)
 
 
 def nest_overrides(edits: dict[tuple[str, str, str], int]) -> dict[str, dict[str, dict[str, Any]]]:
@@ -146,7 +148,7 @@ def format_variant(variant: RulesVersion, overrides: dict[str, dict[str, dict[st
     if variant.description:
         doc["description"] = variant.description
     doc["overrides"] = overrides
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+    return str(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
 
 
 def write_variant(base: str, variant_id: str, name: str, overrides: dict[str, dict[str, dict[str, Any]]],

@@ -162,7 +162,8 @@ def check_summary_form(form: SummaryForm) -> tuple[GameRecord | None, list[Field
     for e in errors:
         line = e.where.line if isinstance(e, ReplayError) and e.where else None
         field, entry = where(line)
-        if field == "result":
-            field = _result_field(lines[line - 1][0], e.where.column if e.where else None)  # type: ignore[index]
+        if field == "result" and line is not None:
+            column = e.where.column if isinstance(e, ReplayError) and e.where else None
+            field = _result_field(lines[line - 1][0], column)
         out.append(FieldError(field, re.sub(r"\b(on |at )?line (\d+)", relabel, e.message), entry))
     return (None if out else game), out
