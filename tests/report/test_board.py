@@ -58,8 +58,10 @@ def test_board_figure_draws_units_by_side() -> None:
 def test_board_shows_coordinates_and_destroyed_units_in_their_side_colour() -> None:
     from pmim_analytics.report.board import DESTROYED_COLOURS
 
-    events = [Deploy(1, 0, "B:TW1", (3, 12)), Deploy(2, 0, "R:IN1", (3, 2)), Deploy(3, 0, "B:IN1", (5, 11)),
-              UnitDestroyed(4, 1, "R:IN1", "B:TW1"), UnitDestroyed(5, 1, "B:IN1", None)]
+    events = [Deploy(seq=1, round=0, unit="B:TW1", hex=(3, 12)), Deploy(seq=2, round=0, unit="R:IN1", hex=(3, 2)),
+              Deploy(seq=3, round=0, unit="B:IN1", hex=(5, 11)),
+              UnitDestroyed(seq=4, round=1, unit="R:IN1", by="B:TW1"),
+              UnitDestroyed(seq=5, round=1, unit="B:IN1", by=None)]
     fig = board_figure(SCEN, fold_events(["B:TW1", "R:IN1", "B:IN1"], events))
     by_name = {t.name: t for t in fig.data}
     coords = by_name["coordinates"]
