@@ -55,6 +55,23 @@ def min_hits_to_kill(target: Chassis | Warmech, damage: int) -> int | None:
     return min(sum(ceil(hp[loc] / damage) for loc in cond) for cond in KILL_CONDITIONS[target.body])
 
 
+def hit_chain(target: Warmech, damage: int, chart: tuple[str, ...] | None) -> tuple[
+        tuple[int, ...], tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """The Warmech's hits-to-kill chain: (location index of each chart face, -1 for a face the
+    body lacks; the kill conditions as location indexes; hits each location takes to destroy).
+
+    Raises ``ValueError`` without a chart.
+    """
+    if chart is None:
+        raise ValueError(f"{target.name} is a Warmech: pass its body's hit chart")
+    locs = BODY_LOCATIONS[target.body]
+    hp = target.location_hp()
+    start = tuple(ceil(hp[loc] / damage) for loc in locs)
+    faces = tuple(locs.index(loc) if loc in locs else -1 for loc in chart)
+    kills = tuple(tuple(locs.index(loc) for loc in cond) for cond in KILL_CONDITIONS[target.body])
+    return faces, kills, start
+
+
 def expected_hits_to_kill(target: Chassis | Warmech, damage: int, chart: tuple[str, ...] | None = None) -> (
         Fraction | None):
     """Exact expected number of hits to destroy ``target`` (``None`` when a hit does no damage).
@@ -65,14 +82,7 @@ def expected_hits_to_kill(target: Chassis | Warmech, damage: int, chart: tuple[s
         return None
     if isinstance(target, Chassis):
         return Fraction(ceil(target.hp / damage))
-    if chart is None:
-        raise ValueError(f"{target.name} is a Warmech: pass its body's hit chart")
-    locs = BODY_LOCATIONS[target.body]
-    hp = target.location_hp()
-    start = tuple(ceil(hp[loc] / damage) for loc in locs)
-    faces = tuple(locs.index(loc) if loc in locs else -1 for loc in chart)
-    kills = tuple(tuple(locs.index(loc) for loc in cond) for cond in KILL_CONDITIONS[target.body])
-    return _markov_hits(faces, kills, start)
+    return _markov_hits(*hit_chain(target, damage, chart))
 
 
 @cache

@@ -15,10 +15,10 @@ from math import ceil, comb
 
 import polars as pl
 
-from pmim_analytics.analytics.dice import KILL_CONDITIONS, damage_on_hit, dice_table, p_hit
+from pmim_analytics.analytics.dice import damage_on_hit, dice_table, hit_chain, p_hit
 from pmim_analytics.errors import UnknownNameError
 from pmim_analytics.rules.catalogue import find_unit, find_weapon
-from pmim_analytics.rules.models import BODY_LOCATIONS, Chassis, RulesVersion, Warmech
+from pmim_analytics.rules.models import Chassis, RulesVersion, Warmech
 
 #: The columns of :func:`dice_comparison` that say how a weapon fares against a target.
 COMPARED = ("p_hit", "damage_on_hit", "expected_damage", "expected_attacks_to_kill")
@@ -35,14 +35,7 @@ def hits_to_kill_distribution(target: Chassis | Warmech, damage: int,
         return {}
     if isinstance(target, Chassis):
         return {ceil(target.hp / damage): Fraction(1)}
-    if chart is None:
-        raise ValueError(f"{target.name} is a Warmech: pass its body's hit chart")
-    locs = BODY_LOCATIONS[target.body]
-    hp = target.location_hp()
-    start = tuple(ceil(hp[loc] / damage) for loc in locs)
-    faces = tuple(locs.index(loc) if loc in locs else -1 for loc in chart)
-    kills = tuple(tuple(locs.index(loc) for loc in cond) for cond in KILL_CONDITIONS[target.body])
-    return dict(_hit_distribution(faces, kills, start))
+    return dict(_hit_distribution(*hit_chain(target, damage, chart)))
 
 
 @cache
