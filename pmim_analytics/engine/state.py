@@ -525,7 +525,8 @@ class GameState(RuleChecks):
         elif r > victory.vp_to_win and r > b:
             self._finish("red", "vp")
         elif n >= victory.round_limit:
-            self._finish("blue" if b > r else "red" if r > b else None, "round_limit")
+            ahead = "blue" if b > r else "red" if r > b else None
+            self._finish(ahead if victory.at_round_limit == "vp" else None, "round_limit")
         else:
             self._start_round(n + 1)
 
