@@ -41,6 +41,14 @@ class Event:
         return d
 
 
+FIRST_PLAYER_SETTINGS = ("alternate", "blue", "red", "random")
+
+
+def first_side_of_die(die: int) -> str:
+    """The side a ``random`` first-player draw gives: 1-3 blue, 4-6 red."""
+    return "blue" if die <= 3 else "red"
+
+
 #: Each event class's own field names in order (filled on first use; ``fields()`` is slow).
 _OWN_FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -52,6 +60,21 @@ class Deploy(Event):
     unit: str
     hex: Hex
     type: ClassVar[str] = "deploy"
+
+
+@dataclass(frozen=True, slots=True)
+class FirstPlayer(Event):
+    """Who deploys and activates first in round 1, under the ``first_player`` setting in force.
+
+    Emitted before deployment (round 0) whenever the setting is not ``alternate`` (the
+    default, which a replay without this event was played under). ``die`` is the d6 the
+    driver rolled for ``random`` (1-3 blue, 4-6 red), ``None`` for ``blue`` or ``red``.
+    """
+
+    setting: str
+    die: int | None
+    side: str
+    type: ClassVar[str] = "first_player"
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +200,8 @@ class GameEnd(Event):
 
     ``reason`` is one of ``vp`` (more than the VP target and ahead at a round's end),
     ``wipeout`` (the other side has no units left), ``round_limit`` (the scenario's limit
-    was reached; the side ahead on VP wins), or ``manual`` (a logged result).
+    was reached with no winner under the victory rule: a draw, or with the scenario option
+    ``at_round_limit: vp`` the side ahead on VP wins), or ``manual`` (a logged result).
     ``rounds`` and the VP totals are ``None`` only when a manual log does not know them.
     """
 
@@ -191,7 +215,7 @@ class GameEnd(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
-    for cls in (Deploy, RoundStart, Activate, Move, Attack, LocationDestroyed, Immobilized,
+    for cls in (FirstPlayer, Deploy, RoundStart, Activate, Move, Attack, LocationDestroyed, Immobilized,
                 Disarmed, UnitDestroyed, VP, RoundEnd, GameEnd)
 }
 
@@ -215,7 +239,7 @@ EVENT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("to_row", "SMALLINT"),
     ("path", "SMALLINT"),
     ("distance", "SMALLINT"),
-    ("die1", "TINYINT"),
+    ("die1", "TINYINT"),  # also the die of a first_player draw
     ("die2", "TINYINT"),
     ("acc", "TINYINT"),
     ("needed", "TINYINT"),
@@ -231,7 +255,7 @@ EVENT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("red_holders", "VARCHAR"),
     ("blue_vp", "SMALLINT"),
     ("red_vp", "SMALLINT"),
-    ("reason", "VARCHAR"),
+    ("reason", "VARCHAR"),  # game_end: why it ended; first_player: the setting
     ("rounds", "SMALLINT"),
 )
 EVENT_COLUMN_NAMES = tuple(name for name, _ in EVENT_COLUMNS)
@@ -244,6 +268,8 @@ def event_to_row(game_id: str, ev: Event) -> dict[str, Any]:
         row.update(unit=ev.unit, to_col=ev.hex[0], to_row=ev.hex[1])
     elif isinstance(ev, RoundStart):
         row.update(side=ev.first)
+    elif isinstance(ev, FirstPlayer):
+        row.update(side=ev.side, die1=ev.die, reason=ev.setting)
     elif isinstance(ev, Activate):
         row.update(unit=ev.unit)
     elif isinstance(ev, Move):

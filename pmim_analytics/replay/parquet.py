@@ -29,6 +29,7 @@ from pmim_analytics.replay.events import (
     Deploy,
     Disarmed,
     Event,
+    FirstPlayer,
     GameEnd,
     Immobilized,
     LocationDestroyed,
@@ -132,6 +133,8 @@ def event_from_row(row: dict[str, Any]) -> Event:
         return Deploy(seq, rnd, row["unit"], _hex(row["to_col"], row["to_row"]))
     if t == "round_start":
         return RoundStart(seq, rnd, row["side"])
+    if t == "first_player":
+        return FirstPlayer(seq, rnd, row["reason"], row["die1"], row["side"])
     if t == "location_destroyed":
         return LocationDestroyed(seq, rnd, row["unit"], row["location"], row["by"])
     if t in ("immobilized", "disarmed", "unit_destroyed"):

@@ -11,6 +11,7 @@ from pmim_analytics.replay.events import (
     Deploy,
     Disarmed,
     Event,
+    FirstPlayer,
     GameEnd,
     Immobilized,
     LocationDestroyed,
@@ -63,6 +64,9 @@ def describe_event(ev: Event) -> str:
         return f"{ev.unit} deploys at {_hex(ev.hex)}"
     if isinstance(ev, RoundStart):
         return f"Round {ev.round} ({ev.first} activates first)"
+    if isinstance(ev, FirstPlayer):
+        drawn = f", drawn with a d6 of {ev.die}" if ev.die is not None else ""
+        return f"{ev.side} deploys and activates first in round 1 (first player: {ev.setting}{drawn})"
     if isinstance(ev, Activate):
         return f"{ev.unit} activates"
     if isinstance(ev, Move):

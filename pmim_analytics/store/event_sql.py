@@ -26,7 +26,7 @@ FIELD_KINDS: dict[str, str] = {
     "hit": "bool", "location": "opt_str", "location_rolls": "int_list", "damage": "int",
     "overkill": "int", "by": "opt_str", "objective": "int", "side": "str", "blue": "str_list",
     "red": "str_list", "blue_vp": "int", "red_vp": "int", "winner": "opt_str", "reason": "str",
-    "rounds": "int",
+    "rounds": "int", "setting": "str", "die": "opt_int",
 }
 _DUCK = {"int": "BIGINT", "opt_int": "BIGINT", "str": "VARCHAR", "opt_str": "VARCHAR", "bool": "BOOLEAN",
          "pair": "BIGINT[]", "int_list": "BIGINT[]", "str_list": "VARCHAR[]"}
@@ -92,13 +92,17 @@ def wide_columns_sql() -> str:
         "from_col": 's."from_hex"[1]', "from_row": 's."from_hex"[2]',
         "to_col": f"CASE {t} WHEN 'deploy' THEN s.\"hex\"[1] ELSE s.\"to_hex\"[1] END",
         "to_row": f"CASE {t} WHEN 'deploy' THEN s.\"hex\"[2] ELSE s.\"to_hex\"[2] END",
-        "path": 's."path"', "distance": 's."distance"', "die1": 's."roll"[1]', "die2": 's."roll"[2]',
+        "path": 's."path"', "distance": 's."distance"',
+        "die1": f"CASE {t} WHEN 'first_player' THEN s.\"die\" ELSE s.\"roll\"[1] END",
+        "die2": 's."roll"[2]',
         "acc": 's."acc"', "needed": 's."needed"', "hit": 's."hit"', "location": 's."location"',
         "location_rolls": f"CASE WHEN {t} = 'attack' THEN array_to_string(s.\"location_rolls\", ',') END",
         "damage": 's."damage"', "overkill": 's."overkill"', "by": 's."by"', "objective": 's."objective"',
         "side": f"CASE {t} WHEN 'round_start' THEN s.\"first\" WHEN 'game_end' THEN s.\"winner\" "
                 f"ELSE s.\"side\" END",
         "blue_holders": "array_to_string(s.\"blue\", ' ')", "red_holders": "array_to_string(s.\"red\", ' ')",
-        "blue_vp": 's."blue_vp"', "red_vp": 's."red_vp"', "reason": 's."reason"', "rounds": 's."rounds"',
+        "blue_vp": 's."blue_vp"', "red_vp": 's."red_vp"',
+        "reason": f"CASE {t} WHEN 'first_player' THEN s.\"setting\" ELSE s.\"reason\" END",
+        "rounds": 's."rounds"',
     }
     return ", ".join(f'{expr} AS "{name}"' for name, expr in cols.items())
