@@ -55,11 +55,18 @@ COMP_COLS = [
     Col("VP margin", lambda r: plus_minus(r["vp_margin"], r["vp_margin_ci"], 1)),
     Col("rounds", field("mean_rounds", lambda v: num(v, 1))), Col("mirrors", field("mirrors")),
 ]
+def _first_cell(r: dict) -> str:
+    """The first-player share, or why there is no separate test (side and first move confounded)."""
+    if r.get("confounded"):
+        return f"= blue test ({r['confounded_by']} always first)"
+    return interval(r["first_share"], r["first_lo"], r["first_hi"], as_pct=True)
+
+
 SIDE_COLS = [
     Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"), Col("games", field("games")),
     Col("blue wins (decisive)", lambda r: interval(r["blue_share"], r["blue_lo"], r["blue_hi"], as_pct=True)),
     Col("p", field("blue_p", lambda v: "" if v is None else f"{v:.2g}")),
-    Col("first player wins", lambda r: interval(r["first_share"], r["first_lo"], r["first_hi"], as_pct=True)),
+    Col("first player wins", lambda r: _first_cell(r)),
     Col("p", field("first_p", lambda v: "" if v is None else f"{v:.2g}")), Col("draws", field("draws")),
 ]
 IMPACT_COMP_COLS = [
