@@ -26,29 +26,54 @@ def matchup_cells(sides: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
 
     ``first`` is whether this side activated first (null when unknown); the margin is this
     side's VP minus the opponent's. Columns: keys, ``n``, ``margin_n``, ``margin_sum``,
-    ``margin_sq``, ``rounds_n``, ``rounds_sum``, ``rounds_sq``.
+    ``margin_sq``, ``rounds_n``, ``rounds_sum``, ``rounds_sq``, and ``est_margin_n/_sum/_sq``:
+    the margins of games whose final VP are estimated, kept apart (see :func:`fold_estimated`).
     """
-    me = sides.join(games.select("game_id", "rules_id", "source", "first_side", "rounds"), on="game_id")
+    me = sides.join(games.select("game_id", "rules_id", "source", "first_side", "rounds", "vp_estimated"),
+                    on="game_id")
     opp = sides.select("game_id", opp_side="side", opp_composition="composition", opp_army_hash="army_hash",
                        opp_bot="bot", opp_vp="vp")
+    est = pl.col("vp_estimated").fill_null(False)
     margin = (pl.col("vp") - pl.col("opp_vp")).cast(pl.Int64)
     rounds = pl.col("rounds").cast(pl.Int64)
     return (
         me.join(opp, on="game_id")
         .filter(pl.col("side") != pl.col("opp_side"))
-        .with_columns(first=pl.col("first_side") == pl.col("side"), _m=margin, _r=rounds)
+        .with_columns(first=pl.col("first_side") == pl.col("side"), _m=pl.when(~est).then(margin),
+                      _e=pl.when(est).then(margin), _r=rounds)
         .group_by(list(CELL_KEYS))
         .agg(
             n=pl.len().cast(pl.Int64),
-            margin_n=pl.col("_m").is_not_null().cast(pl.Int64).sum(),
-            margin_sum=pl.col("_m").fill_null(0).sum(),
-            margin_sq=(pl.col("_m") ** 2).fill_null(0).sum().cast(pl.Int64),
+            **margin_aggs("_m", "margin"),
             rounds_n=pl.col("_r").is_not_null().cast(pl.Int64).sum(),
             rounds_sum=pl.col("_r").fill_null(0).sum(),
             rounds_sq=(pl.col("_r") ** 2).fill_null(0).sum().cast(pl.Int64),
+            **margin_aggs("_e", "est_margin"),
         )
         .sort(list(CELL_KEYS), nulls_last=True)
     )
+
+
+def margin_aggs(col: str, prefix: str) -> dict[str, pl.Expr]:
+    """Count, sum and sum of squares of the non-null values of ``col`` as ``<prefix>_n/_sum/_sq``."""
+    x = pl.col(col)
+    return {f"{prefix}_n": x.is_not_null().cast(pl.Int64).sum(), f"{prefix}_sum": x.fill_null(0).sum(),
+            f"{prefix}_sq": (x**2).fill_null(0).sum().cast(pl.Int64)}
+
+
+EST_MARGIN_COLS = ("est_margin_n", "est_margin_sum", "est_margin_sq")
+
+
+def fold_estimated(cells: pl.DataFrame, include: bool) -> pl.DataFrame:
+    """Matchup or game cells with the VP margins of games whose final VP are estimated
+    (``est_margin_*``) added into ``margin_*`` when ``include``, else left out; the
+    ``est_margin_*`` columns are dropped either way."""
+    if "est_margin_n" not in cells.columns:
+        return cells
+    if include:
+        cells = cells.with_columns(*[(pl.col(f"margin_{k}") + pl.col(f"est_margin_{k}").fill_null(0))
+                                     .alias(f"margin_{k}") for k in ("n", "sum", "sq")])
+    return cells.drop(EST_MARGIN_COLS)
 
 
 def _check_key(key: str) -> str:
