@@ -8,18 +8,18 @@ from pathlib import Path
 import pytest
 
 from pmim_analytics.engine.actions import PlaceUnit
-from pmim_analytics.engine.batch import BatchSpec, play_batch_game
 from pmim_analytics.engine.dice import game_streams
 from pmim_analytics.engine.driver import play_game
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import GameState
+from pmim_analytics.engine.verify import verify_game
 from pmim_analytics.errors import IllegalActionError, UnknownNameError
-from pmim_analytics.replay.events import FirstPlayer, GameEnd, RoundStart, event_to_row
+from pmim_analytics.model.events import FirstPlayer, GameEnd, RoundStart, event_to_row
 from pmim_analytics.replay.format import read_game, write_game
 from pmim_analytics.replay.parquet import event_from_row
 from pmim_analytics.replay.sources import read_game_with_lines
-from pmim_analytics.replay.verify import verify_game
 from pmim_analytics.rules import load_army, validate_army
+from pmim_analytics.sim.batch import BatchSpec, play_batch_game
 from pmim_analytics.store import ingest_paths, read_frame
 from tests.conftest import ARMIES
 from tests.positions import roster

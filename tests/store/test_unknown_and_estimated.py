@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 
 from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.dataset import FrameData
-from pmim_analytics.analytics.load import DuckDBData
 from pmim_analytics.cli import app
 from pmim_analytics.replay.manual import parse_log, read_log
 from pmim_analytics.report.sections import UNIT_COLS
@@ -20,6 +19,7 @@ from pmim_analytics.rules.catalogue import REPO_ROOT
 from pmim_analytics.store import ingest_paths, open_writer, read_frame
 from pmim_analytics.store.check import check_db
 from pmim_analytics.store.connection import forget_migrated
+from pmim_analytics.store.readers import DuckDBData
 from tests.gamebuilder import GameBuilder, frames_of
 
 PLAYTESTS = REPO_ROOT / "data" / "playtests"
@@ -82,8 +82,8 @@ def test_an_unrecorded_header_changes_no_existing_replay_id() -> None:
 
 # -- the store -------------------------------------------------------------------------------
 def test_summary_logs_store_null_not_zero(playtest_db: Path) -> None:
-    games = read_frame("SELECT game_id, not_recorded, vp_estimated, blue_vp, red_vp FROM games ORDER BY blue_vp NULLS FIRST",
-                       db=playtest_db)
+    games = read_frame("SELECT game_id, not_recorded, vp_estimated, blue_vp, red_vp FROM games "
+                       "ORDER BY blue_vp NULLS FIRST", db=playtest_db)
     assert games["not_recorded"].to_list() == ["combat losses", "combat losses"]
     assert games.select("vp_estimated", "blue_vp", "red_vp").rows() == [(False, None, None), (True, 11, 7)]
     stats = read_frame(f"SELECT {', '.join(COMBAT)}, destroyed FROM unit_game_stats", db=playtest_db)
