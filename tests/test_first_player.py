@@ -220,3 +220,39 @@ def test_the_draw_survives_parquet_rows_and_the_database(tmp_path: Path) -> None
     row = read_frame("SELECT e.side, e.die1, e.reason, g.first_side FROM events e JOIN games g USING (game_id) "
                      "WHERE e.type = 'first_player'", db=db).row(0)
     assert row == (first.side, first.die, "random", first.side)
+
+
+# -- batches: CLI and sweep files --------------------------------------------------------------------
+def test_cli_play_takes_first_player_and_its_replay_verifies(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from pmim_analytics.cli import app
+    runner = CliRunner()
+    out = tmp_path / "g.jsonl"
+    r = runner.invoke(app, ["play", "--blue", str(ARMIES / "v3-balanced.yaml"), "--red",
+                            str(ARMIES / "v3-tank-heavy.yaml"), "--seed", "5", "--first-player", "random",
+                            "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert isinstance(read_game(out).events[0], FirstPlayer)
+    assert runner.invoke(app, ["replay", "verify", str(out)]).exit_code == 0
+    bad = runner.invoke(app, ["play", "--blue", str(ARMIES / "v3-balanced.yaml"), "--red",
+                              str(ARMIES / "v3-tank-heavy.yaml"), "--first-player", "coin"])
+    assert bad.exit_code == 2 and "unknown first-player setting 'coin'" in bad.output
+
+
+def test_a_sweep_file_sets_first_player_for_every_pairing(tmp_path: Path) -> None:
+    from pmim_analytics.replay.parquet import read_batch
+    from pmim_analytics.sim.backends import LocalBackend
+    from pmim_analytics.sweep import load_sweep, pairing_folder, run_sweep
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\nseed: 3\nrules: [v3]\ncompositions: [v3-balanced, v3-tank-heavy]\n"
+                    "games_per_pairing: 4\npart_size: 4\nfirst_player: red\n", encoding="utf-8")
+    plan = load_sweep(path)
+    run_sweep(plan, tmp_path / "out", LocalBackend(1))
+    games = list(read_batch(pairing_folder(tmp_path / "out", plan.pairings[0])))
+    assert len(games) == 4
+    for g in games:
+        assert g.events[0] == FirstPlayer(1, 0, "red", None, "red")
+        assert {e.first for e in g.events if isinstance(e, RoundStart)} == {"red"}
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["first_player"] == "red"
