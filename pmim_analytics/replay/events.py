@@ -278,11 +278,18 @@ def event_from_dict(d: dict[str, Any]) -> Event:
     wrong one; :mod:`pmim_analytics.replay.format` turns these into positioned errors.
     """
     cls = EVENT_TYPES[d["type"]]
+    names = _ALL_FIELDS.get(cls)
+    if names is None:
+        names = _ALL_FIELDS[cls] = tuple(f.name for f in fields(cls))
     kwargs: dict[str, Any] = {}
-    for f in fields(cls):
-        v = d[f.name]
-        if f.name in ("hex", "from_hex", "to_hex", "roll", "location_rolls", "blue", "red") and isinstance(v, list):
+    for name in names:
+        v = d[name]
+        if name in _TUPLE_FIELDS and isinstance(v, list):
             v = tuple(v)
-        kwargs[f.name] = v
+        kwargs[name] = v
     return cls(**kwargs)
+
+
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+_TUPLE_FIELDS = frozenset({"hex", "from_hex", "to_hex", "roll", "location_rolls", "blue", "red"})
 

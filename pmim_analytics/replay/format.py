@@ -187,7 +187,7 @@ def parse_event(obj: Any, where: Location) -> Event:
         raise ReplayError(f"missing field {missing!r}", Location(where.file, where.line, field=missing)) from None
     except TypeError as e:
         raise ReplayError(str(e), Location(where.file, where.line)) from None
-    _check_types(ev, cls, where)
+    check_event_types(ev.to_dict(), where)
     return ev
 
 
@@ -198,11 +198,12 @@ _NULLABLE = {("attack", "distance"), ("attack", "roll"), ("game_end", "rounds"),
              ("game_end", "blue_vp"), ("game_end", "red_vp")}
 
 
-def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
+def check_event_types(d: dict[str, Any], where: Location) -> None:
+    """Check the field types of one event in its JSON form (every field present);
+    raises a positioned :class:`ReplayError` for the first wrong one."""
     def bad(field: str, why: str) -> ReplayError:
         return ReplayError(why, Location(where.file, where.line, field=field))
 
-    d = ev.to_dict()
     for key, value in d.items():
         if value is None and (d["type"], key) in _NULLABLE:
             continue

@@ -33,7 +33,9 @@ from pmim_analytics.store.headers import HeaderParser
 from pmim_analytics.store.load import load_good_games
 from pmim_analytics.store.manual_logs import stage_logs
 from pmim_analytics.store.parquet import ParquetPart, stage_parts
+from pmim_analytics.replay.provenance import own_files_checker
 from pmim_analytics.store.rejects import Rejection, fill_raw, record_rejects
+from pmim_analytics.store.rules_judge import RulesJudge
 from pmim_analytics.store.sources import Inputs, find_inputs
 from pmim_analytics.store.staging import StageBuffer, create_staging, drop_staging, forget_games, materialize_units
 from pmim_analytics.store.validate import PARQUET_FIELD, Problem, find_problems
@@ -45,6 +47,7 @@ BATCH_FILES = 1000
 BATCH_BYTES = 128 * 1024 * 1024
 BATCH_PARQUET_ROWS = 2_000_000
 YIELD_EVERY = 3.0  # seconds of writing before the lock is given back to waiting readers
+WARM_POOL_FILES = 100  # from this many replays on, the rules-check workers start with the ingest
 YIELD_PAUSE = 0.2  # longer than a reader's retry interval, so a waiting reader gets in
 
 
@@ -125,7 +128,8 @@ def _plan(inputs: Inputs, batch_files: int, batch_bytes: int) -> list[_Batch]:
 def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, strict: bool = False,
                  progress: ProgressFn | None = None, on_wait: Callable[[str], None] | None = None,
                  batch_files: int = BATCH_FILES, batch_bytes: int = BATCH_BYTES,
-                 yield_every: float = YIELD_EVERY) -> IngestResult:
+                 yield_every: float = YIELD_EVERY, workers: int | None = None,
+                 trust_own: bool = False) -> IngestResult:
     """Ingest files, folders and globs into the database; see the module docstring.
 
     With ``strict`` the run stops at the first rejected game (games before it in input
@@ -133,6 +137,11 @@ def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, stric
     flight and returns what was done before, with ``interrupted`` set. Raises
     :class:`ReplayError` for a path that does not exist (before anything is read) and
     :class:`StoreError` when the database cannot be written.
+
+    Every game is replayed through the rules before it is stored, on ``workers``
+    processes (default: every core). With ``trust_own``, replays this installation wrote
+    itself and signed (``pmim simulate``; see :mod:`pmim_analytics.replay.provenance`)
+    skip that check; ``game_checks`` records which games were checked.
     """
     started = time.perf_counter()
     inputs = find_inputs(paths)
@@ -142,6 +151,10 @@ def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, stric
     parser = HeaderParser()
     scenarios = sorted(p.stem for p in (data_dir() / "scenarios").glob("*.yaml"))
     done = 0
+    judge = RulesJudge(workers)
+    if len(inputs.jsonl) >= WARM_POOL_FILES or inputs.parquet:
+        judge.start()
+    trusted = own_files_checker() if trust_own else (lambda path: False)
     if progress:
         progress(0, inputs.count, result)
     i = 0
@@ -151,7 +164,7 @@ def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, stric
             with open_writer(db, on_wait=on_wait) as con:
                 while i < len(batches):
                     batch = batches[i]
-                    stop = _attempt(con, batch, parser, scenarios, run_id, strict, result)
+                    stop = _attempt(con, batch, parser, scenarios, run_id, strict, result, judge, trusted)
                     if stop is None:  # an unreadable Parquet file among several parts: try them one by one
                         batches[i:i + 1] = [_Batch(parquet=[part]) for part in batch.parquet]
                         continue
@@ -169,17 +182,21 @@ def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, stric
                 time.sleep(YIELD_PAUSE)
     except KeyboardInterrupt:
         result.interrupted = True
+        judge.close(now=True)
+    finally:
+        judge.close()
     result.not_attempted = inputs.count - done
     result.seconds = time.perf_counter() - started
     return result
 
 
 def _attempt(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderParser, scenarios: list[str],
-             run_id: str, strict: bool, result: IngestResult) -> bool | None:
+             run_id: str, strict: bool, result: IngestResult, judge: RulesJudge,
+             trusted: Callable[[str], bool]) -> bool | None:
     """Run one batch; a Parquet part that DuckDB cannot read (corrupt pages) is refused
     whole. Returns whether to stop, or None when a batch of several parts must be split."""
     try:
-        return _run_batch(con, batch, parser, scenarios, run_id, strict, result)
+        return _run_batch(con, batch, parser, scenarios, run_id, strict, result, judge, trusted)
     except StoreError as e:
         if not batch.parquet:
             raise
@@ -192,7 +209,8 @@ def _attempt(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderParser
 
 
 def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderParser, scenarios: list[str],
-               run_id: str, strict: bool, result: IngestResult) -> bool:
+               run_id: str, strict: bool, result: IngestResult, judge: RulesJudge,
+               trusted: Callable[[str], bool]) -> bool:
     """Stage, validate and load one batch; return True when strict mode must stop."""
     try:
         create_staging(con)
@@ -214,6 +232,8 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
             rejects.setdefault(gg, rej)
         candidates = con.execute("SELECT g, game_id FROM st_games ORDER BY g").fetchall()
         good, dups = _dedupe(con, [(gg, gid) for gg, gid in candidates if gg not in rejects])
+        checks = _judge_rules(con, judge, buf, [gg for gg, _ in good], trusted, rejects)
+        good = [(gg, gid) for gg, gid in good if gg not in rejects]
         stop = False
         if strict and rejects:
             first_bad = min(rejects)
@@ -230,6 +250,7 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         con.execute("BEGIN TRANSACTION")
         try:
             n_events = load_good_games(con) if good else 0
+            _record_checks(con, good, checks)
             record_rejects(con, run_id, ordered)
             _pause_hook(result)
             con.execute("COMMIT")
@@ -289,3 +310,66 @@ def _dedupe(con: duckdb.DuckDBPyConnection, cands: list[tuple[int, str]]) -> tup
             seen.add(gid)
             good.append((g, gid))
     return good, dups
+
+
+#: How each stored game was checked (``game_checks.checked_by``).
+CHECKED_ENGINE = "engine replay"
+CHECKED_MANUAL = "manual log reader"
+SKIPPED_OWN = "skipped: written by this installation"
+
+
+def _judge_rules(con: duckdb.DuckDBPyConnection, judge: RulesJudge, buf: StageBuffer, gs: list[int],
+                 trusted: Callable[[str], bool], rejects: dict[int, Rejection]) -> dict[int, tuple[bool, str]]:
+    """Replay the games ``gs`` through the rules; a game that breaks one goes to ``rejects``.
+    Returns how each game that passed was checked: ``g -> (rules_checked, checked_by)``."""
+    if not gs:
+        return {}
+    con.register("_gs", pa.table({"g": pa.array(gs, pa.int32())}))
+    rows = con.execute("SELECT g, kind, path, file, events_file FROM st_games "
+                       "WHERE g IN (SELECT g FROM _gs)").fetchall()
+    con.unregister("_gs")
+    info = {g: (kind, path, file, events_file) for g, kind, path, file, events_file in rows}
+    how: dict[int, tuple[bool, str]] = {}
+    to_check = []
+    for g in gs:
+        kind, path, _, _ = info[g]
+        if kind == "manual":  # the manual-log reader replayed it by the rules as it read it
+            how[g] = (True, CHECKED_MANUAL)
+        elif trusted(path):
+            how[g] = (False, SKIPPED_OWN)
+        else:
+            header, head_line = buf.headers[g]
+            to_check.append((g, header, head_line))
+    for g, verdict in judge.check(con, to_check).items():
+        kind, _, file, events_file = info[g]
+        if verdict.error is not None:
+            rejects[g] = Rejection(events_file, None, None, "rules", verdict.error, None)
+        elif verdict.violations:
+            v = verdict.violations[0]
+            more = len(verdict.violations) - 1
+            at_header = v.seq is None
+            where = file if at_header else events_file
+            line = v.line
+            if kind == "parquet" and v.field in PARQUET_FIELD and not at_header:
+                fld = PARQUET_FIELD[v.field]
+            else:
+                fld = v.field
+            message = f"breaks the rules: {v.message}" + (f" (and {more} more finding{'s' if more > 1 else ''};"
+                                                           " `pmim replay verify` lists them)" if more else "")
+            rejects[g] = Rejection(where, line, fld, "rules", message, None)
+        else:
+            how[g] = (True, CHECKED_ENGINE)
+    return how
+
+
+def _record_checks(con: duckdb.DuckDBPyConnection, good: list[tuple[int, str]],
+                   how: dict[int, tuple[bool, str]]) -> None:
+    if not good:
+        return
+    con.register("_checks", pa.table({
+        "game_id": pa.array([gid for _, gid in good], pa.string()),
+        "rules_checked": pa.array([how.get(g, (False, "not checked"))[0] for g, _ in good], pa.bool_()),
+        "checked_by": pa.array([how.get(g, (False, "not checked"))[1] for g, _ in good], pa.string())}))
+    con.execute("INSERT OR REPLACE INTO game_checks (game_id, rules_checked, checked_by) "
+                "SELECT game_id, rules_checked, checked_by FROM _checks")
+    con.unregister("_checks")
