@@ -16,13 +16,12 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pmim_analytics.errors import Location, PmimError, display_path
 from pmim_analytics.limits import MAX_REPLAY_BYTES, loads_json, read_bytes_limited
 from pmim_analytics.replay.events import EVENT_COLUMN_NAMES, Event, event_from_dict
-from pmim_analytics.replay.format import GameRecord, check_event_types, compute_game_id, game_id_of, parse_header
+from pmim_analytics.replay.format import GameRecord, check_event_types, game_id_of, parse_header
 from pmim_analytics.replay.verify import Violation, verify_game
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))

@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pmim_analytics.errors import StoreError, display_path
+from pmim_analytics.replay.provenance import own_files_checker
 from pmim_analytics.rules.catalogue import data_dir
 from pmim_analytics.store import jsonl
 from pmim_analytics.store.connection import open_writer
@@ -33,7 +34,6 @@ from pmim_analytics.store.headers import HeaderParser
 from pmim_analytics.store.load import load_good_games
 from pmim_analytics.store.manual_logs import stage_logs
 from pmim_analytics.store.parquet import ParquetPart, stage_parts
-from pmim_analytics.replay.provenance import own_files_checker
 from pmim_analytics.store.rejects import Rejection, fill_raw, record_rejects
 from pmim_analytics.store.rules_judge import RulesJudge
 from pmim_analytics.store.sources import Inputs, find_inputs

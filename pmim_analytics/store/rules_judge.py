@@ -78,7 +78,8 @@ class RulesJudge:
                                              initializer=_ignore_sigint)
         return self._pool
 
-    def check(self, con: duckdb.DuckDBPyConnection, games: list[tuple[int, Any, int | None]]) -> dict[int, StagedVerdict]:
+    def check(self, con: duckdb.DuckDBPyConnection,
+              games: list[tuple[int, Any, int | None]]) -> dict[int, StagedVerdict]:
         """The verdict on each of ``games`` (``(g, GameHeader, header line)``, staged)."""
         if not games:
             return {}
