@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from pmim_analytics.errors import Location, PmimError, display_path
+from pmim_analytics.errors import Location, PmimError, ReplayError, display_path
 
 MAX_REPLAY_BYTES = 16 * 1024 * 1024
 """A JSON Lines replay: a 20-round game of two large armies is well under 1 MB."""
@@ -38,8 +38,9 @@ MAX_PARQUET_PART_BYTES = 2 * 1024 * 1024 * 1024
 """One Parquet events file of a batch folder (the engine writes parts of a few MB)."""
 
 
-class LimitError(PmimError):
-    """An input beyond one of the hard limits (exit 2: unusable input)."""
+class LimitError(ReplayError):
+    """An input beyond one of the hard limits, or not a regular file (exit 2: unusable input).
+    A :class:`ReplayError`, so every reader that refuses a bad replay or log refuses it too."""
 
 
 def _mb(n: int) -> str:

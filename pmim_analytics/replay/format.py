@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pmim_analytics.errors import Location, ReplayError, display_path
+from pmim_analytics.limits import MAX_REPLAY_BYTES, check_regular_file, loads_json
 from pmim_analytics.replay.events import Event, event_from_dict
 
 FORMAT_NAME = "pmim-replay"
@@ -250,13 +251,15 @@ def read_game(path: str | Path) -> GameRecord:
     """
     p = Path(path)
     name = display_path(p)
+    if p.exists():
+        check_regular_file(p, MAX_REPLAY_BYTES, "replay")
     header: GameHeader | None = None
     events: list[Event] = []
     for n, text in iter_lines(p):
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
+            obj = loads_json(text, Location(name, n), check_depth=header is None)
         except json.JSONDecodeError as e:
             raise ReplayError(f"invalid JSON: {e.msg}", Location(name, n, e.colno)) from None
         where = Location(name, n)

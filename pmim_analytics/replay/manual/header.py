@@ -56,14 +56,22 @@ def _err(tok: Token, source: str, message: str) -> ReplayError:
 
 
 def find_army_file(value: str, base_dir: Path | None) -> Path | None:
-    """The army file a tag names: beside the log first, then in ``data/armies``."""
+    """The army file a tag names: beside the log first (a relative path that stays inside
+    the log's folder), then in ``data/armies`` (by file name only). Nothing outside
+    those two folders is ever read: ``../x`` or an absolute path finds nothing."""
     names = [value] if value.endswith((".yaml", ".yml")) else [value, value + ".yaml"]
-    roots = [base_dir or Path.cwd(), data_dir() / "armies"]
-    for root in roots:
-        for name in names:
-            p = root / name
-            if p.is_file():
-                return p
+    base = (base_dir or Path.cwd()).resolve()
+    for name in names:
+        rel = Path(name)
+        if rel.is_absolute() or ".." in rel.parts:
+            return None
+        p = (base_dir or Path.cwd()) / rel
+        if p.resolve().is_relative_to(base) and p.is_file():
+            return p
+    known = {f.name: f for f in (data_dir() / "armies").glob("*.yaml")}
+    for name in names:
+        if name in known:
+            return known[name]
     return None
 
 
