@@ -18,6 +18,7 @@ from pmim_analytics.analytics.frames import Frames
 from pmim_analytics.analytics.load import DuckDBData
 from pmim_analytics.errors import PmimError, StoreError
 from pmim_analytics.report import figures, sections
+from pmim_analytics.report.inert import csv_frame
 from pmim_analytics.report.summary import balance_signals, designer_questions
 from pmim_analytics.rules import load_rules
 
@@ -117,7 +118,7 @@ def _export(data: GameData, rules_ids: Sequence[str] | None, out: Path, date: st
     dice = _dice(ids)
     paths: dict[str, Path] = {}
     for name, df in {**t, **{f"dice_{rid}": d for rid, d in dice.items()}}.items():
-        df.write_csv(out / "tables" / f"{name}.csv")
+        csv_frame(df).write_csv(out / "tables" / f"{name}.csv")
         df.write_parquet(out / "tables" / f"{name}.parquet")
         paths[name] = out / "tables" / f"{name}.csv"
     figs: dict[str, Path] = {}
