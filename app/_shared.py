@@ -213,7 +213,15 @@ def only_composition(df, f: Filters, *cols: str):  # noqa: ANN001, ANN201
 
 
 def default_db() -> str:
-    """``$PMIM_DB`` or ``data/pmim.duckdb``."""
+    """The database chosen when the server started, never from the browser: ``--db PATH``
+    after ``--`` on the command line (``streamlit run app/streamlit_app.py -- --db x.duckdb``),
+    else ``$PMIM_DB``, else ``data/pmim.duckdb``."""
+    args = sys.argv[1:]
+    for i, a in enumerate(args):
+        if a == "--db" and i + 1 < len(args):
+            return str(resolve_db_path(args[i + 1]))
+        if a.startswith("--db="):
+            return str(resolve_db_path(a[len("--db="):]))
     return str(resolve_db_path(None))
 
 
@@ -221,8 +229,8 @@ def sidebar() -> Filters:
     """Draw the sidebar filters and return the selection."""
     sb = st.sidebar
     sb.header("Filters")
-    db = sb.text_input("Database file", value=st.session_state.get("db_path", default_db()), key="db_path",
-                       help="A pmim DuckDB file; `$PMIM_DB` or data/pmim.duckdb by default.")
+    db = default_db()  # fixed at start: a browser cannot point the server at another file
+    sb.caption(f"Database: `{db}` (chosen at start: `-- --db PATH` or `$PMIM_DB`)")
     version = content_version(db)
     choices = {"rules_ids": [], "sources": [], "compositions": []}
     games_n = 0
