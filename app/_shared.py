@@ -230,7 +230,6 @@ def sidebar() -> Filters:
     sb = st.sidebar
     sb.header("Filters")
     db = default_db()  # fixed at start: a browser cannot point the server at another file
-    sb.caption(f"Database: `{db}` (chosen at start: `-- --db PATH` or `$PMIM_DB`)")
     version = content_version(db)
     choices = {"rules_ids": [], "sources": [], "compositions": []}
     games_n = 0
@@ -246,7 +245,8 @@ def sidebar() -> Filters:
                    help="engine: simulated by the bots; manual: logged from real tables")
     comp = sb.selectbox("Composition", [ALL, *choices["compositions"]], key="composition_filter",
                         help="Limits composition tables and game lists to games with this army list.")
-    sb.caption(f"{games_n:,} games in {Path(db).name}" if games_n else "No games in this database yet.")
+    sb.caption((f"{games_n:,} games in {db}" if games_n else f"No games in {db} yet.")
+               + " (the database is chosen at start: `-- --db PATH` or `$PMIM_DB`)")
     ids = tuple(picked) if picked and len(picked) < len(choices["rules_ids"]) else None
     if picked == [] and choices["rules_ids"]:
         ids = ("<none>",)

@@ -56,22 +56,21 @@ def _err(tok: Token, source: str, message: str) -> ReplayError:
 
 
 def find_army_file(value: str, base_dir: Path | None) -> Path | None:
-    """The army file a tag names: beside the log first (a relative path that stays inside
-    the log's folder), then in ``data/armies`` (by file name only). Nothing outside
-    those two folders is ever read: ``../x`` or an absolute path finds nothing."""
+    """The army file a tag names: a path relative to the log, then a file of ``data/armies``.
+    Only files inside the log's folder or ``data/armies`` are ever read: an absolute path,
+    or one leading anywhere else (``../../x``), finds nothing."""
     names = [value] if value.endswith((".yaml", ".yml")) else [value, value + ".yaml"]
-    base = (base_dir or Path.cwd()).resolve()
-    for name in names:
-        rel = Path(name)
-        if rel.is_absolute() or ".." in rel.parts:
-            return None
-        p = (base_dir or Path.cwd()) / rel
-        if p.resolve().is_relative_to(base) and p.is_file():
-            return p
-    known = {f.name: f for f in (data_dir() / "armies").glob("*.yaml")}
-    for name in names:
-        if name in known:
-            return known[name]
+    base = base_dir or Path.cwd()
+    armies = data_dir() / "armies"
+    allowed = [base.resolve(), armies.resolve()]
+    for root in (base, armies):
+        for name in names:
+            rel = Path(name)
+            if rel.is_absolute():
+                return None
+            p = root / rel
+            if p.is_file() and any(p.resolve().is_relative_to(a) for a in allowed):
+                return p
     return None
 
 
