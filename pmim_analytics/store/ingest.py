@@ -31,6 +31,7 @@ from pmim_analytics.rules.catalogue import data_dir
 from pmim_analytics.store import jsonl
 from pmim_analytics.store.connection import open_writer
 from pmim_analytics.store.headers import HeaderParser
+from pmim_analytics.store.interrupt import SigintGuard
 from pmim_analytics.store.load import load_good_games
 from pmim_analytics.store.manual_logs import stage_logs
 from pmim_analytics.store.parquet import ParquetPart, stage_parts
@@ -144,47 +145,57 @@ def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, stric
     skip that check; ``game_checks`` records which games were checked.
     """
     started = time.perf_counter()
-    inputs = find_inputs(paths)
-    result = IngestResult(notes=list(inputs.notes), inputs=inputs.count)
-    batches = _plan(inputs, batch_files, batch_bytes)
-    run_id = uuid.uuid4().hex[:12]
-    parser = HeaderParser()
-    scenarios = sorted(p.stem for p in (data_dir() / "scenarios").glob("*.yaml"))
-    done = 0
-    judge = RulesJudge(workers)
-    if len(inputs.jsonl) >= WARM_POOL_FILES or inputs.parquet:
-        judge.start()
-    trusted = own_files_checker() if trust_own else (lambda path: False)
-    if progress:
-        progress(0, inputs.count, result)
-    i = 0
-    try:
-        while i < len(batches):
-            opened = time.perf_counter()
-            with open_writer(db, on_wait=on_wait) as con:
-                while i < len(batches):
-                    batch = batches[i]
-                    stop = _attempt(con, batch, parser, scenarios, run_id, strict, result, judge, trusted)
-                    if stop is None:  # an unreadable Parquet file among several parts: try them one by one
-                        batches[i:i + 1] = [_Batch(parquet=[part]) for part in batch.parquet]
-                        continue
-                    i += 1
-                    done += batch.size
-                    result.seconds = time.perf_counter() - started
-                    if progress:
-                        progress(done, inputs.count, result)
-                    if stop:
-                        i = len(batches)
-                        break
-                    if time.perf_counter() - opened > yield_every:
-                        break
-            if i < len(batches):
-                time.sleep(YIELD_PAUSE)
-    except KeyboardInterrupt:
-        result.interrupted = True
-        judge.close(now=True)
-    finally:
-        judge.close()
+    with SigintGuard() as guard:
+        inputs = find_inputs(paths)
+        result = IngestResult(notes=list(inputs.notes), inputs=inputs.count)
+        done = 0
+        judge = RulesJudge(workers)
+        try:
+            batches = _plan(inputs, batch_files, batch_bytes)
+            run_id = uuid.uuid4().hex[:12]
+            parser = HeaderParser()
+            scenarios = sorted(p.stem for p in (data_dir() / "scenarios").glob("*.yaml"))
+            if len(inputs.jsonl) >= WARM_POOL_FILES or inputs.parquet:
+                judge.start()
+            trusted = own_files_checker() if trust_own else (lambda path: False)
+            if progress:
+                progress(0, inputs.count, result)
+            i = 0
+            while i < len(batches):
+                opened = time.perf_counter()
+                with open_writer(db, on_wait=on_wait) as con:
+                    guard.con = con
+                    while i < len(batches):
+                        batch = batches[i]
+                        stop = _attempt(con, batch, parser, scenarios, run_id, strict, result, judge, trusted)
+                        if stop is None:  # an unreadable Parquet file among several parts: try them one by one
+                            batches[i:i + 1] = [_Batch(parquet=[part]) for part in batch.parquet]
+                            continue
+                        i += 1
+                        done += batch.size
+                        result.seconds = time.perf_counter() - started
+                        if progress:
+                            progress(done, inputs.count, result)
+                        if stop:
+                            i = len(batches)
+                            break
+                        if time.perf_counter() - opened > yield_every:
+                            break
+                    guard.con = None
+                if i < len(batches):
+                    time.sleep(YIELD_PAUSE)
+        except KeyboardInterrupt:
+            result.interrupted = True
+            judge.close(now=True)
+        except Exception as e:  # DuckDB reports an interrupted statement in several ways
+            if not (guard.interrupted or isinstance(e, duckdb.InterruptException)
+                    or "interrupted" in str(e).lower()):
+                raise
+            result.interrupted = True
+            judge.close(now=True)
+        finally:
+            guard.con = None
+            judge.close()
     result.not_attempted = inputs.count - done
     result.seconds = time.perf_counter() - started
     return result
@@ -263,6 +274,8 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         result.duplicates += len(dups)
         result.rejected.extend(ordered)
         return stop
+    except duckdb.InterruptException as e:
+        raise KeyboardInterrupt from e
     except duckdb.Error as e:
         raise StoreError(f"ingest failed: {str(e).strip().splitlines()[0]}") from e
     finally:

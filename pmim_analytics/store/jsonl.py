@@ -124,6 +124,8 @@ def stage_fast(con: duckdb.DuckDBPyConnection, files: list[tuple[int, str]]) -> 
                                           "path": pa.array([p for _, p in files], pa.string())}))
     try:
         _insert_fast(con, files)
+    except duckdb.InterruptException:
+        raise
     except duckdb.Error:  # a file vanished or became unreadable since it was listed: read each in Python
         con.unregister("_fast_files")
         forget_games(con, [g for g, _ in files], events_only=True)

@@ -15,7 +15,7 @@ import io
 import multiprocessing
 import os
 import signal
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -116,6 +116,9 @@ class RulesJudge:
                 futures.append(pool.submit(check_staged, _ipc(table.slice(row0, end - row0)), games[first:k]))
                 first, row0 = k, end
         out: dict[int, StagedVerdict] = {}
+        pending = set(futures)
+        while pending:  # short waits, so a Ctrl-C (raised between them) is not held up
+            _, pending = wait(pending, timeout=0.1)
         for f in futures:
             for v in f.result():
                 out[v.g] = v
