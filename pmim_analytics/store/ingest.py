@@ -292,7 +292,9 @@ def _pause_hook(result: IngestResult) -> None:
     batch, seconds = hook.split(":")
     if result.batches_committed + 1 == int(batch):
         print(f"pausing before commit {batch}", file=sys.stderr, flush=True)
-        time.sleep(float(seconds))
+        until = time.monotonic() + float(seconds)
+        while time.monotonic() < until:  # short sleeps: a Ctrl-C taken by another thread is seen at once
+            time.sleep(0.05)
 
 
 def _rejection(con: duckdb.DuckDBPyConnection, p: Problem) -> Rejection:
