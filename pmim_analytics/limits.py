@@ -63,7 +63,7 @@ def check_regular_file(path: str | Path, limit: int, what: str) -> int:
     if not stat.S_ISREG(st.st_mode):
         raise LimitError(f"not a regular file; only regular files are read as {what}s", where)
     if st.st_size > limit:
-        raise LimitError(f"{_mb(st.st_size)} is over the {_mb(limit)} limit for a {what} "
+        raise LimitError(f"{_mb(st.st_size)} is too large: over the {_mb(limit)} limit for a {what} "
                          "(pmim_analytics.limits); split or shorten it", where)
     return st.st_size
 

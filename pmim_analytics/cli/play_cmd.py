@@ -11,19 +11,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
-from pmim_analytics.engine.backends import open_backend
-from pmim_analytics.engine.batch import BatchSpec, BatchSummary, wilson_interval
 from pmim_analytics.engine.bots import bot_names, check_bot_name
 from pmim_analytics.engine.driver import play_game
-from pmim_analytics.engine.runner import run_batch
 from pmim_analytics.engine.spec import GameSpec
+from pmim_analytics.engine.verify import verify_game
 from pmim_analytics.errors import InvalidArmyError, Location, PmimError, ReplayError, display_path
+from pmim_analytics.replay import provenance
 from pmim_analytics.replay.format import write_game
 from pmim_analytics.replay.show import iter_play_by_play
 from pmim_analytics.replay.sources import LoadedGame, iter_games, read_game_with_lines
-from pmim_analytics.replay.verify import verify_game
 from pmim_analytics.rules import load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
+from pmim_analytics.sim.backends import open_backend
+from pmim_analytics.sim.batch import BatchSpec, BatchSummary, wilson_interval
+from pmim_analytics.sim.runner import run_batch
 
 replay_app = typer.Typer(help="Engine and manual replays: verify them against the rules, show them.",
                          no_args_is_help=True)
@@ -121,7 +122,9 @@ def simulate(
 
     Sides swap every other game (each army keeps its bot). The same seed gives the same
     games whatever --workers and --backend. Ctrl-C stops cleanly: finished parts stay, no
-    half-written file is left. Exit 2 for bad input.
+    half-written file is left. The files written are signed (DIR/pmim-signed.json, with
+    this installation's key), so `pmim ingest --trust-own` may skip their rules check.
+    Exit 2 for bad input.
 
     Example: pmim simulate --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --games 1000
     """
@@ -144,7 +147,10 @@ def simulate(
             progress.update(task, completed=done)
             progress.refresh()
 
+        began = provenance.now()
         summary = run_batch(batch, workers, out_dir, fmt, advance, backend=runner)
+    if out_dir is not None:  # what this installation wrote: `pmim ingest --trust-own` may skip its rules check
+        provenance.sign_written(out_dir, began)
     out.print(_summary_table(summary, army_a.name, army_b.name, blue_bot, red_bot))
     reasons = ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items()))
     out.print(f"mean rounds {summary.mean_rounds:.2f}; game ends: {reasons}", highlight=False)

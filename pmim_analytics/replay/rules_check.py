@@ -2,7 +2,7 @@
 
 :func:`check_replay_file` reads one JSON Lines replay and :func:`check_parquet_part` one
 part of a Parquet batch, and replay every game through the rules
-(:func:`~pmim_analytics.replay.verify.verify_game`, the same judge as ``pmim replay
+(:func:`~pmim_analytics.engine.verify.verify_game`, the same judge as ``pmim replay
 verify``). They never raise: whatever goes wrong is part of the answer, so one bad file
 cannot stop a pool. Both are plain module-level functions of picklable arguments and
 results, for :class:`concurrent.futures.ProcessPoolExecutor`.
@@ -18,11 +18,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from pmim_analytics.engine.verify import Violation, verify_game
 from pmim_analytics.errors import Location, PmimError, display_path
 from pmim_analytics.limits import MAX_REPLAY_BYTES, loads_json, read_bytes_limited
-from pmim_analytics.replay.events import EVENT_COLUMN_NAMES, Event, event_from_dict
+from pmim_analytics.model.events import EVENT_COLUMN_NAMES, Event, event_from_dict
 from pmim_analytics.replay.format import GameRecord, check_event_types, game_id_of, parse_header
-from pmim_analytics.replay.verify import Violation, verify_game
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 
@@ -175,7 +175,7 @@ def _hex(a: Any, b: Any) -> tuple[int, int]:
 
 
 def _event_builders() -> dict[str, Any]:
-    from pmim_analytics.replay import events as E
+    from pmim_analytics.model import events as E
 
     def rolls(text: str | None) -> tuple[int, ...]:
         return tuple(int(x) for x in text.split(",") if x) if text else ()

@@ -17,12 +17,12 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 
-from pmim_analytics.engine.batch import BatchSpec, play_batch_game
-from pmim_analytics.replay.events import event_from_dict
+from pmim_analytics.engine.verify import verify_game
+from pmim_analytics.model.events import event_from_dict
 from pmim_analytics.replay.format import GameHeader, GameRecord, format_game, game_id_of, read_game, write_game
 from pmim_analytics.replay.parquet import write_part
-from pmim_analytics.replay.verify import verify_game
 from pmim_analytics.rules import load_army, validate_army
+from pmim_analytics.sim.batch import BatchSpec, play_batch_game
 from pmim_analytics.store import ingest_paths, read_frame
 from tests.conftest import ARMIES
 
