@@ -15,7 +15,7 @@ from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.dataset import FrameData, GameData, Provenance
 from pmim_analytics.analytics.dice import dice_table
 from pmim_analytics.analytics.frames import Frames
-from pmim_analytics.errors import PmimError, StoreError
+from pmim_analytics.errors import Location, PmimError, StoreError, display_path
 from pmim_analytics.report import figures, sections
 from pmim_analytics.report.inert import csv_frame
 from pmim_analytics.report.summary import balance_signals, designer_questions
@@ -99,9 +99,26 @@ def export_report(db_or_frames: GameData | Frames | str | Path, rules_ids: Seque
     (``cdn``, small files; ``directory``, one local copy beside them). Raises
     :class:`StoreError` when the selection holds no games.
     """
+    out = Path(out_dir)
+    _check_out_dir(out)
     data = open_data(db_or_frames, rules_ids, source)
     with data.session():
-        return _export(data, rules_ids, Path(out_dir), date, plotlyjs, with_figures)
+        try:
+            return _export(data, rules_ids, out, date, plotlyjs, with_figures)
+        except OSError as e:
+            raise PmimError(f"the export could not be written ({e.strerror or e}); choose a folder you can write",
+                            Location(display_path(e.filename or out))) from None
+
+
+def _check_out_dir(out: Path) -> None:
+    """Refuse an export target that is a file, or lies below one, before anything is written."""
+    for p in (out, *out.parents):
+        if p.exists() and not p.is_dir():
+            what = "is a file, not a folder" if p == out else f"cannot hold a folder: {display_path(p)} is a file"
+            raise PmimError(f"{what}; the export writes a folder (report.md, tables/, figures/), "
+                            "choose a folder path", Location(display_path(out)))
+        if p.exists():
+            break
 
 
 def _export(data: GameData, rules_ids: Sequence[str] | None, out: Path, date: str | None, plotlyjs: str,

@@ -29,7 +29,7 @@ from pmim_analytics.errors import StoreError, display_path
 from pmim_analytics.replay.provenance import own_files_checker
 from pmim_analytics.rules.catalogue import data_dir
 from pmim_analytics.store import jsonl
-from pmim_analytics.store.connection import open_writer
+from pmim_analytics.store.connection import explain_db_error, open_writer
 from pmim_analytics.store.headers import HeaderParser
 from pmim_analytics.store.interrupt import SigintGuard
 from pmim_analytics.store.load import load_good_games
@@ -277,7 +277,9 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
     except duckdb.InterruptException as e:
         raise KeyboardInterrupt from e
     except duckdb.Error as e:
-        raise StoreError(f"ingest failed: {str(e).strip().splitlines()[0]}") from e
+        why = explain_db_error(e)
+        raise StoreError(why if not why.startswith("the database could not be") else
+                         f"ingest failed: {str(e).strip().splitlines()[0]}") from e
     finally:
         try:
             drop_staging(con)
