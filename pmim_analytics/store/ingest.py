@@ -36,7 +36,7 @@ from pmim_analytics.store.load import load_good_games
 from pmim_analytics.store.manual_logs import stage_logs
 from pmim_analytics.store.parquet import ParquetPart, stage_parts
 from pmim_analytics.store.rejects import Rejection, fill_raw, record_rejects
-from pmim_analytics.store.rules_judge import RulesJudge
+from pmim_analytics.store.rules_judge import Pending, RulesJudge
 from pmim_analytics.store.sources import Inputs, find_inputs
 from pmim_analytics.store.staging import StageBuffer, create_staging, drop_staging, forget_games, materialize_units
 from pmim_analytics.store.validate import PARQUET_FIELD, Problem, find_problems
@@ -243,30 +243,44 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
             rejects.setdefault(gg, rej)
         candidates = con.execute("SELECT g, game_id FROM st_games ORDER BY g").fetchall()
         good, dups = _dedupe(con, [(gg, gid) for gg, gid in candidates if gg not in rejects])
-        checks = _judge_rules(con, judge, buf, [gg for gg, _ in good], trusted, rejects)
-        good = [(gg, gid) for gg, gid in good if gg not in rejects]
-        stop = False
-        if strict and rejects:
-            first_bad = min(rejects)
-            good = [(gg, gid) for gg, gid in good if gg < first_bad]
-            dups = [gg for gg in dups if gg < first_bad]
-            rejects = {first_bad: rejects[first_bad]}
-            stop = True
-        ordered = [rejects[k] for k in sorted(rejects)]
-        fill_raw(con, ordered)
-        con.register("_good", pa.table({"g": pa.array([gg for gg, _ in good], pa.int32()),
-                                        "game_id": pa.array([gid for _, gid in good], pa.string())}))
-        con.execute("CREATE OR REPLACE TEMP TABLE st_good AS SELECT * FROM _good")
-        con.unregister("_good")
-        con.execute("BEGIN TRANSACTION")
+        judging = _judge_rules(con, judge, buf, [gg for gg, _ in good], trusted)
+        in_tx, n_events = False, None
         try:
-            n_events = load_good_games(con) if good else 0
+            if judging.pending.in_pool and good:
+                # load every candidate while the workers replay them; undone below if one breaks a rule
+                _set_good(con, good)
+                con.execute("BEGIN TRANSACTION")
+                in_tx = True
+                n_events = load_good_games(con)
+            checks = judging.finish(rejects)
+            kept = [(gg, gid) for gg, gid in good if gg not in rejects]
+            stop = False
+            if strict and rejects:
+                first_bad = min(rejects)
+                kept = [(gg, gid) for gg, gid in kept if gg < first_bad]
+                dups = [gg for gg in dups if gg < first_bad]
+                rejects = {first_bad: rejects[first_bad]}
+                stop = True
+            if in_tx and len(kept) != len(good):  # the optimistic load holds games that must not be stored
+                con.execute("ROLLBACK")
+                in_tx, n_events = False, None
+            good = kept
+            ordered = [rejects[k] for k in sorted(rejects)]
+            fill_raw(con, ordered)
+            if not in_tx:
+                _set_good(con, good)
+                con.execute("BEGIN TRANSACTION")
+                in_tx = True
+            if n_events is None:
+                n_events = load_good_games(con) if good else 0
             _record_checks(con, good, checks)
             record_rejects(con, run_id, ordered)
             _pause_hook(result)
             con.execute("COMMIT")
+            in_tx = False
         except BaseException:
-            con.execute("ROLLBACK")
+            if in_tx:
+                con.execute("ROLLBACK")
             raise
         result.batches_committed += 1
         result.loaded += len(good)
@@ -335,17 +349,54 @@ CHECKED_MANUAL = "manual log reader"
 SKIPPED_OWN = "skipped: written by this installation"
 
 
+def _set_good(con: duckdb.DuckDBPyConnection, good: list[tuple[int, str]]) -> None:
+    con.register("_good", pa.table({"g": pa.array([gg for gg, _ in good], pa.int32()),
+                                    "game_id": pa.array([gid for _, gid in good], pa.string())}))
+    con.execute("CREATE OR REPLACE TEMP TABLE st_good AS SELECT * FROM _good")
+    con.unregister("_good")
+
+
+@dataclass
+class _Judging:
+    """The rules check of a batch's candidates, under way."""
+
+    pending: Pending
+    how: dict[int, tuple[bool, str]]
+    info: dict[int, tuple[str, str, str, str]]
+
+    def finish(self, rejects: dict[int, Rejection]) -> dict[int, tuple[bool, str]]:
+        """Wait for the verdicts; a game that breaks a rule goes to ``rejects``. Returns how
+        each game that passed was checked: ``g -> (rules_checked, checked_by)``."""
+        for g, verdict in self.pending.result().items():
+            kind, _, file, events_file = self.info[g]
+            if verdict.error is not None:
+                rejects[g] = Rejection(events_file, None, None, "rules", verdict.error, None)
+            elif verdict.violations:
+                v = verdict.violations[0]
+                more = len(verdict.violations) - 1
+                at_header = v.seq is None
+                fld = PARQUET_FIELD[v.field] if kind == "parquet" and v.field in PARQUET_FIELD and not at_header \
+                    else v.field
+                message = f"breaks the rules: {v.message}" + (
+                    f" (and {more} more finding{'s' if more > 1 else ''}; `pmim replay verify` lists them)"
+                    if more else "")
+                rejects[g] = Rejection(file if at_header else events_file, v.line, fld, "rules", message, None)
+            else:
+                self.how[g] = (True, CHECKED_ENGINE)
+        return self.how
+
+
 def _judge_rules(con: duckdb.DuckDBPyConnection, judge: RulesJudge, buf: StageBuffer, gs: list[int],
-                 trusted: Callable[[str], bool], rejects: dict[int, Rejection]) -> dict[int, tuple[bool, str]]:
-    """Replay the games ``gs`` through the rules; a game that breaks one goes to ``rejects``.
-    Returns how each game that passed was checked: ``g -> (rules_checked, checked_by)``."""
-    if not gs:
-        return {}
-    con.register("_gs", pa.table({"g": pa.array(gs, pa.int32())}))
-    rows = con.execute("SELECT g, kind, path, file, events_file FROM st_games "
-                       "WHERE g IN (SELECT g FROM _gs)").fetchall()
-    con.unregister("_gs")
-    info = {g: (kind, path, file, events_file) for g, kind, path, file, events_file in rows}
+                 trusted: Callable[[str], bool]) -> _Judging:
+    """Start replaying the games ``gs`` through the rules (manual logs were replayed by
+    their reader; signed own replays skip it when trusted)."""
+    info: dict[int, tuple[str, str, str, str]] = {}
+    if gs:
+        con.register("_gs", pa.table({"g": pa.array(gs, pa.int32())}))
+        rows = con.execute("SELECT g, kind, path, file, events_file FROM st_games "
+                           "WHERE g IN (SELECT g FROM _gs)").fetchall()
+        con.unregister("_gs")
+        info = {g: (kind, path, file, events_file) for g, kind, path, file, events_file in rows}
     how: dict[int, tuple[bool, str]] = {}
     to_check = []
     for g in gs:
@@ -357,26 +408,7 @@ def _judge_rules(con: duckdb.DuckDBPyConnection, judge: RulesJudge, buf: StageBu
         else:
             header, head_line = buf.headers[g]
             to_check.append((g, header, head_line))
-    for g, verdict in judge.check(con, to_check).items():
-        kind, _, file, events_file = info[g]
-        if verdict.error is not None:
-            rejects[g] = Rejection(events_file, None, None, "rules", verdict.error, None)
-        elif verdict.violations:
-            v = verdict.violations[0]
-            more = len(verdict.violations) - 1
-            at_header = v.seq is None
-            where = file if at_header else events_file
-            line = v.line
-            if kind == "parquet" and v.field in PARQUET_FIELD and not at_header:
-                fld = PARQUET_FIELD[v.field]
-            else:
-                fld = v.field
-            message = f"breaks the rules: {v.message}" + (f" (and {more} more finding{'s' if more > 1 else ''};"
-                                                           " `pmim replay verify` lists them)" if more else "")
-            rejects[g] = Rejection(where, line, fld, "rules", message, None)
-        else:
-            how[g] = (True, CHECKED_ENGINE)
-    return how
+    return _Judging(judge.submit(con, to_check), how, info)
 
 
 def _record_checks(con: duckdb.DuckDBPyConnection, good: list[tuple[int, str]],

@@ -78,11 +78,11 @@ class RulesJudge:
                                              initializer=_ignore_sigint)
         return self._pool
 
-    def check(self, con: duckdb.DuckDBPyConnection,
-              games: list[tuple[int, Any, int | None]]) -> dict[int, StagedVerdict]:
-        """The verdict on each of ``games`` (``(g, GameHeader, header line)``, staged)."""
+    def submit(self, con: duckdb.DuckDBPyConnection, games: list[tuple[int, Any, int | None]]) -> Pending:
+        """Start checking ``games`` (``(g, GameHeader, header line)``, staged); the
+        verdicts come from :meth:`Pending.result`, so the caller can work meanwhile."""
         if not games:
-            return {}
+            return Pending(self, None, [], done={})
         games = sorted(games, key=lambda t: t[0])
         con.register("_judge", pa.table({"g": pa.array([g for g, _, _ in games], pa.int32())}))
         try:
@@ -90,19 +90,29 @@ class RulesJudge:
                                 "WHERE g IN (SELECT g FROM _judge) ORDER BY g, line").to_arrow_table()
         finally:
             con.unregister("_judge")
-        n = table.num_rows
-        if n < INLINE_EVENTS or self.workers == 1:
-            return {v.g: v for v in check_staged(_ipc(table), games)}
-        try:
-            return self._check_in_pool(table, games)
-        except (BrokenProcessPool, RuntimeError, OSError):
-            # no workers (e.g. a script without the ``if __name__ == "__main__"`` guard spawn needs):
-            # the same check, in this process
-            self.close(now=True)
-            self.workers = 1
-            return {v.g: v for v in check_staged(_ipc(table), games)}
+        return self._submit(table, games)
 
-    def _check_in_pool(self, table: pa.Table, games: list[tuple[int, Any, int | None]]) -> dict[int, StagedVerdict]:
+    def check(self, con: duckdb.DuckDBPyConnection,
+              games: list[tuple[int, Any, int | None]]) -> dict[int, StagedVerdict]:
+        """The verdict on each of ``games`` (``(g, GameHeader, header line)``, staged)."""
+        return self.submit(con, games).result()
+
+    def _submit(self, table: pa.Table, games: list[tuple[int, Any, int | None]]) -> Pending:
+        if table.num_rows < INLINE_EVENTS or self.workers == 1:
+            return Pending(self, table, games, done={v.g: v for v in check_staged(_ipc(table), games)})
+        try:
+            return Pending(self, table, games, futures=self._submit_pool(table, games))
+        except (BrokenProcessPool, RuntimeError, OSError):
+            return Pending(self, table, games, done=self._inline(table, games))
+
+    def _inline(self, table: pa.Table, games: list[tuple[int, Any, int | None]]) -> dict[int, StagedVerdict]:
+        # no workers (e.g. a script without the ``if __name__ == "__main__"`` guard spawn needs):
+        # the same check, in this process
+        self.close(now=True)
+        self.workers = 1
+        return {v.g: v for v in check_staged(_ipc(table), games)}
+
+    def _submit_pool(self, table: pa.Table, games: list[tuple[int, Any, int | None]]) -> list[Future]:
         n = table.num_rows
         gcol = table.column("g").to_numpy()
         starts = np.searchsorted(gcol, np.array([g for g, _, _ in games]), side="left")
@@ -115,14 +125,7 @@ class RulesJudge:
             if end - row0 >= target or k == len(games):
                 futures.append(pool.submit(check_staged, _ipc(table.slice(row0, end - row0)), games[first:k]))
                 first, row0 = k, end
-        out: dict[int, StagedVerdict] = {}
-        pending = set(futures)
-        while pending:  # short waits, so a Ctrl-C (raised between them) is not held up
-            _, pending = wait(pending, timeout=0.1)
-        for f in futures:
-            for v in f.result():
-                out[v.g] = v
-        return out
+        return futures
 
     def close(self, *, now: bool = False) -> None:
         """Stop the workers (``now``: without waiting for chunks in flight)."""
@@ -132,3 +135,31 @@ class RulesJudge:
                     p.kill()
             self._pool.shutdown(wait=not now, cancel_futures=True)
             self._pool = None
+
+
+class Pending:
+    """Verdicts being worked out by the pool (or already known)."""
+
+    def __init__(self, judge: RulesJudge, table: pa.Table | None, games: list[tuple[int, Any, int | None]], *,
+                 futures: list[Future] | None = None, done: dict[int, StagedVerdict] | None = None) -> None:
+        self.judge, self.table, self.games = judge, table, games
+        self.futures = futures or []
+        self.done = done
+
+    @property
+    def in_pool(self) -> bool:
+        """True while workers are replaying the games."""
+        return self.done is None
+
+    def result(self) -> dict[int, StagedVerdict]:
+        """The verdict on every game (waits for the workers)."""
+        if self.done is None:
+            try:
+                pending = set(self.futures)
+                while pending:  # short waits, so a Ctrl-C (raised between them) is not held up
+                    _, pending = wait(pending, timeout=0.1)
+                self.done = {v.g: v for f in self.futures for v in f.result()}
+            except BrokenProcessPool:
+                assert self.table is not None
+                self.done = self.judge._inline(self.table, self.games)
+        return self.done
