@@ -9,8 +9,7 @@ import polars as pl
 import streamlit as st
 
 from pmim_analytics.errors import PmimError
-from pmim_analytics.limits import MAX_PASTE_BYTES
-from pmim_analytics.replay.manual import LOG_SUFFIX, parse_log
+from pmim_analytics.replay.manual import LOG_SUFFIX, MAX_PASTE_BYTES, parse_log
 from pmim_analytics.replay.manual.summary_form import REASONS, SummaryForm, format_summary_log, inline_army
 from pmim_analytics.rules import army_violations, data_dir, load_army
 from pmim_analytics.rules.army import parse_army

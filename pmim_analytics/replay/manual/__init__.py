@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pmim_analytics.errors import Location, ReplayError, display_path
-from pmim_analytics.limits import MAX_LINE_BYTES, MAX_LOG_BYTES, LimitError, check_regular_file
+from pmim_analytics.limits import MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_PASTE_BYTES, LimitError, check_regular_file
 from pmim_analytics.replay.format import GameHeader, GameRecord, compute_game_id
 from pmim_analytics.replay.manual.builder import LogBuilder
 from pmim_analytics.replay.manual.header import SIDE_PREFIX, SIDES, LogHeader, read_header
@@ -27,7 +27,7 @@ from pmim_analytics.replay.manual.writer import format_log
 
 LOG_SUFFIX = ".pmimlog"
 
-__all__ = ["LOG_SUFFIX", "LogReader", "format_log", "parse_log", "read_log", "read_log_text"]
+__all__ = ["LOG_SUFFIX", "MAX_PASTE_BYTES", "LogReader", "format_log", "parse_log", "read_log", "read_log_text"]
 
 
 class LogReader:
