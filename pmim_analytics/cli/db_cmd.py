@@ -92,6 +92,8 @@ def info_cmd(db: Path | None = typer.Option(None, "--db", help=DB_HELP)) -> None
     out.print(f"games          {info.games:,} ({info.events:,} events)", highlight=False)
     out.print(f"last ingest    {info.last_ingest or '-'}", highlight=False)
     out.print(f"rejections     {info.rejects:,} recorded (table ingest_rejects)", highlight=False)
+    out.print(f"rules checked  {info.rules_checked:,} of {info.games:,} games replayed through the rules "
+              "before they were stored (table game_checks)", highlight=False)
     if info.by_source_rules:
         t = Table(title="games per source and rules version")
         for col in ("source", "rules", "games", "events"):

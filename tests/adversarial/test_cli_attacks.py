@@ -245,3 +245,26 @@ def test_ctrl_c_inside_a_checked_ingest_exits_130_keeps_committed_batches_and_a_
     assert games_in(db) == len(good_replays)  # batch 1 kept, batch 2 rolled back
     r = pmim("ingest", str(folder), str(logs), "--db", str(db), "-q")
     assert r.code == 0 and "loaded 1 game" in r.out and games_in(db) == len(good_replays) + 1
+
+
+def test_an_army_named_like_a_formula_and_a_tag_exports_inert(tmp_path: Path) -> None:
+    evil = '=HYPERLINK("http://evil.example","x")<img src=x onerror=alert(1)>'
+    a = validate_army(load_army(ARMIES / "v3-balanced.yaml").model_copy(update={"name": evil}), "v3")
+    b = validate_army(load_army(ARMIES / "v3-tank-heavy.yaml"), "v3")
+    batch = BatchSpec("v3", "take-and-hold", a, b, "greedy", "greedy", seed=4, games=4)
+    folder = tmp_path / "in"
+    for n in range(4):
+        write_game(play_batch_game(batch, n), folder / f"g{n}.jsonl")
+    db = tmp_path / "pmim.duckdb"
+    assert pmim("ingest", str(folder), "--db", str(db), "-q").code == 0
+    out = tmp_path / "notes"
+    r = pmim("export", "--db", str(db), "--out", str(out), timeout=300)
+    assert r.code == 0, r.err
+    assert "<img" not in (out / "report.md").read_text(encoding="utf-8")
+    cells = []
+    for csv in (out / "tables").glob("*.csv"):
+        text = csv.read_text(encoding="utf-8")
+        cells += [c.strip('"') for line in text.splitlines() for c in line.split(",")]
+        assert not any(line.startswith(("=", "+", "@")) for line in text.splitlines())
+    assert any(c.startswith("'=HYPERLINK") for c in cells)  # the name is there, as text
+    assert not any(c.startswith("=") for c in cells)
