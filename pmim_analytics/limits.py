@@ -34,9 +34,6 @@ MAX_NAME_CHARS = 200
 """An army, side, player or unit name."""
 MAX_PASTE_BYTES = 1024 * 1024
 """Text pasted or uploaded into the dashboard (a log or an army)."""
-MAX_PARQUET_PART_BYTES = 2 * 1024 * 1024 * 1024
-"""One Parquet events file of a batch folder (the engine writes parts of a few MB)."""
-
 
 class LimitError(ReplayError):
     """An input beyond one of the hard limits, or not a regular file (exit 2: unusable input).
@@ -66,22 +63,6 @@ def check_regular_file(path: str | Path, limit: int, what: str) -> int:
         raise LimitError(f"{_mb(st.st_size)} is too large: over the {_mb(limit)} limit for a {what} "
                          "(pmim_analytics.limits); split or shorten it", where)
     return st.st_size
-
-
-def read_bytes_limited(path: str | Path, limit: int, what: str) -> bytes:
-    """The bytes of a regular file, refusing non-regular files and files over ``limit``
-    (also one that grows past it while being read). Raises :class:`LimitError`."""
-    check_regular_file(path, limit, what)
-    p = Path(path)
-    try:
-        with open(p, "rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError as e:
-        raise PmimError(f"cannot be read ({e.strerror})", Location(display_path(p))) from None
-    if len(data) > limit:
-        raise LimitError(f"grew over the {_mb(limit)} limit for a {what} while being read",
-                         Location(display_path(p)))
-    return data
 
 
 def json_depth(obj: Any) -> int:
