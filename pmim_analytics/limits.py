@@ -35,6 +35,7 @@ MAX_NAME_CHARS = 200
 MAX_PASTE_BYTES = 1024 * 1024
 """Text pasted or uploaded into the dashboard (a log or an army)."""
 
+
 class LimitError(ReplayError):
     """An input beyond one of the hard limits, or not a regular file (exit 2: unusable input).
     A :class:`ReplayError`, so every reader that refuses a bad replay or log refuses it too."""
@@ -60,7 +61,8 @@ def check_regular_file(path: str | Path, limit: int, what: str) -> int:
     if not stat.S_ISREG(st.st_mode):
         raise LimitError(f"not a regular file; only regular files are read as {what}s", where)
     if st.st_size > limit:
-        raise LimitError(f"{_mb(st.st_size)} is too large: over the {_mb(limit)} limit for a {what} "
+        article = "an" if what[0] in "aeiou" else "a"
+        raise LimitError(f"{_mb(st.st_size)} is too large: over the {_mb(limit)} limit for {article} {what} "
                          "(pmim_analytics.limits); split or shorten it", where)
     return st.st_size
 

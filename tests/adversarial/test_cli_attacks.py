@@ -125,7 +125,7 @@ def test_an_army_list_of_a_million_units_is_refused_by_its_size(tmp_path: Path) 
         fh.write("name: Million\nrules: v3\nunits:\n")
         fh.write("  - {type: IN, weapons: [LAC]}\n" * 1_000_000)
     r = pmim("army", "validate", str(army))
-    assert r.code == 2 and "limit for a army list" in r.err
+    assert r.code == 2 and "limit for an army list" in r.err
     assert _rss_of(["army", "validate", str(army)], tmp_path) < MAX_RSS_MB
 
 
