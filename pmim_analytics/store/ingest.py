@@ -236,6 +236,11 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
             result.notes.extend(staged.notes)
         buf.flush(con)
         forget_games(con, rejects)
+        # the workers replay the new games while the set-based checks run (a game those
+        # reject is replayed for nothing: rare, and their finding is the one reported)
+        staged = con.execute("SELECT g, game_id FROM st_games ORDER BY g").fetchall()
+        new, _ = _dedupe(con, [(gg, gid) for gg, gid in staged if gg not in rejects and gg not in identity])
+        judging = _judge_rules(con, judge, buf, [gg for gg, _ in new], trusted)
         materialize_units(con)
         for p in find_problems(con, scenarios):
             rejects[p.g] = _rejection(con, p)
@@ -243,7 +248,6 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
             rejects.setdefault(gg, rej)
         candidates = con.execute("SELECT g, game_id FROM st_games ORDER BY g").fetchall()
         good, dups = _dedupe(con, [(gg, gid) for gg, gid in candidates if gg not in rejects])
-        judging = _judge_rules(con, judge, buf, [gg for gg, _ in good], trusted)
         in_tx, n_events = False, None
         try:
             if judging.pending.in_pool and good:
@@ -369,6 +373,8 @@ class _Judging:
         each game that passed was checked: ``g -> (rules_checked, checked_by)``."""
         for g, verdict in self.pending.result().items():
             kind, _, file, events_file = self.info[g]
+            if g in rejects:  # the set-based checks found something already
+                continue
             if verdict.error is not None:
                 rejects[g] = Rejection(events_file, None, None, "rules", verdict.error, None)
             elif verdict.violations:
