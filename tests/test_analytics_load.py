@@ -46,7 +46,8 @@ def db(frames: Frames, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 METHODS = ["unit_sums", "survival_counts", "attack_strata", "side_attack_strata", "matchup_cells", "game_cells",
-           "army_rosters", "game_counts", "round_scores", "game_winners"]
+           "army_rosters", "game_counts", "round_scores", "game_winners", "unit_game_sums", "game_lineups",
+           "army_contents"]
 
 
 def same(a: pl.DataFrame, b: pl.DataFrame) -> None:

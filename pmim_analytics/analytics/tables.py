@@ -15,8 +15,13 @@ from pmim_analytics.analytics.dataset import GameData
 
 
 def unit_report(data: GameData, by_loadout: bool = False) -> pl.DataFrame:
-    """Per unit type (or type and weapons): damage, hit rate, kills, survival, VP share, per point."""
-    return units.unit_table(data.unit_sums(by_loadout))
+    """Per unit type (or type and weapons): damage, hit rate, kills, survival, VP share, per point.
+
+    Intervals are game-clustered (:mod:`.cluster`).
+    """
+    with data.session():
+        sums, per_game = data.unit_sums(by_loadout), data.unit_game_sums(by_loadout)
+    return units.unit_table(sums, units.unit_clusters(per_game))
 
 
 def survival_report(data: GameData, by_loadout: bool = False) -> pl.DataFrame:
@@ -25,10 +30,15 @@ def survival_report(data: GameData, by_loadout: bool = False) -> pl.DataFrame:
 
 
 def weapon_report(data: GameData, by: str = "target_kind") -> pl.DataFrame:
-    """Per weapon and target class: observed hit rate and damage against the exact expectation."""
+    """Per weapon and target class: observed hit rate and damage against the exact expectation.
+
+    Hit-rate and damage intervals are game-clustered (:mod:`.cluster`).
+    """
     with data.session():
         ru, rw = data.rules_tables()
-        return weapons.weapon_table(data.attack_strata(), ru, rw, by=by)
+        table = weapons.weapon_table(data.attack_strata(), ru, rw, by=by)
+        clusters = weapons.weapon_clusters(data.side_attack_strata(), ru, rw, by=by)
+    return weapons.with_clustered_intervals(table, clusters, by)
 
 
 def composition_report(data: GameData, key: str = "composition") -> pl.DataFrame:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from pmim_analytics.analytics.cluster import cluster_sums, clustered_wilson_exprs, design_effect_expr, ratio_se_expr
 from pmim_analytics.analytics.stats import Z95, mean_exprs, wilson_exprs
 
 UNIT_KEYS = ("rules_id", "source", "code", "type", "kind")
@@ -82,8 +83,68 @@ def unit_sums(ugs: pl.DataFrame, by_loadout: bool = False, count_games: bool = T
     )
 
 
-def unit_table(sums: pl.DataFrame) -> pl.DataFrame:
+#: Columns of :func:`unit_game_sums` (after the game id and the keys).
+GAME_SUM_COLS = ("n", "pts_sum", "attacks", "hits", "damage_dealt", "kills", "destroyed", "vp_n", "vp_sum",
+                 "dpp_n", "dpp_sum", "vpp_n", "vpp_sum")
+
+
+def unit_game_sums(ugs: pl.DataFrame, by_loadout: bool = False) -> pl.DataFrame:
+    """Reduce ``unit_game_stats`` rows to sums per game and unit type (and loadout).
+
+    The input of every game-clustered interval (:mod:`.cluster`) and of paired impact.
+    Columns: ``game_id``, the keys, then :data:`GAME_SUM_COLS`.
+    """
+    pts = pl.col("pts").cast(pl.Float64)
+    dpp = pl.when(pl.col("pts") > 0).then(pl.col("damage_dealt") / pts)
+    vpp = pl.when(pl.col("pts") > 0).then(pl.col("vp_share") / pts)
+    return (
+        ugs.group_by(["game_id", *group_keys(by_loadout)])
+        .agg(
+            type=pl.col("type").min(), kind=pl.col("kind").min(),
+            n=pl.len().cast(pl.Int64),
+            pts_sum=pl.col("pts").cast(pl.Int64).sum(),
+            attacks=pl.col("attacks").cast(pl.Int64).sum(),
+            hits=pl.col("hits").cast(pl.Int64).sum(),
+            damage_dealt=pl.col("damage_dealt").cast(pl.Int64).sum(),
+            kills=pl.col("kills").cast(pl.Int64).sum(),
+            destroyed=pl.col("destroyed").cast(pl.Int64).sum(),
+            vp_n=pl.col("vp_share").is_not_null().cast(pl.Int64).sum(),
+            vp_sum=pl.col("vp_share").fill_null(0.0).sum(),
+            dpp_n=dpp.is_not_null().cast(pl.Int64).sum(),
+            dpp_sum=dpp.fill_null(0.0).sum(),
+            vpp_n=vpp.is_not_null().cast(pl.Int64).sum(),
+            vpp_sum=vpp.fill_null(0.0).sum(),
+        )
+        .select("game_id", *unit_keys(by_loadout), *GAME_SUM_COLS)
+        .sort(["game_id", *unit_keys(by_loadout)])
+    )
+
+
+#: The ratio metrics of a unit type, each a (numerator, denominator) over a game's sums.
+UNIT_METRICS: dict[str, tuple[pl.Expr, pl.Expr]] = {
+    "dmg": (pl.col("damage_dealt"), pl.col("n")),
+    "dpp": (pl.col("dpp_sum"), pl.col("dpp_n")),
+    "vp": (pl.col("vp_sum"), pl.col("vp_n")),
+    "vpp": (pl.col("vpp_sum"), pl.col("vpp_n")),
+    "surv": (pl.col("n") - pl.col("destroyed"), pl.col("n")),
+    "hit": (pl.col("hits"), pl.col("attacks")),
+    "kills": (pl.col("kills"), pl.col("n")),
+}
+
+
+def unit_clusters(game_sums: pl.DataFrame, weight: pl.Expr | None = None) -> pl.DataFrame:
+    """Per unit type (and loadout): the cluster sums of :data:`UNIT_METRICS` over games."""
+    keys = [c for c in (*UNIT_KEYS, "weapons") if c in game_sums.columns]
+    return cluster_sums(game_sums, keys, UNIT_METRICS, weight)
+
+
+def unit_table(sums: pl.DataFrame, clusters: pl.DataFrame | None = None) -> pl.DataFrame:
     """Rates and means with 95% intervals from :func:`unit_sums` output.
+
+    With ``clusters`` (:func:`unit_clusters` of the same games) every interval is
+    game-clustered (:mod:`.cluster`): ``_ci`` half-widths are 1.96 clustered SEs, shares get
+    Wilson limits on the effective number of units, and ``survival_deff`` says how much
+    wider than the independent-units interval the survival one is (its design effect).
 
     Columns: the keys, ``games``, ``units`` (unit-games), ``pts`` (mean cost), ``damage_dealt``
     ``damage_taken`` ``overkill`` ``kills`` (means per unit-game), ``damage_per_pt`` (+ ``_ci``
@@ -98,7 +159,7 @@ def unit_table(sums: pl.DataFrame) -> pl.DataFrame:
     dpp, dpp_ci = mean_exprs(pl.col("dpp_n"), pl.col("dpp_sum"), pl.col("dpp_sq"))
     vp, vp_ci = mean_exprs(pl.col("vp_n"), pl.col("vp_sum"), pl.col("vp_sq"))
     vpp, vpp_ci = mean_exprs(pl.col("vpp_n"), pl.col("vpp_sum"), pl.col("vpp_sq"))
-    return sums.select(
+    base = sums.select(
         *keys,
         "games",
         units=pl.col("n"),
@@ -121,7 +182,22 @@ def unit_table(sums: pl.DataFrame) -> pl.DataFrame:
         vp_share_ci=vp_ci,
         vp_per_pt=vpp,
         vp_per_pt_ci=vpp_ci,
-    ).sort(keys)
+    )
+    if clusters is None:
+        return base.sort(keys)
+    c = sums.select(keys).join(clusters, on=keys, how="left", nulls_equal=True)
+    cl = {name: ratio_se_expr(name)[1] for name in UNIT_METRICS}
+    s_lo, s_hi = clustered_wilson_exprs("surv")
+    h_lo, h_hi = clustered_wilson_exprs("hit")
+    c = c.select(
+        *keys,
+        damage_dealt_ci=Z95 * cl["dmg"], damage_per_pt_ci=Z95 * cl["dpp"], vp_share_ci=Z95 * cl["vp"],
+        vp_per_pt_ci=Z95 * cl["vpp"], hit_rate_lo=h_lo, hit_rate_hi=h_hi, survival_lo=s_lo, survival_hi=s_hi,
+        survival_deff=design_effect_expr("surv"),
+    )
+    replaced = [col for col in c.columns if col not in keys]
+    return base.drop([col for col in replaced if col in base.columns]).join(
+        c, on=keys, how="left", nulls_equal=True).select(*base.columns, "survival_deff").sort(keys)
 
 
 def survival_counts(ugs: pl.DataFrame, by_loadout: bool = False) -> pl.DataFrame:

@@ -19,7 +19,7 @@ import pyarrow as pa
 from pmim_analytics.errors import Location, PmimError, StoreError, display_path
 from pmim_analytics.rules.catalogue import REPO_ROOT, clear_caches, data_dir, list_rules_ids, load_rules
 from pmim_analytics.rules.rows import unit_rows, version_row, weapon_rows
-from pmim_analytics.store.rollups import ROLLUPS_SINCE, rebuild_rollups
+from pmim_analytics.store.rollups import ROLLUP_VERSIONS, rebuild_rollups
 
 SQL_DIR = REPO_ROOT / "sql"
 _NAME = re.compile(r"^(\d{3})_[\w-]+\.sql$")
@@ -81,8 +81,9 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
             raise StoreError(f"migration {version} failed: {str(e).splitlines()[0]}",
                              Location(display_path(path))) from e
         applied.append(version)
-    if have and have < ROLLUPS_SINCE <= (applied[-1] if applied else have):
-        rebuild_rollups(con)  # the rollups of a database that already held games
+    upto = applied[-1] if applied else have
+    if have and any(have < v <= upto for v in ROLLUP_VERSIONS):
+        rebuild_rollups(con)  # rollups added since: backfill them for the games already held
     return applied
 
 
