@@ -83,12 +83,15 @@ def cluster_sums(per_game: pl.DataFrame, keys: Sequence[str], metrics: Mapping[s
     return per_game.group_by(list(keys)).agg(aggs)
 
 
-def ratio_se_expr(name: str) -> tuple[pl.Expr, pl.Expr]:
-    """(mean, cluster-robust SE) expressions from the ``{name}_*`` columns of :func:`cluster_sums`."""
-    g = pl.col(f"{name}_g").cast(pl.Float64)
-    y, d = pl.col(f"{name}_y"), pl.col(f"{name}_d")
+def ratio_se_expr(name: str, suffix: str = "") -> tuple[pl.Expr, pl.Expr]:
+    """(mean, cluster-robust SE) expressions from the ``{name}_*{suffix}`` columns of :func:`cluster_sums`."""
+    def col(term: str) -> pl.Expr:
+        return pl.col(f"{name}_{term}{suffix}")
+
+    g = col("g").cast(pl.Float64)
+    y, d = col("y"), col("d")
     m = pl.when(d > 0).then(y / d)
-    resid = pl.col(f"{name}_yy") - 2 * m * pl.col(f"{name}_yd") + m * m * pl.col(f"{name}_dd")
+    resid = col("yy") - 2 * m * col("yd") + m * m * col("dd")
     se = pl.when(g > 1).then((g / (g - 1) * pl.max_horizontal(resid, pl.lit(0.0))).sqrt() / d)
     return m, se
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pmim_analytics.analytics import compositions, costs, impact, luck, quality, units, weapons
+from pmim_analytics.analytics import compositions, costs, impact, lineups, luck, quality, units, weapons
 from pmim_analytics.analytics.dataset import GameData
 
 
@@ -58,19 +58,33 @@ def side_report(data: GameData) -> pl.DataFrame:
 
 @dataclass(frozen=True)
 class ImpactTables:
-    """What changed between two rules ids: per composition and per unit type."""
+    """What changed between two rules ids: per list and per unit type, and which games were paired."""
 
     compositions: pl.DataFrame
     units: pl.DataFrame
+    pairing: pl.DataFrame
+
+
+def list_keys(data: GameData) -> pl.DataFrame:
+    """Per rules id and army hash: the list key (content, whatever the rules id) and its label."""
+    return lineups.list_keys(data.army_contents())
 
 
 def impact_report(data: GameData, rules_a: str, rules_b: str, paired: bool = True) -> ImpactTables:
-    """The change from ``rules_a`` to ``rules_b`` (both must be in the selection)."""
+    """The change from ``rules_a`` to ``rules_b`` on paired games (see :mod:`.impact`).
+
+    With ``paired=False`` every game of both rules ids counts, with weight 1 (the old,
+    confounded comparison; ``pairing`` still says what pairing would have kept).
+    """
     with data.session():
-        return ImpactTables(
-            impact.composition_impact(data.matchup_cells(), rules_a, rules_b, paired),
-            impact.unit_impact(data.unit_sums(count_games=False), rules_a, rules_b),
-        )
+        games = lineups.with_list_keys(data.game_lineups(), list_keys(data))
+        per_game = data.unit_game_sums()
+    p = impact.pair_games(games, rules_a, rules_b)
+    summary = impact.pairing_summary(p)
+    if not paired:
+        p = p.with_columns(paired=pl.lit(True), weight=pl.lit(1.0))
+    return ImpactTables(impact.composition_impact(p, rules_a, rules_b),
+                        impact.unit_impact(p, per_game, rules_a, rules_b), summary)
 
 
 def cost_report(data: GameData, alpha: float = costs.ALPHA) -> costs.CostFit:

@@ -201,12 +201,20 @@ def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
 @guarded
 def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules ids: before,after."),
                source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
-               unpaired: bool = typer.Option(False, "--unpaired", help="Compare all games, not only matchups "
-                                                                          "played under both."),
+               unpaired: bool = typer.Option(False, "--unpaired", help="Compare all games, not only those played "
+                                                                          "under both with the same lists, "
+                                                                          "bots and sides (confounded)."),
                limit: int = LIMIT_OPT) -> None:
-    """What changed from one rules id to another: win rates, VP, per-unit damage and VP per point.
+    """What changed from one rules id to another: per list and per unit type, on paired games.
+
+    A game counts only when a game with the same lists (by content: a v2 list translated
+    with `pmim army translate` pairs with its original), the same bots and the same sides
+    was played under the other rules id; the first table says how many games were paired
+    and why the others were left out. Intervals are 95%, clustered by game; * marks a
+    change whose interval excludes 0.
 
     Example: pmim report impact --rules v3,v3-llaser-rpt4
+    Example: pmim report impact --rules v2,v3 --source engine
     """
     ids = _rules(rules) or []
     if len(ids) != 2:
@@ -214,10 +222,13 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
     if not (data := _data(rules, source, db)):
         return
     imp = tables.impact_report(data, ids[0], ids[1], paired=not unpaired)
-    _show(imp.compositions, sections.IMPACT_COMP_COLS, f"Compositions, {ids[0]} → {ids[1]}", limit,
-          "No composition played the same matchup under both rules ids (try --unpaired).")
+    _show(imp.pairing, sections.PAIRING_COLS, "Games paired" + (" (not used: --unpaired)" if unpaired else ""),
+          None, "")
+    _show(imp.compositions, sections.IMPACT_COMP_COLS, f"Lists, {ids[0]} → {ids[1]}", limit,
+          "No list played the same matchup with the same bots and sides under both rules ids (see the pairing "
+          "table; --unpaired compares anyway).")
     _show(imp.units, sections.IMPACT_UNIT_COLS, f"Units, {ids[0]} → {ids[1]}", limit,
-          "No unit type was fielded under both rules ids.")
+          "No unit type was fielded in paired games under both rules ids.")
     try:
         changes = diff_rules(load_rules(ids[0]), load_rules(ids[1]))
     except PmimError:  # a rules id only the database knows
