@@ -9,7 +9,7 @@ import pytest
 
 from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.dataset import FrameData
-from pmim_analytics.analytics.lineups import list_key_of
+from pmim_analytics.rules.army import list_key_of
 from tests.gamebuilder import GameBuilder, frames_of
 
 LISTS = {

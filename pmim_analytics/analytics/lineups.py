@@ -15,9 +15,9 @@ unit (then it is another list, and the translation said so).
 
 from __future__ import annotations
 
-import hashlib
-
 import polars as pl
+
+from pmim_analytics.rules.army import list_key_of
 
 LINEUP_COLS = ("game_id", "rules_id", "source", "blue_hash", "blue_composition", "blue_bot", "red_hash",
                "red_composition", "red_bot", "winner", "blue_vp", "red_vp")
@@ -52,16 +52,6 @@ def army_contents(sides: pl.DataFrame, units: pl.DataFrame, games: pl.DataFrame)
         .select("rules_id", "army_hash", "composition", "code", "weapons")
         .sort("rules_id", "army_hash", "code", "weapons")
     )
-
-
-def list_key_of(units: list[tuple[str, str]]) -> str:
-    """The list key of an army from its units' ``(code, weapons)``: order-free, rules-free.
-
-    Example: ``list_key_of([("TY", "HAC"), ("IN", "LL")])`` equals
-    ``list_key_of([("IN", "LL"), ("TY", "HAC")])``.
-    """
-    text = "\n".join(sorted(f"{c}:{w}" for c, w in units))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def list_keys(contents: pl.DataFrame) -> pl.DataFrame:
