@@ -4,8 +4,10 @@
 bots, side, first player, result), the additive input of everything here (the loader
 computes the same cells in SQL). Each game gives two rows, one from each side's view.
 
-Compositions are keyed by ``composition`` (the army list's name) or ``army_hash`` (same
-units and weapons, whatever the name; the hash includes the rules id). Mirror games (both
+Compositions are keyed by ``composition`` (the army list's name), ``army_hash`` (same
+units and weapons, whatever the name; the hash includes the rules id) or ``list`` (same
+units and weapons whatever the rules id: a list and its translation; see :mod:`.lineups`,
+and :func:`with_lists` to add it to the cells). Mirror games (both
 sides on the same key) say nothing about a composition's strength and are left out of
 composition and matchup tables. Win rates carry Wilson 95% intervals.
 """
@@ -18,7 +20,7 @@ from pmim_analytics.analytics.stats import exact_strata_p_value, mean_exprs, nor
 
 CELL_KEYS = ("rules_id", "source", "composition", "army_hash", "bot", "side", "opp_composition", "opp_army_hash",
              "opp_bot", "first", "result")
-KEYS = ("composition", "army_hash")
+KEYS = ("composition", "army_hash", "list")
 
 
 def matchup_cells(sides: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
@@ -49,6 +51,14 @@ def matchup_cells(sides: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
         )
         .sort(list(CELL_KEYS), nulls_last=True)
     )
+
+
+def with_lists(cells: pl.DataFrame, keys: pl.DataFrame) -> pl.DataFrame:
+    """Add ``list``/``opp_list`` (and their keys) to :func:`matchup_cells` output from :func:`.lineups.list_keys`."""
+    k = keys.select("rules_id", "army_hash", "list_key", "list")
+    return cells.join(k, on=["rules_id", "army_hash"], how="left").join(
+        k.rename({"army_hash": "opp_army_hash", "list_key": "opp_list_key", "list": "opp_list"}),
+        on=["rules_id", "opp_army_hash"], how="left")
 
 
 def _check_key(key: str) -> str:

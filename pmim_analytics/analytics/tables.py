@@ -41,14 +41,26 @@ def weapon_report(data: GameData, by: str = "target_kind") -> pl.DataFrame:
     return weapons.with_clustered_intervals(table, clusters, by)
 
 
+def _cells(data: GameData, key: str) -> pl.DataFrame:
+    with data.session():
+        cells = data.matchup_cells()
+        return compositions.with_lists(cells, list_keys(data)) if key == "list" else cells
+
+
 def composition_report(data: GameData, key: str = "composition") -> pl.DataFrame:
-    """Per composition: W/D/L, win rate with Wilson interval, VP margin, game length (no mirrors)."""
-    return compositions.composition_table(data.matchup_cells(), key)
+    """Per composition: W/D/L, win rate with Wilson interval, VP margin, game length (no mirrors).
+
+    ``key`` is ``composition`` (name), ``army_hash`` or ``list`` (content across rules ids).
+    """
+    return compositions.composition_table(_cells(data, key), key)
 
 
 def matchup_report(data: GameData, key: str = "composition") -> pl.DataFrame:
-    """Per composition and opponent composition: the row side's results (no mirrors)."""
-    return compositions.matchup_table(data.matchup_cells(), key)
+    """Per composition and opponent composition: the row side's results (no mirrors).
+
+    ``key`` as in :func:`composition_report`; ``list`` pairs a list with its translation.
+    """
+    return compositions.matchup_table(_cells(data, key), key)
 
 
 def side_report(data: GameData) -> pl.DataFrame:
