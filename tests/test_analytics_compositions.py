@@ -68,3 +68,24 @@ def test_side_and_first_player_advantage() -> None:
     assert (s["games"], s["blue_wins"], s["red_wins"], s["draws"]) == (5, 3, 1, 1)
     assert s["blue_share"] == 0.75 and s["first_share"] == 0.75  # blue went first in every game
     assert s["blue_p"] == pytest.approx(10 / 16)  # 3 of 4 against one half: P(0, 1, 3 or 4 of 4)
+
+
+def test_matchup_cells_carry_n_interval_and_saturation() -> None:
+    m = matchup_table(cells(five_games()))
+    ac = m.filter((pl.col("composition") == "A") & (pl.col("opp_composition") == "C")).row(0, named=True)
+    assert ac["games"] == 1 and ac["win_rate"] == 0.0 and ac["saturated"]
+    assert (ac["win_lo"], ac["win_hi"]) == pytest.approx(wilson_interval(0, 1))
+    ab = m.filter((pl.col("composition") == "A") & (pl.col("opp_composition") == "B")).row(0, named=True)
+    assert not ab["saturated"]
+
+
+def test_a_diff_of_saturated_cells_is_flagged() -> None:
+    from pmim_analytics.analytics.compositions import matchup_diff
+
+    # A beats B in all 4 games under both rules ids: "+0", but saturated
+    v3 = [game(f"a{i}", "A", "B", "blue", (11, 0), 5) for i in range(4)]
+    var = [game(f"b{i}", "A", "B", "blue", (11, 0), 5, "v3-llaser-rpt4") for i in range(4)]
+    d = matchup_diff(matchup_table(cells(v3 + var)), "v3", "v3-llaser-rpt4")
+    ab = d.filter(pl.col("composition") == "A").row(0, named=True)
+    assert (ab["games_a"], ab["games_b"], ab["diff"], ab["saturated"], ab["significant"]) == (4, 4, 0.0, True, False)
+    assert ab["diff_lo"] < 0 < ab["diff_hi"]

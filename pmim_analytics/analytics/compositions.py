@@ -16,7 +16,13 @@ from __future__ import annotations
 
 import polars as pl
 
-from pmim_analytics.analytics.stats import exact_strata_p_value, mean_exprs, normal_two_sided_p, wilson_exprs
+from pmim_analytics.analytics.stats import (
+    exact_strata_p_value,
+    mean_exprs,
+    newcombe_exprs,
+    normal_two_sided_p,
+    wilson_exprs,
+)
 
 CELL_KEYS = ("rules_id", "source", "composition", "army_hash", "bot", "side", "opp_composition", "opp_army_hash",
              "opp_bot", "first", "result")
@@ -117,15 +123,57 @@ def composition_table(cells: pl.DataFrame, key: str = "composition") -> pl.DataF
     return _outcome_columns(t).sort(keys)
 
 
+#: A win rate this close to 0 or 1 cannot move much further: a change read from it is floored.
+SATURATION = 0.05
+
+
+def _saturated(rate: pl.Expr) -> pl.Expr:
+    return (rate <= SATURATION) | (rate >= 1 - SATURATION)
+
+
 def matchup_table(cells: pl.DataFrame, key: str = "composition") -> pl.DataFrame:
     """Per rules id, source, composition and opponent composition: the row side's results.
 
-    Every non-mirror pairing appears twice, once from each side's view.
+    Every non-mirror pairing appears twice, once from each side's view. ``games`` is the
+    cell's n, ``win_lo``/``win_hi`` its Wilson interval; ``saturated`` marks a win rate
+    within 5% of 0 or 1 (a change there is bounded by the floor or the ceiling).
     """
     key = _check_key(key)
     keys = ["rules_id", "source", key, f"opp_{key}"]
     t = cells.filter(~_mirror(key)).group_by(keys).agg(*_outcome_aggs())
-    return _outcome_columns(t).sort(keys)
+    return _outcome_columns(t).with_columns(saturated=_saturated(pl.col("win_rate"))).sort(keys)
+
+
+def matchup_diff(matchups: pl.DataFrame, rules_a: str, rules_b: str, key: str = "composition",
+                 source: str | None = None) -> pl.DataFrame:
+    """Per pairing played under both rules ids: the row's win rate under each, the change, flags.
+
+    ``matchups`` is :func:`matchup_table` output. Columns: ``source``, the key and its
+    ``opp_`` twin, ``games_a games_b win_a win_b diff diff_lo diff_hi`` (Newcombe 95%),
+    ``saturated`` (either win rate within 5% of 0 or 1: the change is bounded, "+0" may
+    hide a real change) and ``significant``.
+    """
+    key = _check_key(key)
+    m = matchups.filter(pl.col("rules_id").is_in([rules_a, rules_b]))
+    if source is not None:
+        m = m.filter(pl.col("source") == source)
+    keys = ["source", key, f"opp_{key}"]
+
+    def side(rid: str, sfx: str) -> pl.DataFrame:
+        return m.filter(pl.col("rules_id") == rid).group_by(keys).agg(
+            pl.col("wins").sum().alias(f"wins_{sfx}"), pl.col("games").sum().alias(f"games_{sfx}"))
+
+    t = side(rules_a, "a").join(side(rules_b, "b"), on=keys).filter((pl.col("games_a") > 0) & (pl.col("games_b") > 0))
+    a_lo, a_hi = wilson_exprs(pl.col("wins_a"), pl.col("games_a"))
+    b_lo, b_hi = wilson_exprs(pl.col("wins_b"), pl.col("games_b"))
+    t = t.with_columns(win_a=pl.col("wins_a") / pl.col("games_a").cast(pl.Float64), _alo=a_lo, _ahi=a_hi,
+                       win_b=pl.col("wins_b") / pl.col("games_b").cast(pl.Float64), _blo=b_lo, _bhi=b_hi)
+    lo, hi = newcombe_exprs(pl.col("win_b"), pl.col("_blo"), pl.col("_bhi"), pl.col("win_a"), pl.col("_alo"),
+                            pl.col("_ahi"))
+    return t.select(
+        *keys, "games_a", "games_b", "win_a", "win_b", diff=pl.col("win_b") - pl.col("win_a"), diff_lo=lo,
+        diff_hi=hi, saturated=_saturated(pl.col("win_a")) | _saturated(pl.col("win_b")),
+    ).with_columns(significant=(pl.col("diff_lo") > 0) | (pl.col("diff_hi") < 0)).sort(keys)
 
 
 def matchup_matrix(matchups: pl.DataFrame, rules_id: str, source: str | None = None, key: str = "composition",

@@ -1,7 +1,8 @@
 """``pmim report``, ``pmim dice`` and ``pmim export``: balance tables in the terminal and on disk.
 
-Exit codes: 0 ok (an empty database is not an error: it says so), 2 bad usage or no
-database.
+Exit codes: 0 ok (an empty database is not an error: it says so), 1 when a report has
+nothing to show for the options given (``matchups`` with every composition under
+``--min-games``: a sentence says so), 2 bad usage or no database.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from pmim_analytics.analytics import tables
+from pmim_analytics.analytics import compositions, tables
 from pmim_analytics.analytics.dice import dice_table
 from pmim_analytics.analytics.load import DuckDBData, default_db_path
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.errors import PmimError, display_path
 from pmim_analytics.report import sections
 from pmim_analytics.report.export import export_report
-from pmim_analytics.report.markdown import Col, field, num, pct, text
+from pmim_analytics.report.markdown import Col, field, num, pct, points_change, text
 from pmim_analytics.rules import find_unit, find_weapon, load_rules
 from pmim_analytics.rules.diff import diff_rules
 
@@ -162,38 +163,82 @@ def compositions_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_
         _show(tables.side_report(data), sections.SIDE_COLS, "Side and first-player advantage", None, "")
 
 
+def _matchup_cell(w: int, n: int, lo: float | None, hi: float | None) -> str:
+    """``62% [48–75] n=40``: the row's win rate, its Wilson interval and the number of games."""
+    if not n:
+        return "—"
+    rng = "" if lo is None or hi is None else f" [{100 * lo:.0f}–{100 * hi:.0f}]"
+    return f"{w / n:.0%}{rng} n={n}"
+
+
 @app.command("matchups")
 @guarded
 def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
                  long: bool = typer.Option(False, "--long", help="One row per pairing instead of a matrix."),
+                 diff: str | None = typer.Option(None, "--diff", help="Two rules ids A,B: each pairing's change "
+                                                                      "of win rate from A to B, with flags."),
+                 by: str = typer.Option("composition", "--by", help="composition (list name) or list (content: a "
+                                                                    "list and its translation are one)."),
                  min_games: int = MIN_GAMES_OPT, limit: int = LIMIT_OPT) -> None:
-    """The matchup matrix: each row composition's win rate against each column.
+    """The matchup matrix: each row composition's win rate against each column, with n and interval.
+
+    Every cell reads "win rate [95% Wilson interval] n=games". With --diff A,B each
+    pairing played under both gets its change with a Newcombe interval; "saturated" flags
+    a pairing won or lost 95-100% of the time under either rules id, where a change cannot
+    show (it reads "+0" whatever the rules did). Compositions with fewer than --min-games
+    games against others are left out. Exit 0 when something is shown, 1 when every
+    composition has fewer than --min-games games (a sentence says so), 2 bad usage.
 
     Example: pmim report matchups --rules v3 --source engine
+    Example: pmim report matchups --diff v3,v3-llaser-rpt4 --by list
     """
-    if not (data := _data(rules, source, db)):
+    if by not in ("composition", "list"):
+        raise typer.BadParameter("use composition or list", param_hint="--by")
+    pair = _rules(diff) if diff else None
+    if pair is not None and len(pair) != 2:
+        raise typer.BadParameter("give exactly two rules ids, e.g. v3,v3-llaser-rpt4", param_hint="--diff")
+    if not (data := _data(rules if pair is None else ",".join(pair), source, db)):
         return
-    m = tables.matchup_report(data)
-    totals = m.group_by("rules_id", "source", "composition").agg(pl.col("games").sum().alias("_total"))
-    m = m.join(totals, on=["rules_id", "source", "composition"]).join(
-        totals.rename({"composition": "opp_composition", "_total": "_opp_total"}),
-        on=["rules_id", "source", "opp_composition"])
-    m = m.filter((pl.col("_total") >= min_games) & (pl.col("_opp_total") >= min_games)).drop("_total", "_opp_total")
+    key, opp = by, f"opp_{by}"
+    m = tables.matchup_report(data, key=by)
+    totals = m.group_by("rules_id", "source", key).agg(pl.col("games").sum().alias("_total"))
+    m = m.join(totals, on=["rules_id", "source", key]).join(
+        totals.rename({key: opp, "_total": "_opp_total"}), on=["rules_id", "source", opp])
+    kept = m.filter((pl.col("_total") >= min_games) & (pl.col("_opp_total") >= min_games)).drop("_total", "_opp_total")
+    if kept.height == 0:
+        most = int(totals["_total"].max() or 0) if totals.height else 0
+        err.print(f"Every composition has fewer than {min_games} games against others (the most is {most}); nothing "
+                  f"shown. Lower --min-games (e.g. --min-games {max(1, most)}) or play more games.", highlight=False)
+        raise typer.Exit(1)
+    if pair is not None:
+        d = compositions.matchup_diff(kept, pair[0], pair[1], key=by)
+        cols = [Col("source", text("source"), "left"), Col(by, text(key), "left"), Col("against", text(opp), "left"),
+                Col("games", lambda r: f"{r['games_a']} / {r['games_b']}"),
+                Col("win rate", lambda r: f"{pct(r['win_a'])} → {pct(r['win_b'])}"),
+                Col("change", lambda r: points_change(r["diff"], r["diff_lo"], r["diff_hi"])),
+                Col("flags", lambda r: ", ".join(x for x, on in (("significant", r["significant"]),
+                                                                  ("saturated", r["saturated"])) if on), "left")]
+        _show(d, cols, f"Matchups, {pair[0]} → {pair[1]}: change of the row's win rate", limit,
+              "No pairing was played under both rules ids (try --by list if the lists were translated).")
+        return
     if long:
-        cols = [*sections.COMP_COLS[:3], Col("against", text("opp_composition"), "left"), *sections.COMP_COLS[3:-1]]
-        _show(m, cols, "Matchups", limit, "Only mirror games.")
+        cols = [*sections.COMP_COLS[:3], Col("against", text(opp), "left"), *sections.COMP_COLS[3:-1]]
+        if by == "list":
+            cols = [Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"),
+                    Col("list", text("list"), "left"), *cols[3:]]
+        _show(kept, cols, "Matchups", limit, "Only mirror games.")
         return
-    for (rid, src), grp in m.group_by("rules_id", "source", maintain_order=True):
-        cell = {(a, b): (w, g) for a, b, w, g in grp.select("composition", "opp_composition", "wins",
-                                                            "games").iter_rows()}
-        names = sorted({k for pair in cell for k in pair})
-        t = Table(title=f"Matchups, {rid} ({src}): row's wins against column", title_justify="left")
-        t.add_column("composition")
+    for (rid, src), grp in kept.group_by("rules_id", "source", maintain_order=True):
+        cell = {(a, b): (w, g, lo, hi) for a, b, w, g, lo, hi in grp.select(key, opp, "wins", "games", "win_lo",
+                                                                             "win_hi").iter_rows()}
+        names = sorted({k for p in cell for k in p})
+        t = Table(title=f"Matchups, {rid} ({src}): row's wins against column, [95% interval] n=games",
+                  title_justify="left")
+        t.add_column(by)
         for n in names:
-            t.add_column(n, justify="right")
+            t.add_column(escape(n), justify="right")
         for a in names:
-            t.add_row(escape(a), *(f"{cell[(a, b)][0] / cell[(a, b)][1]:.0%} ({cell[(a, b)][1]})" if (a, b) in cell
-                           else "—" for b in names))
+            t.add_row(escape(a), *(_matchup_cell(*cell[(a, b)]) if (a, b) in cell else "—" for b in names))
         out.print(t)
 
 

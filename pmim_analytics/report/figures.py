@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import polars as pl
 
 from pmim_analytics.analytics.dataset import Provenance
+from pmim_analytics.analytics.stats import wilson_interval
 
 SIDE_COLOURS = {"blue": "#1f5fbf", "red": "#c8102e"}
 #: Compositions with fewer games than this are left out of figures (one-off random armies).
@@ -102,10 +103,21 @@ def matchup_heatmap(matchups: pl.DataFrame, rules_id: str, provenance: Provenanc
           for b in names] for a in names]
     labels = [[(f"{cell[(a, b)][0] / cell[(a, b)][1]:.0%}<br>n={cell[(a, b)][1]}" if (a, b) in cell else "")
                for b in names] for a in names]
+
+    def hover(a: str, b: str) -> list[object]:
+        if (a, b) not in cell or not cell[(a, b)][1]:
+            return ["", "", ""]
+        w, n = cell[(a, b)]
+        lo, hi = wilson_interval(w, n)
+        return [n, f"{100 * lo:.0f}", f"{100 * hi:.0f}"]
+
     fig = go.Figure(go.Heatmap(
         z=z, x=names, y=names, text=labels, texttemplate="%{text}", zmin=0, zmax=100, zmid=50,
+        customdata=[[hover(a, b) for b in names] for a in names],
         colorscale=[[0, "#b35806"], [0.5, "#f7f7f7"], [1, "#542788"]],  # not blue/red: rows are not sides
-        colorbar={"title": "row wins, %"}, hovertemplate="%{y} vs %{x}: %{z:.1f}% wins<extra></extra>",
+        colorbar={"title": "row wins, %"},
+        hovertemplate="%{y} vs %{x}: %{z:.1f}% wins [%{customdata[1]}–%{customdata[2]}%], n=%{customdata[0]}"
+                      "<extra></extra>",
     ))
     fig.update_xaxes(title="opponent composition", side="bottom", tickangle=-30)
     fig.update_yaxes(title="composition", autorange="reversed", automargin=True)
