@@ -25,8 +25,16 @@ def unit_report(data: GameData, by_loadout: bool = False) -> pl.DataFrame:
 
 
 def survival_report(data: GameData, by_loadout: bool = False) -> pl.DataFrame:
-    """Kaplan-Meier survival by round per unit type (or type and weapons)."""
-    return units.km_curves(data.survival_counts(by_loadout))
+    """Kaplan-Meier survival by round per unit type (or type and weapons), with numbers at risk.
+
+    Greenwood limits widened by each type's game-clustered design effect (:func:`.units.km_curves`).
+    """
+    with data.session():
+        counts = data.survival_counts(by_loadout)
+        table = unit_report(data, by_loadout)
+    keys = [c for c in (*units.UNIT_KEYS, "weapons") if c in counts.columns]
+    deff = table.select(*keys, deff=pl.col("survival_deff"))
+    return units.km_curves(counts, design_effects=deff)
 
 
 def weapon_report(data: GameData, by: str = "target_kind") -> pl.DataFrame:

@@ -220,7 +220,7 @@ def survival_counts(ugs: pl.DataFrame, by_loadout: bool = False) -> pl.DataFrame
     )
 
 
-def km_curves(counts: pl.DataFrame, z: float = Z95) -> pl.DataFrame:
+def km_curves(counts: pl.DataFrame, z: float = Z95, design_effects: pl.DataFrame | None = None) -> pl.DataFrame:
     """Kaplan-Meier survival by round per group from :func:`survival_counts` output.
 
     ``survival`` at round r is the estimated probability that a unit is still on the table
@@ -228,6 +228,11 @@ def km_curves(counts: pl.DataFrame, z: float = Z95) -> pl.DataFrame:
     ``at_risk_t`` counts units destroyed at or after t plus units censored at or after t (a
     unit alive when its game ended after round t was at risk in round t). A row for round 0
     (survival 1) starts each curve. ``lo``/``hi`` are Greenwood 95% limits, clipped to [0, 1].
+
+    Greenwood counts units as independent; the units of a game are not. With
+    ``design_effects`` (the keys and ``deff``, e.g. ``survival_deff`` of :func:`unit_table`)
+    each group's Greenwood variance is multiplied by its design effect (never below 1), which
+    widens the limits by as much as the game-clustered interval of the final survival share.
     """
     keys = [c for c in (*UNIT_KEYS, "weapons") if c in counts.columns]
     per_round = (
@@ -247,6 +252,10 @@ def km_curves(counts: pl.DataFrame, z: float = Z95) -> pl.DataFrame:
         survival=(1 - d / r).cum_prod().over(keys),
         _gw=pl.when(r > d).then(d / (r * (r - d))).otherwise(None).cum_sum().over(keys),
     )
+    if design_effects is not None:
+        curves = curves.join(design_effects.select(*keys, _deff="deff"), on=keys, how="left", nulls_equal=True)
+        curves = curves.with_columns(
+            _gw=pl.col("_gw") * pl.max_horizontal(pl.col("_deff").fill_null(1.0), pl.lit(1.0))).drop("_deff")
     half = z * pl.col("survival") * pl.col("_gw").sqrt()
     curves = curves.with_columns(
         lo=pl.max_horizontal(pl.lit(0.0), pl.col("survival") - half),
@@ -265,3 +274,25 @@ def median_survival(curves: pl.DataFrame) -> pl.DataFrame:
     return curves.group_by(keys).agg(
         median_round=pl.col("round").filter(pl.col("survival") <= 0.5).min()
     ).sort(keys)
+
+
+def km_every_round(curves: pl.DataFrame) -> pl.DataFrame:
+    """:func:`km_curves` with a row for every round from 1 to each group's last one.
+
+    A round in which no unit of the group was destroyed or censored keeps the survival and
+    limits of the round before; its number at risk is that of the next round with a row
+    (nobody left in between). ``destroyed`` and ``censored`` are 0 there.
+    """
+    keys = [c for c in (*UNIT_KEYS, "weapons") if c in curves.columns]
+    c = curves.filter(pl.col("round") > 0)
+    if c.height == 0:
+        return c
+    grid = (c.group_by(keys).agg(last=pl.col("round").max())
+            .with_columns(round=pl.int_ranges(1, pl.col("last") + 1)).explode("round").drop("last")
+            .with_columns(pl.col("round").cast(c.schema["round"])))
+    full = grid.join(c, on=[*keys, "round"], how="left", nulls_equal=True).sort([*keys, "round"])
+    return full.with_columns(
+        pl.col("survival", "lo", "hi").forward_fill().over(keys).fill_null(1.0),
+        pl.col("at_risk").backward_fill().over(keys),
+        pl.col("destroyed", "censored").fill_null(0),
+    ).select(c.columns)

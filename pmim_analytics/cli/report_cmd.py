@@ -18,11 +18,12 @@ from rich.table import Table
 from pmim_analytics.analytics import compositions, tables
 from pmim_analytics.analytics.dice import dice_table
 from pmim_analytics.analytics.load import DuckDBData, default_db_path
+from pmim_analytics.analytics.units import km_every_round
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.errors import PmimError, display_path
 from pmim_analytics.report import sections
 from pmim_analytics.report.export import export_report
-from pmim_analytics.report.markdown import Col, field, num, pct, points_change, text
+from pmim_analytics.report.markdown import Col, field, interval, num, pct, points_change, text
 from pmim_analytics.rules import find_unit, find_weapon, load_rules
 from pmim_analytics.rules.diff import diff_rules
 
@@ -109,21 +110,44 @@ def units_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db
 @app.command("survival")
 @guarded
 def survival_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                 long: bool = typer.Option(False, "--long", help="One row per unit type and round: at risk, "
+                                                                 "destroyed, censored, survival and its limits."),
+                 unit: str | None = typer.Option(None, "--unit", help="Only this unit type (name or code)."),
                  limit: int = LIMIT_OPT) -> None:
     """Kaplan-Meier survival per unit type: share still on the table after each round.
 
+    Each cell reads "survival [95% interval] n=units at risk in that round". A unit alive
+    when its game ended counts as at risk up to the game's last round (censored), so long
+    games do not make units look sturdier. The limits are Greenwood's, widened by the type's
+    game-clustered design effect (units of one game live and die together).
+
     Example: pmim report survival --rules v3
+    Example: pmim report survival --rules v3 --unit Tyrant --long
     """
-    if data := _data(rules, source, db):
-        curves = tables.survival_report(data)
-        wide = curves.filter(pl.col("round") > 0).pivot(on="round", index=["rules_id", "source", "type"],
-                                                        values="survival", sort_columns=True)
-        rounds = [c for c in wide.columns if c not in ("rules_id", "source", "type")]
-        rounds = sorted(rounds, key=int)
+    if not (data := _data(rules, source, db)):
+        return
+    curves = km_every_round(tables.survival_report(data))
+    if unit:
+        key = unit.strip().lower()
+        curves = curves.filter((pl.col("code").str.to_lowercase() == key) | (pl.col("type").str.to_lowercase() == key))
+    if long:
         cols = [Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"),
-                Col("unit", text("type"), "left"), *[Col(f"r{r}", field(r, pct)) for r in rounds]]
-        _show(wide.sort("rules_id", "source", "type"), cols, "Units still on the table after each round (KM)",
-              limit, "No units with a known round of destruction or game length.")
+                Col("unit", text("type"), "left"), Col("round", field("round")), Col("at risk", field("at_risk")),
+                Col("destroyed", field("destroyed")), Col("censored", field("censored")),
+                Col("survival", lambda r: interval(r["survival"], r["lo"], r["hi"], as_pct=True))]
+        _show(curves.sort("rules_id", "source", "type", "round"), cols, "Kaplan-Meier survival by round", limit,
+              "No units with a known round of destruction or game length" + (f" for {unit!r}." if unit else "."))
+        return
+    cells = curves.with_columns(cell=pl.format("{}% [{}–{}] n={}", (pl.col("survival") * 100).round(0).cast(pl.Int64),
+                                               (pl.col("lo") * 100).round(0).cast(pl.Int64),
+                                               (pl.col("hi") * 100).round(0).cast(pl.Int64), pl.col("at_risk")))
+    wide = cells.pivot(on="round", index=["rules_id", "source", "type"], values="cell", sort_columns=True)
+    rounds = sorted((c for c in wide.columns if c not in ("rules_id", "source", "type")), key=int)
+    cols = [Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"),
+            Col("unit", text("type"), "left"), *[Col(f"r{r}", text(r)) for r in rounds]]
+    _show(wide.sort("rules_id", "source", "type"), cols,
+          "Units still on the table after each round (KM): survival [95% interval] n=at risk", limit,
+          "No units with a known round of destruction or game length" + (f" for {unit!r}." if unit else "."))
 
 
 @app.command("weapons")
