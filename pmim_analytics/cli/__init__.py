@@ -8,6 +8,7 @@ from __future__ import annotations
 import typer
 
 from pmim_analytics.cli import army_cmd, db_cmd, demo_cmd, log_cmd, play_cmd, report_cmd, rules_cmd, sweep_cmd
+from pmim_analytics.cli import meta_cmd as _meta_cmd  # noqa: F401 (adds `report meta` and `report power`)
 
 app = typer.Typer(
     name="pmim",
