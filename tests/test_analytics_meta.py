@@ -76,7 +76,6 @@ def test_power_planner_against_the_textbook_formula() -> None:
 def test_cli_meta_and_power(tmp_path) -> None:  # noqa: ANN001
     from typer.testing import CliRunner
 
-    from pmim_analytics.analytics.frames import Frames  # noqa: F401
     from pmim_analytics.cli import app
     from tests.dbhelper import create_db
     from tests.gamebuilder import frames_of
