@@ -9,7 +9,6 @@ runs show up on the next rerun without a restart.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,16 +17,16 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `streamlit run app/streamlit_app.py` from anywhere
-    sys.path.insert(0, str(ROOT))
+from pmim_analytics.analytics import Provenance, dice_table, tables
+from pmim_analytics.errors import PmimError, StoreError
+from pmim_analytics.rules import list_rules_ids, load_rules, load_scenario
+from pmim_analytics.store.connection import is_lock_error, resolve_db_path
+from pmim_analytics.store.games import list_games, read_stored_game, selection_choices
+from pmim_analytics.store.info import db_info
+from pmim_analytics.store.readers import DuckDBData
 
-from pmim_analytics.analytics import DuckDBData, Provenance, dice_table, tables  # noqa: E402
-from pmim_analytics.errors import PmimError, StoreError  # noqa: E402
-from pmim_analytics.rules import list_rules_ids, load_rules, load_scenario  # noqa: E402
-from pmim_analytics.store.connection import is_lock_error, resolve_db_path  # noqa: E402
-from pmim_analytics.store.games import list_games, read_stored_game, selection_choices  # noqa: E402
-from pmim_analytics.store.info import db_info  # noqa: E402
+#: The repository (default folders for what the dashboard writes).
+ROOT = Path(__file__).resolve().parent.parent
 
 T = TypeVar("T")
 ALL = "(all)"

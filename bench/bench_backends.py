@@ -35,9 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_engine import standard_batch  # noqa: E402
 
-from pmim_analytics.engine.backends import Backend, LocalBackend  # noqa: E402
-from pmim_analytics.engine.ray_backend import RayBackend  # noqa: E402
-from pmim_analytics.engine.runner import run_batch  # noqa: E402
+from pmim_analytics.sim.backends import Backend, LocalBackend  # noqa: E402
+from pmim_analytics.sim.ray_backend import RayBackend  # noqa: E402
+from pmim_analytics.sim.runner import run_batch  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 

@@ -19,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from pmim_analytics.engine.batch import BatchSpec
-from pmim_analytics.engine.runner import run_batch
 from pmim_analytics.rules import load_army, validate_army
+from pmim_analytics.sim.batch import BatchSpec
+from pmim_analytics.sim.runner import run_batch
 
 ARMIES = Path(__file__).resolve().parents[1] / "data" / "armies"
 

@@ -98,8 +98,8 @@ def _measure(mode: str, data: Path, db: Path, repeat: int) -> dict:
 def _engine_games(jdir: Path, pdir: Path, n_jsonl: int, n_parquet: int) -> bool:
     """Simulate the games with the engine's batch runner; False when there is no engine."""
     try:
-        from pmim_analytics.engine.batch import BatchSpec
-        from pmim_analytics.engine.runner import run_batch
+        from pmim_analytics.sim.batch import BatchSpec
+        from pmim_analytics.sim.runner import run_batch
     except ImportError:
         return False
     from pmim_analytics.rules import build_roster, load_army
@@ -120,7 +120,7 @@ def _make_data(root: Path, n_jsonl: int, n_parquet: int, source: str) -> tuple[P
     if source != "synthetic" and _engine_games(jdir, pdir, n_jsonl, n_parquet):
         return jdir, pdir, "engine (greedy v greedy, v3 Balanced v Tank-heavy)"
     if source == "engine":
-        raise SystemExit("no engine here (pmim_analytics.engine.batch); use --source synthetic")
+        raise SystemExit("no engine here (pmim_analytics.sim.batch); use --source synthetic")
     from tests.support.synthetic import write_jsonl_games, write_parquet_batch
 
     write_jsonl_games(jdir, n_jsonl, seed=1)

@@ -26,11 +26,11 @@ import duckdb
 import polars as pl
 
 from pmim_analytics.analytics import tables
-from pmim_analytics.analytics.load import DuckDBData, query
 from pmim_analytics.analytics.rules_frames import rules_units_frame, rules_weapons_frame
 from pmim_analytics.rules import build_roster, load_army, load_rules
 from pmim_analytics.rules.catalogue import REPO_ROOT
 from pmim_analytics.store.migrate import migrate
+from pmim_analytics.store.readers import DuckDBData, query
 from pmim_analytics.store.rollups import rebuild_rollups
 
 FAMILIES = {"v2": ["v2", "v2-heavy-def6"], "v3": ["v3", "v3-llaser-rpt4", "v3-heavy-def6", "v3-mjolnir-16"]}

@@ -39,8 +39,8 @@ from pathlib import Path
 import duckdb
 import yaml
 
-from pmim_analytics.engine.backends import LocalBackend
 from pmim_analytics.rules.catalogue import REPO_ROOT
+from pmim_analytics.sim.backends import LocalBackend
 from pmim_analytics.store import ingest_paths
 from pmim_analytics.store.compact import compact_db, file_bytes
 from pmim_analytics.store.migrate import migrate

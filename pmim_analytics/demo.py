@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from pmim_analytics.engine.batch import BatchSpec, play_batch_game, run_batch
 from pmim_analytics.replay.parquet import write_part
 from pmim_analytics.rules import Roster, data_dir, load_army, load_scenario, validate_army
 from pmim_analytics.rules.generate import random_army
 from pmim_analytics.rules.translate import translate_army
+from pmim_analytics.sim.batch import BatchSpec, play_batch_game, run_batch
 from pmim_analytics.store.ingest import IngestResult, ingest_paths
 
 

@@ -1,7 +1,7 @@
 """Hand-made games for analytics tests, as frames shaped like the database tables.
 
 A :class:`GameBuilder` records a game in the replay vocabulary (the shared event classes
-of :mod:`pmim_analytics.replay.events`) and derives every table row from it, including
+of :mod:`pmim_analytics.model.events`) and derives every table row from it, including
 the per-unit ``unit_game_stats`` aggregates, computed here in plain Python, independently
 of the Polars code under test.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from pmim_analytics.analytics.frames import Frames
-from pmim_analytics.replay.events import VP, Attack, Event, GameEnd, RoundEnd, UnitDestroyed, event_to_row
+from pmim_analytics.model.events import VP, Attack, Event, GameEnd, RoundEnd, UnitDestroyed, event_to_row
 from pmim_analytics.rules import find_unit, find_weapon, load_rules
 
 

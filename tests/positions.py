@@ -5,7 +5,7 @@ from __future__ import annotations
 from pmim_analytics.engine.actions import ActivateUnit, EndActivation, FireWeapon
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import GameState
-from pmim_analytics.replay.events import Attack, Event
+from pmim_analytics.model.events import Attack, Event
 from pmim_analytics.rules.army import ArmyEntry, ArmyList, Roster, build_roster
 
 Placed = tuple[str, tuple[str, ...], tuple[int, int]]  # unit type code, weapons, hex

@@ -11,9 +11,9 @@ from polars.testing import assert_frame_equal
 
 from pmim_analytics.analytics.dataset import FrameData
 from pmim_analytics.analytics.frames import Frames
-from pmim_analytics.analytics.load import DuckDBData, default_db_path
 from pmim_analytics.analytics.units import unit_table
 from pmim_analytics.errors import StoreError
+from pmim_analytics.store.readers import DuckDBData, default_db_path
 from tests.dbhelper import create_db
 from tests.gamebuilder import GameBuilder, frames_of
 from tests.test_analytics_compositions import five_games
@@ -118,7 +118,7 @@ def test_default_path_follows_the_environment(monkeypatch: pytest.MonkeyPatch, t
 
 def test_frame_schemas_match_the_migration(db: Path) -> None:
     from pmim_analytics.analytics.frames import SCHEMAS
-    from pmim_analytics.analytics.load import query
+    from pmim_analytics.store.readers import query
 
     for table, schema in SCHEMAS.items():
         got = dict(query(db, f"SELECT * FROM {table} LIMIT 0").schema)

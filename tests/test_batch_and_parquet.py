@@ -8,14 +8,14 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pmim_analytics.engine.batch import BatchSpec, play_batch_game, wilson_interval
 from pmim_analytics.engine.dice import Dice, game_seed_sequence
 from pmim_analytics.engine.driver import play_game
-from pmim_analytics.engine.runner import run_batch
 from pmim_analytics.engine.spec import GameSpec
-from pmim_analytics.replay.events import EVENT_COLUMNS
+from pmim_analytics.model.events import EVENT_COLUMNS
 from pmim_analytics.replay.format import format_game, read_game
 from pmim_analytics.replay.parquet import list_parts, read_batch, read_part, write_part
+from pmim_analytics.sim.batch import BatchSpec, play_batch_game, wilson_interval
+from pmim_analytics.sim.runner import run_batch
 from tests.test_replay_verify import army
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pmim_analytics.engine.hexgrid import Hex
-from pmim_analytics.replay.events import Attack, Deploy, Move, RoundEnd, RoundStart, UnitDestroyed
+from pmim_analytics.model.events import Attack, Deploy, Move, RoundEnd, RoundStart, UnitDestroyed
+from pmim_analytics.model.hexes import Hex
 from pmim_analytics.replay.fold import fold_events
 from pmim_analytics.report.board import board_figure, objective_zone, zone_rows
 from pmim_analytics.rules import load_scenario

@@ -7,9 +7,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pmim_analytics.analytics import DuckDBData, tables
+from pmim_analytics.analytics import tables
 from pmim_analytics.errors import StoreError
-from pmim_analytics.replay.events import Activate, Deploy, GameEnd, RoundEnd, RoundStart, UnitDestroyed
+from pmim_analytics.model.events import Activate, Deploy, GameEnd, RoundEnd, RoundStart, UnitDestroyed
 from pmim_analytics.replay.manual import parse_log
 from pmim_analytics.replay.manual.summary_form import SummaryForm, format_summary_log, inline_army
 from pmim_analytics.replay.show import describe_event
@@ -24,6 +24,7 @@ from pmim_analytics.report.dashboard_figures import (
 )
 from pmim_analytics.rules import data_dir, load_army
 from pmim_analytics.store.games import list_games, read_stored_game, selection_choices
+from pmim_analytics.store.readers import DuckDBData
 
 
 def test_list_and_read_stored_games(small_demo_db: Path) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pmim_analytics.engine.actions import FireWeapon, MoveUnit
-from pmim_analytics.engine.hexgrid import Hex
 from pmim_analytics.errors import IllegalActionError
-from pmim_analytics.replay.events import Disarmed, Immobilized, LocationDestroyed, UnitDestroyed
+from pmim_analytics.model.events import Disarmed, Immobilized, LocationDestroyed, UnitDestroyed
+from pmim_analytics.model.hexes import Hex
 from pmim_analytics.rules import load_rules
 from tests.positions import activate, fire, position, types_after
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from pmim_analytics.engine.actions import ActivateUnit, EndActivation, MoveUnit, PlaceUnit
-from pmim_analytics.engine.hexgrid import Hex
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import BATTLE, DEPLOY, OVER, GameState
 from pmim_analytics.errors import IllegalActionError
-from pmim_analytics.replay.events import VP, Activate, GameEnd, Move, RoundEnd, RoundStart
+from pmim_analytics.model.events import VP, Activate, GameEnd, Move, RoundEnd, RoundStart
+from pmim_analytics.model.hexes import Hex
 from tests.positions import activate, fire, position, roster
 
 OBJ = [(2, 7), (5, 6), (8, 7), (11, 6), (14, 7), (17, 6)]

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pmim_analytics.engine.hexgrid import Hex, HexGrid, cube_distance
 from pmim_analytics.engine.spec import BLUE, RED, build_board
 from pmim_analytics.errors import PmimError
+from pmim_analytics.model.hexes import Hex, HexGrid, cube_distance
 from pmim_analytics.rules import load_scenario
 
 hexes = st.builds(Hex, st.integers(-30, 30), st.integers(-30, 30))

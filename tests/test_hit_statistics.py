@@ -12,11 +12,11 @@ import math
 from collections import Counter
 
 from pmim_analytics.engine.bots import make_bot
-from pmim_analytics.engine.combat import hit_probability
 from pmim_analytics.engine.dice import game_streams
 from pmim_analytics.engine.driver import run
 from pmim_analytics.engine.spec import GameSpec
-from pmim_analytics.replay.events import Attack
+from pmim_analytics.model.combat import hit_probability
+from pmim_analytics.model.events import Attack
 from tests.test_replay_verify import army
 
 GAMES_PER_MATCHUP = 150

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pmim_analytics.errors import ReplayError
-from pmim_analytics.replay.events import (
+from pmim_analytics.model.events import (
     VP,
     Activate,
     Attack,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pmim_analytics.errors import ReplayError
-from pmim_analytics.replay.events import Attack, GameEnd, Move
+from pmim_analytics.model.events import Attack, GameEnd, Move
 from pmim_analytics.replay.manual import parse_log
 from pmim_analytics.rules.catalogue import REPO_ROOT
 

@@ -14,14 +14,14 @@ import pytest
 from typer.testing import CliRunner
 
 from pmim_analytics.analytics import tables
-from pmim_analytics.analytics.load import DuckDBData
 from pmim_analytics.cli import app
-from pmim_analytics.engine.batch import BatchSpec, play_batch_game
 from pmim_analytics.replay.parquet import write_part
 from pmim_analytics.rules import data_dir, load_army, validate_army
 from pmim_analytics.rules.catalogue import clear_caches
 from pmim_analytics.rules.translate import translate_army
+from pmim_analytics.sim.batch import BatchSpec, play_batch_game
 from pmim_analytics.store.ingest import ingest_paths
+from pmim_analytics.store.readers import DuckDBData
 
 V3_LISTS = ("v3-balanced", "v3-tank-heavy", "v3-mech-heavy")
 V2_LISTS = ("v2-playtest-balanced", "v2-playtest1-heavy")

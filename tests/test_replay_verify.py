@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from pmim_analytics.engine.batch import BatchSpec, play_batch_game
 from pmim_analytics.engine.driver import play_game
 from pmim_analytics.engine.spec import GameSpec
+from pmim_analytics.engine.verify import Violation, verify_game
 from pmim_analytics.replay.format import GameRecord, write_game
 from pmim_analytics.replay.sources import read_game_with_lines
-from pmim_analytics.replay.verify import Violation, verify_game
 from pmim_analytics.rules import load_army, validate_army
 from pmim_analytics.rules.army import Roster
+from pmim_analytics.sim.batch import BatchSpec, play_batch_game
 from tests.conftest import ARMIES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "armies"

@@ -9,10 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from pmim_analytics.cli import app
-from pmim_analytics.engine.backends import LocalBackend
-from pmim_analytics.engine.runner import run_batch
 from pmim_analytics.errors import PmimError
 from pmim_analytics.replay.parquet import list_parts, read_batch
+from pmim_analytics.sim.backends import LocalBackend
+from pmim_analytics.sim.runner import run_batch
 from pmim_analytics.sweep import load_sweep, pairing_folder, run_sweep
 from tests.conftest import REPO_ROOT
 

@@ -7,10 +7,10 @@ import os
 import _shared as sh
 import streamlit as st
 
-from pmim_analytics.engine.batch import BatchSpec, run_batch
 from pmim_analytics.engine.bots import bot_names
 from pmim_analytics.errors import PmimError
 from pmim_analytics.rules import data_dir, load_army, validate_army
+from pmim_analytics.sim.batch import BatchSpec, run_batch
 from pmim_analytics.store.ingest import ingest_paths
 
 st.title("Simulate")

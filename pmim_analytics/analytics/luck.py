@@ -22,7 +22,7 @@ def side_attack_strata(events: pl.DataFrame, units: pl.DataFrame, games: pl.Data
     """Count each side's attacks per game, weapon, target type and to-hit threshold.
 
     The attacking side is read from the unit id (``B:``/``R:``, see
-    :mod:`pmim_analytics.replay.events`). Columns: :data:`SIDE_STRATA_KEYS`, ``n``, ``hits``, ``damage``, ``overkill``.
+    :mod:`pmim_analytics.model.events`). Columns: :data:`SIDE_STRATA_KEYS`, ``n``, ``hits``, ``damage``, ``overkill``.
     """
     side = pl.when(pl.col("unit").str.starts_with("B:")).then(pl.lit("blue")).when(
         pl.col("unit").str.starts_with("R:")).then(pl.lit("red"))

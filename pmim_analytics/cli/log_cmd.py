@@ -8,7 +8,7 @@ import typer
 
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.errors import ReplayError, display_path
-from pmim_analytics.replay.events import Attack, GameEnd, UnitDestroyed
+from pmim_analytics.model.events import Attack, GameEnd, UnitDestroyed
 from pmim_analytics.replay.format import GameRecord, format_game
 from pmim_analytics.replay.manual import format_log, parse_log, read_log, read_log_text
 

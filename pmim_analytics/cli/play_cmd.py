@@ -10,19 +10,19 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
-from pmim_analytics.engine.backends import open_backend
-from pmim_analytics.engine.batch import BatchSpec, BatchSummary, wilson_interval
 from pmim_analytics.engine.bots import bot_names, check_bot_name
 from pmim_analytics.engine.driver import play_game
-from pmim_analytics.engine.runner import run_batch
 from pmim_analytics.engine.spec import GameSpec
+from pmim_analytics.engine.verify import verify_game
 from pmim_analytics.errors import InvalidArmyError, PmimError, display_path
 from pmim_analytics.replay.format import write_game
 from pmim_analytics.replay.show import iter_play_by_play
 from pmim_analytics.replay.sources import iter_games
-from pmim_analytics.replay.verify import verify_game
 from pmim_analytics.rules import load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
+from pmim_analytics.sim.backends import open_backend
+from pmim_analytics.sim.batch import BatchSpec, BatchSummary, wilson_interval
+from pmim_analytics.sim.runner import run_batch
 
 replay_app = typer.Typer(help="Engine and manual replays: verify them against the rules, show them.",
                          no_args_is_help=True)

@@ -17,7 +17,6 @@ from rich.table import Table
 
 from pmim_analytics.analytics import compositions, tables
 from pmim_analytics.analytics.dice import dice_table
-from pmim_analytics.analytics.load import DuckDBData, default_db_path
 from pmim_analytics.analytics.units import km_every_round
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.errors import PmimError, display_path
@@ -26,6 +25,7 @@ from pmim_analytics.report.export import export_report
 from pmim_analytics.report.markdown import Col, field, interval, num, pct, points_change, text
 from pmim_analytics.rules import find_unit, find_weapon, load_rules
 from pmim_analytics.rules.diff import diff_rules
+from pmim_analytics.store.readers import DuckDBData, default_db_path
 
 app = typer.Typer(help="Balance reports from the games in the database.", no_args_is_help=True)
 

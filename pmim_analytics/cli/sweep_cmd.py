@@ -17,9 +17,9 @@ from rich.progress import (
 from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
-from pmim_analytics.engine.backends import open_backend
-from pmim_analytics.engine.batch import wilson_interval
 from pmim_analytics.errors import display_path
+from pmim_analytics.sim.backends import open_backend
+from pmim_analytics.sim.batch import wilson_interval
 from pmim_analytics.store.connection import resolve_db_path
 from pmim_analytics.sweep import Sweep, SweepResult, load_sweep, run_sweep
 from pmim_analytics.sweep.ingest import ingest_sweep

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pmim_analytics.engine.hexgrid import Hex
 from pmim_analytics.errors import PmimError
+from pmim_analytics.model.hexes import Hex
 
 
 @dataclass(frozen=True, slots=True)

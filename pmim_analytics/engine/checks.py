@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, FireWeapon, MoveUnit, PlaceUnit
-from pmim_analytics.engine.hexgrid import Hex
-from pmim_analytics.engine.spec import SIDES
 from pmim_analytics.errors import IllegalActionError
+from pmim_analytics.model.hexes import Hex
+from pmim_analytics.model.vocab import SIDES
 
 if TYPE_CHECKING:
     from pmim_analytics.engine.state import UnitState

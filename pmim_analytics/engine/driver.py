@@ -1,7 +1,7 @@
 """The game driver: the only place dice are rolled. Plays a game and records it.
 
 :func:`play_game` runs bots against each other on a :class:`GameSpec` with a seed and
-returns the whole game as a :class:`~pmim_analytics.replay.format.GameRecord` (header and
+returns the whole game as a :class:`~pmim_analytics.model.record.GameRecord` (header and
 events), ready to be written as JSON Lines or Parquet.
 """
 
@@ -11,10 +11,11 @@ import datetime as dt
 
 from pmim_analytics.engine.bots import Bot, make_bot
 from pmim_analytics.engine.dice import Dice, game_streams
-from pmim_analytics.engine.spec import BLUE, RED, SIDE_PREFIX, GameSpec
+from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import OVER, GameState
 from pmim_analytics.errors import IllegalActionError
-from pmim_analytics.replay.format import GameHeader, GameRecord, compute_game_id
+from pmim_analytics.model.record import GameHeader, GameRecord, compute_game_id
+from pmim_analytics.model.vocab import BLUE, RED, SIDE_PREFIX
 
 #: A game that takes more decisions than this is a bot that never ends its activations.
 MAX_STEPS = 200_000

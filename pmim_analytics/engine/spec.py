@@ -11,29 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from pmim_analytics.engine.combat import (
-    LOC_INDEX,
-    LOCATIONS,
-    attack_damage,
-    chart_codes,
-    hit_probability,
-    weapon_range,
-)
-from pmim_analytics.engine.hexgrid import HexGrid, grid_for
 from pmim_analytics.errors import UnknownNameError
+from pmim_analytics.model.combat import attack_damage, hit_probability
+from pmim_analytics.model.hexes import HexGrid, grid_for
+from pmim_analytics.model.vocab import BLUE, LOC_INDEX, LOCATION_CODES, LOCATIONS, RED, SIDE_PREFIX, SIDES, game_unit_id
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.catalogue import find_unit, find_weapon, load_rules, load_scenario
-from pmim_analytics.rules.models import LOCATION_CODES, RulesVersion, Warmech
+from pmim_analytics.rules.mechanics import chart_codes, weapon_range
+from pmim_analytics.rules.models import RulesVersion, Warmech
 from pmim_analytics.rules.scenario import Scenario
 
-SIDES: tuple[str, str] = ("blue", "red")
-SIDE_PREFIX: tuple[str, str] = ("B:", "R:")
-BLUE, RED = 0, 1
-
-
-def game_unit_id(side: int, roster_id: str) -> str:
-    """The game-wide id of a roster unit: ``B:TW1`` for blue's TW1, ``R:TW1`` for red's."""
-    return SIDE_PREFIX[side] + roster_id
+__all__ = ["BLUE", "RED", "SIDES", "SIDE_PREFIX", "Board", "GameSpec", "UnitProfile", "WeaponMount", "build_board",
+           "build_profiles", "deployment_rows", "game_unit_id"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 The state answers :meth:`GameState.legal_actions`, takes :meth:`GameState.apply`, and says
 when it needs dice (:meth:`GameState.roll_needed`); it never rolls them itself. The driver
 rolls and hands the result to :meth:`GameState.apply_roll`. Every change is recorded as an
-event of :mod:`pmim_analytics.replay.events` in ``state.events``.
+event of :mod:`pmim_analytics.model.events` in ``state.events``.
 
 Flow of a game:
 
@@ -22,13 +22,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pmim_analytics.engine import combat
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER, RuleChecks
-from pmim_analytics.engine.hexgrid import Hex
-from pmim_analytics.engine.spec import BLUE, RED, SIDES, GameSpec, UnitProfile
+from pmim_analytics.engine.spec import GameSpec, UnitProfile
 from pmim_analytics.errors import IllegalActionError
-from pmim_analytics.replay.events import (
+from pmim_analytics.model import combat
+from pmim_analytics.model.events import (
     VP,
     Activate,
     Attack,
@@ -43,6 +42,8 @@ from pmim_analytics.replay.events import (
     RoundStart,
     UnitDestroyed,
 )
+from pmim_analytics.model.hexes import Hex
+from pmim_analytics.model.vocab import BLUE, RED, SIDES
 
 _CT = combat.CT
 

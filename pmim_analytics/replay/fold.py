@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pmim_analytics.replay.events import (
+from pmim_analytics.model.events import (
     VP,
     Attack,
     Deploy,

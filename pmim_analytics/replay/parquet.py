@@ -2,7 +2,7 @@
 
 A batch is a folder of pairs ``events.<part>.parquet`` / ``games.<part>.parquet`` (part =
 5 digits). ``events`` files have exactly the columns of
-:data:`pmim_analytics.replay.events.EVENT_COLUMNS`; ``games`` files have one row per game
+:data:`pmim_analytics.model.events.EVENT_COLUMNS`; ``games`` files have one row per game
 (:data:`GAME_COLUMNS`) whose ``header_json`` is the complete header and the source of
 truth. Each file is written under a temporary name and renamed; the events file first, so
 a part is complete once its games file exists.
@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pmim_analytics.errors import Location, ReplayError, display_path
-from pmim_analytics.replay.events import (
+from pmim_analytics.model.events import (
     EVENT_COLUMN_NAMES,
     EVENT_COLUMNS,
     VP,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pmim_analytics.replay.events import VP, Activate, Deploy, Event, GameEnd, RoundEnd, RoundStart
+from pmim_analytics.model.events import VP, Activate, Deploy, Event, GameEnd, RoundEnd, RoundStart
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import math
 
 import plotly.graph_objects as go
 
-from pmim_analytics.engine.hexgrid import Hex
+from pmim_analytics.model.hexes import Hex
 from pmim_analytics.replay.fold import BoardView
 from pmim_analytics.rules.scenario import Scenario
 

@@ -15,11 +15,11 @@ from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.dataset import FrameData, GameData, Provenance
 from pmim_analytics.analytics.dice import dice_table
 from pmim_analytics.analytics.frames import Frames
-from pmim_analytics.analytics.load import DuckDBData
 from pmim_analytics.errors import PmimError, StoreError
 from pmim_analytics.report import figures, sections
 from pmim_analytics.report.summary import balance_signals, designer_questions
 from pmim_analytics.rules import load_rules
+from pmim_analytics.store.readers import DuckDBData
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from pmim_analytics.errors import (
     UnknownNameError,
     display_path,
 )
+from pmim_analytics.model.vocab import LOCATION_CODES
 from pmim_analytics.rules.catalogue import (
     find_unit,
     find_weapon,
@@ -30,7 +31,7 @@ from pmim_analytics.rules.catalogue import (
     read_yaml,
     validation_message,
 )
-from pmim_analytics.rules.models import BODY_MOUNTS, LOCATION_CODES, Chassis, RulesVersion, Warmech, Weapon
+from pmim_analytics.rules.models import BODY_MOUNTS, Chassis, RulesVersion, Warmech, Weapon
 from pmim_analytics.rules.scenario import Scenario
 
 

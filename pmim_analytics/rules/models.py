@@ -12,11 +12,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from pmim_analytics.model.vocab import LocationName
+
 BodyType = Literal["humanoid", "avian", "saurian"]
 UnitKind = Literal["infantry", "vehicle", "warmech"]
-LocationName = Literal[
-    "left_arm", "right_arm", "left_leg", "right_leg", "left_torso", "right_torso", "center_torso"
-]
 
 #: The hit locations each body type really has (the v1 avian chart names arms it lacks).
 BODY_LOCATIONS: dict[str, tuple[str, ...]] = {
@@ -30,17 +29,6 @@ BODY_MOUNTS: dict[str, tuple[str, ...]] = {
     "avian": ("center_torso",),
     "saurian": ("left_arm", "right_arm", "center_torso"),
 }
-#: Short codes used in replays and manual logs.
-LOCATION_CODES: dict[str, str] = {
-    "left_arm": "LA",
-    "right_arm": "RA",
-    "left_leg": "LL",
-    "right_leg": "RL",
-    "left_torso": "LT",
-    "right_torso": "RT",
-    "center_torso": "CT",
-}
-LOCATION_BY_CODE = {v: k for k, v in LOCATION_CODES.items()}
 
 
 class _Frozen(BaseModel):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from pmim_analytics.replay.events import EVENT_TYPES
+from pmim_analytics.model.events import EVENT_TYPES
 
 # How each JSON field is typed: int, opt_int, str, opt_str, bool, pair (two ints),
 # int_list, str_list. Every field of every event type must be listed here.

@@ -16,7 +16,7 @@ import duckdb
 import polars as pl
 
 from pmim_analytics.errors import StoreError
-from pmim_analytics.replay.events import Event
+from pmim_analytics.model.events import Event
 from pmim_analytics.replay.parquet import event_from_row
 from pmim_analytics.store.connection import READ_TIMEOUT, open_reader
 

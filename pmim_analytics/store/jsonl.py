@@ -19,7 +19,7 @@ import duckdb
 import pyarrow as pa
 
 from pmim_analytics.errors import Location, ReplayError, display_path
-from pmim_analytics.replay.events import Event
+from pmim_analytics.model.events import Event
 from pmim_analytics.replay.format import GameHeader, compute_game_id, game_id_of, iter_lines, parse_event
 from pmim_analytics.store import event_sql
 from pmim_analytics.store.headers import HeaderParser, SideInfo, header_canonical

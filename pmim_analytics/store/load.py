@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import duckdb
 
-from pmim_analytics.replay.events import EVENT_COLUMN_NAMES
+from pmim_analytics.model.events import EVENT_COLUMN_NAMES
 from pmim_analytics.store.rollups import Relations, add_rollups
 
 STATS_COLUMNS = ("game_id", "unit_id", "side", "rules_id", "source", "code", "type", "kind", "weapons", "pts",

@@ -2,7 +2,7 @@
 
 The engine writes a part's events file first and its games file last, so a part counts
 as complete once its games file exists. ``events`` has exactly the columns of
-:data:`pmim_analytics.replay.events.EVENT_COLUMNS`; ``games`` one row a game whose
+:data:`pmim_analytics.model.events.EVENT_COLUMNS`; ``games`` one row a game whose
 ``header_json`` is the source of truth for sides and units. Games are trusted by their
 ``game_id`` column (still checked against the header and deduplicated); events are
 staged in bulk by DuckDB straight from the files.
@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pmim_analytics.errors import Location, ReplayError, display_path
-from pmim_analytics.replay.events import EVENT_COLUMNS
+from pmim_analytics.model.events import EVENT_COLUMNS
 from pmim_analytics.store.headers import HeaderParser
 from pmim_analytics.store.rejects import Rejection
 from pmim_analytics.store.staging import EVENT_STAGE_COLUMNS, StageBuffer

@@ -1,6 +1,6 @@
 """Rollups: partial aggregates kept beside the tables so reports never scan millions of rows.
 
-Every report reads a few reduced frames (:class:`pmim_analytics.analytics.load.DuckDBData`):
+Every report reads a few reduced frames (:class:`pmim_analytics.store.readers.DuckDBData`):
 sums per unit type, counts per attack stratum, results per matchup... Each rollup table
 (``sql/003_rollups.sql``) holds those frames partially aggregated: :func:`add_rollups`
 appends one set of rows per ingest batch, computed from the batch's new games only, in the

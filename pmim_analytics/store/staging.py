@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pmim_analytics.replay.events import EVENT_COLUMNS, Event, event_to_row
+from pmim_analytics.model.events import EVENT_COLUMNS, Event, event_to_row
 from pmim_analytics.replay.format import GameHeader
 from pmim_analytics.store.headers import SideInfo
 

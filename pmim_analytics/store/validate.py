@@ -22,8 +22,9 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pmim_analytics.replay.events import EVENT_COLUMNS, EVENT_TYPES, GAME_END_REASONS
-from pmim_analytics.rules.models import LOCATION_CODES
+from pmim_analytics.model.events import EVENT_COLUMNS, EVENT_TYPES
+from pmim_analytics.model.vocab import END_REASONS as GAME_END_REASONS
+from pmim_analytics.model.vocab import LOCATION_CODES
 from pmim_analytics.store.event_sql import event_keys
 
 #: Fields that may be null: in every event, or (type, key) for what a manual log may not know.

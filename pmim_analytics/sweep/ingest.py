@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pmim_analytics.engine.batch import chunks
 from pmim_analytics.replay.parquet import list_parts, part_path
+from pmim_analytics.sim.batch import chunks
 from pmim_analytics.store.connection import read_frame, resolve_db_path
 from pmim_analytics.store.ingest import IngestResult, ingest_paths
 from pmim_analytics.sweep.run import pairing_folder

@@ -23,10 +23,10 @@ from typing import Any
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pmim_analytics.engine.backends import Backend, remove_temporaries
-from pmim_analytics.engine.batch import BatchSummary, GameOutcome, PartJob, batch_jobs, outcome_from_end
 from pmim_analytics.errors import Location, PmimError, display_path
 from pmim_analytics.replay.parquet import list_parts
+from pmim_analytics.sim.backends import Backend, remove_temporaries
+from pmim_analytics.sim.batch import BatchSummary, GameOutcome, PartJob, batch_jobs, outcome_from_end
 from pmim_analytics.sweep.spec import Pairing, Sweep
 
 MANIFEST = "manifest.json"

@@ -29,12 +29,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from pmim_analytics.engine.batch import PART_SIZE, BatchSpec
 from pmim_analytics.engine.bots import check_bot_name
 from pmim_analytics.errors import DataFileError, InvalidArmyError, Location, PmimError, display_path
 from pmim_analytics.rules import load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.catalogue import data_dir, load_scenario, read_yaml, validation_message
+from pmim_analytics.sim.batch import PART_SIZE, BatchSpec
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 

@@ -11,13 +11,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pmim_analytics.engine.backends import open_backend
-from pmim_analytics.engine.batch import BatchSpec, GameOutcome, PartJob
-from pmim_analytics.engine.ray_backend import PartFiles, RayBackend, play_detached
-from pmim_analytics.engine.runner import run_batch
 from pmim_analytics.errors import IllegalActionError, PmimError
 from pmim_analytics.replay.parquet import list_parts
 from pmim_analytics.rules.catalogue import REPO_ROOT as REPO
+from pmim_analytics.sim.backends import open_backend
+from pmim_analytics.sim.batch import BatchSpec, GameOutcome, PartJob
+from pmim_analytics.sim.ray_backend import PartFiles, RayBackend, play_detached
+from pmim_analytics.sim.runner import run_batch
 from tests.test_replay_verify import army
 
 GAMES, PART = 24, 6

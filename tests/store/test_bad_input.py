@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pmim_analytics.replay.events import Event, event_from_dict
+from pmim_analytics.model.events import Event, event_from_dict
 from pmim_analytics.replay.format import GameHeader, format_game, game_id_of
 from pmim_analytics.store import ingest_paths, read_frame
 from pmim_analytics.store import jsonl as jsonl_mod

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from pmim_analytics.cli import app
-from pmim_analytics.engine.runner import run_batch
 from pmim_analytics.errors import StoreError
+from pmim_analytics.sim.runner import run_batch
 from pmim_analytics.store import ingest_paths, open_writer, read_frame
 from pmim_analytics.store.check import check_db
 from pmim_analytics.store.compact import compact_db, file_bytes

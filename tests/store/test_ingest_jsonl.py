@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pmim_analytics.replay.events import EVENT_COLUMN_NAMES, event_to_row
+from pmim_analytics.model.events import EVENT_COLUMN_NAMES, event_to_row
 from pmim_analytics.replay.format import format_game, write_game
 from pmim_analytics.store import ingest_paths, read_frame
 from pmim_analytics.store.check import check_db

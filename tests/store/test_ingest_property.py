@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from pmim_analytics.errors import ReplayError
-from pmim_analytics.replay.events import EVENT_COLUMN_NAMES, event_from_dict, event_to_row
+from pmim_analytics.model.events import EVENT_COLUMN_NAMES, event_from_dict, event_to_row
 from pmim_analytics.replay.format import GameHeader, format_game, game_id_of, read_game
 from pmim_analytics.store import ingest_paths, read_frame
 from pmim_analytics.store.check import check_db

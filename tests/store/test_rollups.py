@@ -10,12 +10,12 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from pmim_analytics.analytics.load import DuckDBData
-from pmim_analytics.engine.runner import run_batch
 from pmim_analytics.rules.catalogue import REPO_ROOT
+from pmim_analytics.sim.runner import run_batch
 from pmim_analytics.store import ingest_paths, open_writer, read_frame
 from pmim_analytics.store.check import check_db
 from pmim_analytics.store.connection import forget_migrated
+from pmim_analytics.store.readers import DuckDBData
 from pmim_analytics.store.rollups import ROLLUPS, ROLLUPS_SINCE, rebuild_rollups
 from tests.test_batch_and_parquet import batch
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pmim_analytics.replay.events import (
+from pmim_analytics.model.events import (
     VP,
     Activate,
     Attack,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from pmim_analytics.replay.events import event_to_row
+from pmim_analytics.model.events import event_to_row
 from pmim_analytics.replay.format import GameRecord
 from pmim_analytics.replay.parquet import EVENT_SCHEMA, GAME_SCHEMA, header_json, write_part
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-from pmim_analytics.replay.events import (
+from pmim_analytics.model.events import (
     VP,
     Activate,
     Attack,
@@ -32,10 +32,11 @@ from pmim_analytics.replay.events import (
     RoundStart,
     UnitDestroyed,
 )
+from pmim_analytics.model.vocab import LOCATION_CODES
 from pmim_analytics.replay.format import GameRecord, write_game
 from pmim_analytics.rules import build_roster, load_army, load_rules
 from pmim_analytics.rules.catalogue import data_dir, find_unit
-from pmim_analytics.rules.models import LOCATION_CODES, Warmech
+from pmim_analytics.rules.models import Warmech
 from tests.support.games import base_header, make_record
 
 ARMIES = {

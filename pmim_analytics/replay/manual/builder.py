@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pmim_analytics.errors import Location, ReplayError
-from pmim_analytics.replay.events import (
+from pmim_analytics.model.events import (
     VP,
     Activate,
     Attack,

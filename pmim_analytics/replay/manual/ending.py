@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pmim_analytics.replay.events import GAME_END_REASONS
+from pmim_analytics.model.vocab import END_REASONS as GAME_END_REASONS
 from pmim_analytics.replay.manual.notation import Reject, Tag, Token, parse_vp, tokenize
 from pmim_analytics.replay.manual.state import UnitState, hex_distance
 from pmim_analytics.rules.scenario import Scenario

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pmim_analytics.errors import Location, ReplayError
-from pmim_analytics.rules.models import LOCATION_CODES
+from pmim_analytics.model.vocab import LOCATION_CODES
 
 Hex = tuple[int, int]
 

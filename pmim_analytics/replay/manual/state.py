@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pmim_analytics.engine.hexgrid import Hex as GridHex
-from pmim_analytics.rules.models import LOCATION_BY_CODE, LOCATION_CODES, RulesVersion, Warmech, Weapon
+from pmim_analytics.model.hexes import Hex as GridHex
+from pmim_analytics.model.vocab import LOCATION_BY_CODE, LOCATION_CODES
+from pmim_analytics.rules.models import RulesVersion, Warmech, Weapon
 from pmim_analytics.rules.scenario import Scenario
 
 Hex = tuple[int, int]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pmim_analytics.replay.events import (
+from pmim_analytics.model.events import (
     Activate,
     Attack,
     Deploy,

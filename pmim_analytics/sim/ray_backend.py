@@ -1,6 +1,6 @@
 """The Ray backend: part jobs as Ray tasks, on a local Ray instance or a cluster.
 
-Each :class:`~pmim_analytics.engine.batch.PartJob` (by default 100 games, a couple of
+Each :class:`~pmim_analytics.sim.batch.PartJob` (by default 100 games, a couple of
 seconds of play -- far above Ray's per-task cost) is one task. A task plays its chunk into a
 private temporary folder on whichever node runs it and returns the outcomes and the bytes
 of the part's files; the driver writes them into the output folder (temporary name, then
@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from pmim_analytics.engine.backends import JobResult, output_folders, remove_temporaries
-from pmim_analytics.engine.batch import GameOutcome, PartJob
 from pmim_analytics.errors import PmimError
+from pmim_analytics.sim.backends import JobResult, output_folders, remove_temporaries
+from pmim_analytics.sim.batch import GameOutcome, PartJob
 
 #: Attempts after the first when a task's worker dies or it raises ``OSError``.
 MAX_RETRIES = 3

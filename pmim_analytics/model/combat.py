@@ -1,19 +1,19 @@
-"""The arithmetic of an attack, as pure functions shared by the game state and the verifier.
+"""The arithmetic of an attack, as pure functions on numbers: the one home of these rules.
 
-Nothing here keeps state: the engine resolves attacks with these functions, and
-``pmim replay verify`` checks recorded attacks against the very same ones.
+Nothing here keeps state or reads a rules version: the engine resolves attacks with these
+functions, ``pmim replay verify`` checks recorded attacks against the very same ones, and
+the dice maths of the analytics derive their exact probabilities from them. What depends on
+a rules version's data (weapon ranges, hit charts) is :mod:`pmim_analytics.rules.mechanics`.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from pmim_analytics.rules.models import LOCATION_CODES, RulesVersion, Weapon
+from pmim_analytics.model.vocab import LOC_INDEX, LOCATIONS
 
-#: Hit-location codes in a fixed order; a Warmech's location HP list follows it.
-LOCATIONS: tuple[str, ...] = ("LA", "RA", "LL", "RL", "LT", "RT", "CT")
-LOC_INDEX: dict[str, int] = {code: i for i, code in enumerate(LOCATIONS)}
 LA, RA, LL, RL, LT, RT, CT = range(7)
+assert LOCATIONS[CT] == "CT" and LOCATIONS[LT] == "LT"
 
 #: Number of ways two d6 sum to at least n, for n = 0..14 (out of 36).
 _WAYS_AT_LEAST: tuple[int, ...] = tuple(
@@ -46,20 +46,6 @@ def attack_damage(strength: int, rpt: int, arm: int) -> int:
     return per_shot * rpt if per_shot > 0 else 0
 
 
-def weapon_range(rules: RulesVersion, unit_code: str, weapon: Weapon) -> int:
-    """The range a unit fires ``weapon`` at: its RNG, less the light-weapon penalty for
-    infantry and ODA in versions that have that rule (v2, v3). v1 Small Arms keep RNG 1."""
-    lw = rules.special_rules.light_weapon_units
-    if lw is not None and unit_code in lw.units:
-        return max(0, weapon.rng - lw.rng_penalty)
-    return weapon.rng
-
-
-def chart_codes(rules: RulesVersion, body: str) -> tuple[str, ...]:
-    """The body's hit-location chart as location codes, one per d6 face (index 0 = a roll of 1)."""
-    return tuple(LOCATION_CODES[name] for name in rules.hit_charts[body])
-
-
 def location_is_hittable(loc_hp: list[int], code: str) -> bool:
     """A chart entry can take the hit when the body has that location and it still has HP.
 
@@ -78,3 +64,7 @@ def is_mech_destroyed(body: str, loc_hp: list[int]) -> bool:
 def is_mech_immobilized(loc_hp: list[int]) -> bool:
     """Both legs destroyed (a body whose legs are never hit simply never gets here)."""
     return loc_hp[LL] == 0 and loc_hp[RL] == 0
+
+
+__all__ = ["CT", "LA", "LL", "LOCATIONS", "LOC_INDEX", "LT", "RA", "RL", "RT", "attack_damage", "hit_probability",
+           "is_hit", "is_mech_destroyed", "is_mech_immobilized", "location_is_hittable", "two_d6_at_least"]

@@ -6,8 +6,8 @@ games). Game ``i`` is fully determined by (batch, i): its dice come from
 red in odd games. Games are played in chunks of :data:`PART_SIZE` consecutive indices;
 :func:`play_part` plays one chunk and writes it (one Parquet part, or one JSON Lines file a
 game), so the output is the same whatever the number of workers or the backend: a
-backend (:mod:`pmim_analytics.engine.backends`) only has to run a :class:`PartJob` for
-every chunk, and :func:`~pmim_analytics.engine.runner.run_batch` drives one.
+backend (:mod:`pmim_analytics.sim.backends`) only has to run a :class:`PartJob` for
+every chunk, and :func:`~pmim_analytics.sim.runner.run_batch` drives one.
 """
 
 from __future__ import annotations
@@ -224,9 +224,9 @@ class BatchSummary:
 
 
 def __getattr__(name: str) -> Callable[..., BatchSummary]:
-    """``run_batch`` lives in :mod:`pmim_analytics.engine.runner`; it stays importable from here."""
+    """``run_batch`` lives in :mod:`pmim_analytics.sim.runner`; it stays importable from here."""
     if name == "run_batch":
-        from pmim_analytics.engine.runner import run_batch
+        from pmim_analytics.sim.runner import run_batch
 
         return run_batch
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

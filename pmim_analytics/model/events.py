@@ -1,6 +1,6 @@
 """The event vocabulary of a PMIM game: what the engine emits and replays store.
 
-A game is a header (see :mod:`pmim_analytics.replay.format`) and an ordered stream of
+A game is a header (see :mod:`pmim_analytics.model.record`) and an ordered stream of
 events. Every event has ``seq`` (1, 2, ... in order), ``round`` (0 for deployment; ``None``
 where a manual summary log does not know it) and a stable ``type``. Events are frozen: no
 field is filled in later.
@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
+
+from pmim_analytics.model.vocab import END_REASONS
 
 Hex = tuple[int, int]
 
@@ -195,8 +197,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
                 Disarmed, UnitDestroyed, VP, RoundEnd, GameEnd)
 }
 
-SIDES = ("blue", "red")
-GAME_END_REASONS = ("vp", "wipeout", "round_limit", "manual")
+GAME_END_REASONS = END_REASONS
 
 #: The wide row shape of an event: (column, arrow/duckdb type). One row per event; a
 #: column an event type does not use is null. ``game_id`` leads every row.

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
-from pmim_analytics.engine.backends import Backend, LocalBackend
-from pmim_analytics.engine.batch import FORMATS, PART_SIZE, BatchSpec, BatchSummary, batch_jobs
 from pmim_analytics.engine.bots import check_bot_name
 from pmim_analytics.errors import PmimError
+from pmim_analytics.sim.backends import Backend, LocalBackend
+from pmim_analytics.sim.batch import FORMATS, PART_SIZE, BatchSpec, BatchSummary, batch_jobs
 
 
 def check_batch(batch: BatchSpec, fmt: str) -> None:
@@ -35,7 +35,7 @@ def run_batch(batch: BatchSpec, workers: int = 1, out: str | Path | None = None,
     """Play a whole batch and write it under ``out`` (if given).
 
     It runs on ``backend`` (an entered backend from
-    :func:`~pmim_analytics.engine.backends.open_backend`), by default a local pool of
+    :func:`~pmim_analytics.sim.backends.open_backend`), by default a local pool of
     ``workers`` processes. ``progress_callback(done, total)`` is called as chunks finish.
     On Ctrl-C (or any exception from the callback) the jobs still running stop after their
     current game, nothing more is written, temporary files are removed, and the exception

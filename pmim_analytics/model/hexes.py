@@ -1,4 +1,4 @@
-"""Hex maths and the precomputed tables of one rectangular map.
+"""The hex type, its two notations, hex maths and the precomputed tables of one rectangular map.
 
 Maps are written in offset coordinates ``(column, row)`` -- what a player reads off the
 table and what replays store -- in the *odd-q* layout: flat-topped hexes in straight
@@ -22,10 +22,15 @@ Cube = tuple[int, int, int]
 CUBE_DIRECTIONS: tuple[Cube, ...] = ((0, -1, 1), (1, -1, 0), (1, 0, -1), (0, 1, -1), (-1, 1, 0), (-1, 0, 1))
 
 _HEX_TEXT = re.compile(r"^\s*\(?\s*(-?\d+)\s*[,\s]\s*(-?\d+)\s*\)?\s*$")
+_HEX_COMPACT = re.compile(r"^(\d\d)(\d\d)$")
 
 
 class Hex(NamedTuple):
-    """One hex in offset coordinates: ``Hex(col, row)``; the notation is ``"col,row"``.
+    """One hex in offset coordinates: ``Hex(col, row)``.
+
+    Two notations: ``"col,row"`` (:meth:`parse` / :meth:`format`, the CLI's and the
+    engine's messages) and the four digits printed on a hex map, column then row
+    (``"0412"``, :meth:`parse_compact` / :meth:`format_compact`, the manual logs').
 
     A named tuple, so it is immutable, compares and hashes by value, equals the plain
     ``(col, row)`` tuples replays store, and its ``repr`` rebuilds it.
@@ -48,6 +53,16 @@ class Hex(NamedTuple):
 
     def __str__(self) -> str:
         return self.format()
+
+    @classmethod
+    def parse_compact(cls, text: str) -> Hex | None:
+        """Read the four-digit map notation ``"0412"`` (column 4, row 12); ``None`` if it is not one."""
+        m = _HEX_COMPACT.match(text)
+        return cls(int(m.group(1)), int(m.group(2))) if m else None
+
+    def format_compact(self) -> str:
+        """The four-digit map notation ``"0412"`` that :meth:`parse_compact` reads back."""
+        return f"{self.col:02d}{self.row:02d}"
 
     def to_cube(self) -> Cube:
         """Cube coordinates of this hex (odd-q offset layout)."""

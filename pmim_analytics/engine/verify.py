@@ -12,18 +12,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pmim_analytics.engine import combat
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
-from pmim_analytics.engine.hexgrid import Hex
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import BATTLE, OVER, GameState
 from pmim_analytics.errors import IllegalActionError, InvalidArmyError, PmimError
-from pmim_analytics.replay.events import VP, Activate, Attack, Deploy, Event, GameEnd, Move
-from pmim_analytics.replay.format import GameHeader, GameRecord
+from pmim_analytics.model import combat
+from pmim_analytics.model.events import VP, Activate, Attack, Deploy, Event, GameEnd, Move
+from pmim_analytics.model.hexes import Hex
+from pmim_analytics.model.record import GameHeader, GameRecord
+from pmim_analytics.model.vocab import SIDE_PREFIX, SIDES
 from pmim_analytics.rules.army import ArmyEntry, ArmyList, Roster, RosterUnit, validate_army
 
 INPUT_TYPES = frozenset({"deploy", "activate", "move", "attack"})
-_PREFIX = {"blue": "B:", "red": "R:"}
+_PREFIX = {side: SIDE_PREFIX[i] for i, side in enumerate(SIDES)}
 
 
 @dataclass(frozen=True)

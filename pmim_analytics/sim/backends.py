@@ -1,6 +1,6 @@
-"""Where batch jobs run: the local process pool, or Ray (:mod:`pmim_analytics.engine.ray_backend`).
+"""Where batch jobs run: the local process pool, or Ray (:mod:`pmim_analytics.sim.ray_backend`).
 
-A backend takes a list of :class:`~pmim_analytics.engine.batch.PartJob` and yields
+A backend takes a list of :class:`~pmim_analytics.sim.batch.PartJob` and yields
 ``(job, outcomes)`` as each job finishes, in whatever order they finish; every job has
 written its files by the time it is yielded. A job's games depend only on the job, so the
 backend and its number of workers change how fast a batch is played, never what is in it.
@@ -20,8 +20,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
-from pmim_analytics.engine.batch import GameOutcome, PartJob
 from pmim_analytics.errors import PmimError
+from pmim_analytics.sim.batch import GameOutcome, PartJob
 
 BACKENDS = ("local", "ray")
 JobResult = tuple[PartJob, list[GameOutcome]]
@@ -130,6 +130,6 @@ def open_backend(name: str = "local", workers: int = 1, address: str | None = No
         if address is not None:
             raise PmimError("--address needs --backend ray")
         return LocalBackend(workers)
-    from pmim_analytics.engine.ray_backend import RayBackend
+    from pmim_analytics.sim.ray_backend import RayBackend
 
     return RayBackend(workers=workers, address=address)

@@ -1,11 +1,12 @@
-"""The one place analytics touch the database: short read-only queries returning Polars frames.
+"""The analytics' database readers: short read-only queries returning Polars frames.
 
 :class:`DuckDBData` is the database :class:`~.dataset.GameData`: each method runs one query
 that computes a reduced frame (the same frame the Polars reducers compute from table rows;
 a test checks they agree) on a short-lived read-only connection, its own or the one of an
 enclosing :meth:`DuckDBData.session`. Connections come from the store's
 :func:`~pmim_analytics.store.open_reader` (waits while an ingest holds the file, checks the
-schema version). Nothing else in :mod:`pmim_analytics.analytics` imports DuckDB.
+schema version). The analytics themselves (:mod:`pmim_analytics.analytics`) never see DuckDB:
+they take frames, and this module is where the database turns into frames.
 
 The default database is ``$PMIM_DB`` or ``data/pmim.duckdb`` (in the data folder).
 """

@@ -1,0 +1,112 @@
+"""The record of one game: its header (who, what, where, under which rules) and its events.
+
+This is what the engine's driver produces, what the replay formats read and write
+(:mod:`pmim_analytics.replay.format` for JSON Lines, :mod:`pmim_analytics.replay.parquet`),
+and what the verifier checks. The ``game_id`` is derived from the content
+(:func:`compute_game_id`), so the same game always gets the same id and ingesting it twice
+adds nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pmim_analytics.model.events import Event
+
+FORMAT_NAME = "pmim-replay"
+FORMAT_VERSION = 1
+
+
+class UnitRecord(BaseModel):
+    """A unit as listed in a replay header."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    type: str
+    code: str
+    kind: Literal["infantry", "vehicle", "warmech"]
+    weapons: tuple[str, ...]
+    mounts: tuple[str, ...]
+    pts: int = Field(ge=0)
+
+
+class SideRecord(BaseModel):
+    """One side of a game: its army, and who or what played it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    bot: str | None = None
+    player: str | None = None
+    army_hash: str
+    points: int = Field(ge=0)
+    units: tuple[UnitRecord, ...]
+
+
+class MapRecord(BaseModel):
+    """The map the game was played on."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    columns: int
+    rows: int
+    layout: str = "odd-q"
+
+
+class GameHeader(BaseModel):
+    """The first line of a replay."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    format: Literal["pmim-replay"] = FORMAT_NAME
+    version: int = FORMAT_VERSION
+    game_id: str
+    source: Literal["engine", "manual"]
+    rules: str
+    scenario: str
+    seed: int | None = None
+    game_index: int | None = None
+    batch: str | None = None
+    map: MapRecord
+    sides: dict[Literal["blue", "red"], SideRecord]
+    played: str | None = None
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A whole game: its header and its events in order."""
+
+    header: GameHeader
+    events: tuple[Event, ...]
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # = json.dumps(obj, sort_keys=..., ...)
+
+
+def _canonical(obj: Any) -> bytes:
+    return _CANONICAL.encode(obj).encode()
+
+
+def compute_game_id(header: dict[str, Any], events: Iterable[Event]) -> str:
+    """A 16-hex-digit id from the game's content: header (less ``game_id`` and
+    ``played``) and every event."""
+    h = hashlib.sha256()
+    head = {k: v for k, v in header.items() if k not in ("game_id", "played")}
+    h.update(_canonical(head))
+    for ev in events:
+        h.update(_canonical(ev.to_dict()))
+    return h.hexdigest()[:16]
+
+
+def game_id_of(header: GameHeader, events: Iterable[Event]) -> str:
+    """The content id of a game whose header is a :class:`GameHeader`: :func:`compute_game_id`
+    over the header's full JSON form (defaults included) and the events."""
+    return compute_game_id(header.model_dump(mode="json"), events)
