@@ -18,8 +18,10 @@ def demo(
     replays: Path = typer.Option(Path("replays/demo"), "--replays", help="Where the simulated batches go."),
     workers: int = typer.Option(2, "--workers", help="Worker processes for the simulations."),
 ) -> None:
-    """Build the demo database: the two real playtests, the sample logs and a simulated
-    round-robin of the sample armies under v2, v3 and three variants (about 1,700 games).
+    """Build the demo database: the two real playtests, the sample logs, a simulated
+    round-robin of the sample armies under v2, v3 and every variant, the playtest lists
+    translated to v3, and 1,200 games of random armies spending 56-72 points, so unit
+    costs can be priced (about 3,400 games).
 
     Safe to run again: finished batches are kept and ingest skips games it already has.
 
