@@ -106,3 +106,11 @@ def test_unit_impact_of_a_planted_cost_change() -> None:
     assert mj["vp_share_diff"] == 0.0  # the same play
     assert mj["vp_per_pt_a"] == pytest.approx(2 / 18) and mj["vp_per_pt_b"] == pytest.approx(2 / 16)
     assert mj["vp_per_pt_diff"] > 0
+
+
+def test_a_list_that_always_wins_is_flagged_saturated() -> None:
+    v3 = [game(f"a{i}", "A", "B", "blue") for i in range(3)]
+    var = [game(f"b{i}", "A", "B", "blue", VAR) for i in range(3)]
+    imp = tables.impact_report(FrameData(frames_of(v3 + var)), "v3", VAR)
+    a = imp.compositions.filter(pl.col("list") == "A").row(0, named=True)
+    assert a["win_diff"] == 0.0 and a["saturated"] and not a["significant"]

@@ -124,7 +124,8 @@ def composition_impact(paired: pl.DataFrame, rules_a: str, rules_b: str) -> pl.D
     ``paired`` is :func:`pair_games` output. Mirror games are left out (a mirror is one win
     and one loss). Columns: ``rules_a rules_b source list list_key composition_a
     composition_b games_a games_b`` then ``win_*`` and ``vp_margin_*`` (``_a _b _diff
-    _diff_lo _diff_hi``) and ``significant``.
+    _diff_lo _diff_hi``), ``significant`` and ``saturated`` (a win rate within 5% of 0 or 1
+    under either rules id: a change of win rate cannot show there).
     """
     g = paired.filter(pl.col("paired") & (pl.col("blue_list_key") != pl.col("red_list_key")))
     views = []
@@ -150,7 +151,10 @@ def composition_impact(paired: pl.DataFrame, rules_a: str, rules_b: str) -> pl.D
     return t.select(
         pl.lit(rules_a).alias("rules_a"), pl.lit(rules_b).alias("rules_b"), *keys, "composition_a", "composition_b",
         "games_a", "games_b", *_diff("win", "win"), *_diff("margin", "vp_margin"),
-    ).with_columns(significant=_significant("win", "vp_margin")).sort("source", "list")
+    ).with_columns(
+        significant=_significant("win", "vp_margin"),
+        saturated=pl.any_horizontal(*[(pl.col(c) <= 0.05) | (pl.col(c) >= 0.95) for c in ("win_a", "win_b")]),
+    ).sort("source", "list")
 
 
 def unit_impact(paired: pl.DataFrame, game_sums: pl.DataFrame, rules_a: str, rules_b: str) -> pl.DataFrame:
