@@ -251,6 +251,10 @@ class GameState(RuleChecks):
         """True while the state waits for dice (after a ``fire`` action)."""
         return self._pending is not None
 
+    def pending_attack(self) -> tuple[UnitState, int, UnitState] | None:
+        """(attacker, mount number, target) of the attack waiting for dice, else ``None``."""
+        return self._pending
+
     def roll_needed(self) -> int:
         """How many d6 the state needs now: 2 for an attack roll, 1 for a hit location, 0 for none."""
         if self._pending is None:

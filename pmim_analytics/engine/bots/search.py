@@ -47,15 +47,39 @@ DEFAULT_BUDGET = 200
 PTS_PER_VP = 6.0
 #: How many of the best-scored candidates the look-ahead compares.
 LOOKAHEAD_WIDTH = 4
+#: The look-ahead runs only when at most this many units (both sides) have still to act this round.
+LATE = 1000
+#: Destinations per unit among the look-ahead's candidates.
+PER_UNIT = 1
 #: Weight of the look-ahead's round-end value against the static score.
 LOOKAHEAD_WEIGHT = 1.0
 #: VP value of one hex of progress towards a zone still to take (future rounds).
 PROGRESS = 0.04
 KILL_BONUS = 1.0
+
+
+class RolloutBot(TacticianBot):
+    """The tactician as both sides play it in a look-ahead playout, made cheaper: it ranks its
+    units for activation once per playout rather than before every activation."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self._ranked: list[UnitState] | None = None
+
+    def _next_unit(self, state: GameState) -> UnitState:
+        if self._ranked is None:
+            self._ranked = self.activation_order(state, state.to_act)
+        return next(w for w in self._ranked if w.alive and not w.activated)
+
+
 #: The script both sides follow in a look-ahead playout.
-ROLLOUT: type[Bot] = GreedyBot
+ROLLOUT: type[Bot] = RolloutBot
 #: Share of a unit's zone gain it can expect to keep by activating later (see ``_search``).
 WAIT = 0.5
+#: Weight of the army points left (own minus enemy) in the value of a playout's end; None: the persona's.
+ROUND_MATERIAL: float | None = None
+#: VP-equivalent of one unit alive, whatever its cost: one more body to hold a capture zone with.
+HOLD = 0.0
 #: Share of an enemy's fire this round that killing it before it acts denies.
 DENY = 0.7
 #: Weight of the enemy's fire next round when it moves first in that round, and when second.
@@ -84,6 +108,7 @@ class SearchBot(Bot):
         self._plan_key: tuple[str, int] | None = None
         self._dest = -1
         self._fire_first: list[int] = []
+        self._target_eval: tuple[tuple[int, int], _Eval] | None = None
 
     # ------------------------------------------------------------------ acting
     def choose(self, state: GameState) -> Action:
@@ -141,7 +166,12 @@ class SearchBot(Bot):
         """The enemy in range whose attack is worth most: points removed, a kill, a zone swung."""
         rng = u.p.mounts[m].rng
         row = state.grid.dist[u.pos]
-        ev = _Eval(state, u.side, self.persona)
+        key = (id(state), len(state.events))
+        if self._target_eval is not None and self._target_eval[0] == key:
+            ev = self._target_eval[1]
+        else:
+            ev = _Eval(state, u.side, self.persona)
+            self._target_eval = (key, ev)
         best, pick = 0.0, None
         for e in state.side_units[1 - u.side]:
             if e.alive and row[e.pos] <= rng:
@@ -156,21 +186,23 @@ class SearchBot(Bot):
         side = state.to_act
         ev = _Eval(state, side, self.persona)
         scored: list[tuple[float, int, UnitState, int]] = []
+        extra: list[tuple[float, int, UnitState, int]] = []
         for u in state.side_units[side]:
             if not u.alive or u.activated:
                 continue
             # the unit's best destination by its score; units whose gain is only in the zones
             # wait (a zone taken later cannot be answered), those with shots or under fire act now
-            best = None
+            options = []
             for h in self._destinations(state, u, ev):
                 value, zones = ev.candidate(u, h)
-                if best is None or value > best[0]:
-                    best = (value, zones, h)
-            assert best is not None
-            value, zones, h = best
-            scored.append((value - WAIT * max(0.0, zones), -len(scored), u, h))
+                options.append((value, -len(options), zones, h))
+            options.sort(reverse=True)
+            for j, (value, _, zones, h) in enumerate(options[:PER_UNIT]):
+                (scored if j == 0 else extra).append((value - WAIT * max(0.0, zones), -len(scored) - len(extra), u, h))
         scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
-        if self.budget > 0 and len(scored) > 1:
+        if self.budget > 0 and len(scored) + len(extra) > 1 and sum(state.waiting) <= LATE:
+            if extra:
+                scored = sorted(scored + extra, key=lambda t: (t[0], t[1]), reverse=True)
             scored = self._look_ahead(state, scored[:LOOKAHEAD_WIDTH])
         _, _, u, h = scored[0]
         first = []
@@ -190,7 +222,23 @@ class SearchBot(Bot):
         if not reach:
             return out
         radius = state.spec.scenario.objectives.radius
-        quality = {h: ev.hex_quality(u, h) for h in reach}
+        threats, shots = ev._unit(u)
+        wd, wp = ev.w.damage, ev.w.preservation
+        dist = ev.dist
+        quality = {}
+        for h in reach:
+            row = dist[h]
+            thr = 0.0
+            for pos, r, v in threats:
+                if row[pos] <= r:
+                    thr += v
+            fp = 0.0
+            for r, values in shots:
+                for v, pos in values:
+                    if row[pos] <= r:
+                        fp += v
+                        break
+            quality[h] = wd * fp - wp * thr
         ods = state.board.objective_dist
         n = len(ods)
         best: list[tuple[float, int]] = [(1e18, -1)] * n
@@ -210,30 +258,34 @@ class SearchBot(Bot):
 
     def _look_ahead(self, state: GameState, cands: list[tuple[float, int, UnitState, int]]
                     ) -> list[tuple[float, int, UnitState, int]]:
-        """Re-rank ``cands`` by static score plus the mean round-end value of playouts on clones."""
+        """Re-rank ``cands`` by static score plus the mean round-end value of playouts on clones.
+
+        Playouts go in passes, one per candidate each, until the budget is spent (a pass is
+        always finished, so every candidate has as many playouts). Within a pass every
+        candidate meets the same dice: each attack's dice are drawn once per (attacker,
+        mount, round) and shared, so the candidates are compared on the same luck and the
+        difference between them is their play, not the dice (common random numbers)."""
         side = state.to_act
         totals = [0.0] * len(cands)
-        counts = [0] * len(cands)
+        passes = 0
         spent = 0
-        i = 0
         while spent < self.budget:
-            used, value = self._playout(state, side, cands[i][2], cands[i][3])
-            totals[i] += value
-            counts[i] += 1
-            spent += max(1, used)
-            i = (i + 1) % len(cands)
+            dice: dict[tuple[int, ...], tuple[int, ...]] = {}
+            for i, (_, _, u, h) in enumerate(cands):
+                used, value = self._playout(state, side, u, h, dice)
+                totals[i] += value
+                spent += max(1, used)
+            passes += 1
         ranked = []
         for j, (score, order, u, h) in enumerate(cands):
-            if counts[j]:
-                score += LOOKAHEAD_WEIGHT * totals[j] / counts[j]
-            else:
-                score -= 1e6  # never tried: rank after those that were
-            ranked.append((score, order, u, h))
+            ranked.append((score + LOOKAHEAD_WEIGHT * totals[j] / passes, order, u, h))
         ranked.sort(key=lambda t: (t[0], t[1]), reverse=True)
         return ranked
 
-    def _playout(self, state: GameState, side: int, u: UnitState, h: int) -> tuple[int, float]:
-        """Play ``u`` to ``h`` and the rest of the round on a clone with the bot's own dice;
+    def _playout(self, state: GameState, side: int, u: UnitState, h: int,
+                 dice: dict[tuple[int, ...], tuple[int, ...]]) -> tuple[int, float]:
+        """Play ``u`` to ``h`` and the rest of the round on a clone, both sides by the
+        ``ROLLOUT`` script, with dice from ``dice`` (filled from the bot's own generator);
         return (simulated actions, value of the round-end position for ``side``)."""
         sim = state.clone()
         rng = self.rng
@@ -245,22 +297,49 @@ class SearchBot(Bot):
             sim.apply(MoveUnit(su.id, sim.grid.hexes[h]), check=False)
             steps += 1
         round_no = sim.round
+        table = sim.spec.shot_table
+        nloc = 0
         while sim.phase != OVER and sim.round == round_no:
             need = sim.roll_needed()
             if need:
-                sim.apply_roll(tuple(rng.randint(1, 6) for _ in range(need)))
+                att, m, _ = sim.pending_attack()  # type: ignore[misc]
+                nloc = 0 if need == 2 else nloc + 1
+                key = (att.index, m, nloc)
+                got = dice.get(key)
+                if got is None:
+                    got = dice[key] = tuple(int(rng.random() * 6) + 1 for _ in range(need))
+                sim.apply_roll(got)
             elif sim.active is su:
-                m = next((m for m in sim.fireable_mounts(su) if self._target(sim, su, m) is not None), None)
-                if m is None:
-                    sim.apply(EndActivation(su.id), check=False)
-                else:
-                    t = self._target(sim, su, m)
-                    assert t is not None
-                    sim.apply(FireWeapon(su.id, su.p.mounts[m].mount, t.id), check=False)
+                pick = None
+                for m in sim.fireable_mounts(su):
+                    v, t = _quick_target(sim, su, m, table)
+                    if t is not None:
+                        pick = FireWeapon(su.id, su.p.mounts[m].mount, t.id)
+                        break
+                sim.apply(pick or EndActivation(su.id), check=False)
             else:
                 sim.apply(policy[sim.to_act].choose(sim), check=False)
             steps += 1
         return steps, round_end_value(sim, side, self.persona)
+
+
+def _quick_target(state: GameState, u: UnitState, m: int, table: Any) -> tuple[float, UnitState | None]:
+    """The best target of mount ``m`` of ``u`` where it stands by expected points with a kill bonus."""
+    rng = u.p.mounts[m].rng
+    row = state.grid.dist[u.pos]
+    best, pick = 0.0, None
+    for e in state.side_units[1 - u.side]:
+        if e.alive and row[e.pos] <= rng:
+            v = shot_value(u, m, e, table, KILL_BONUS)
+            if v > best:
+                best, pick = v, e
+    return best, pick
+
+
+def _kill_chance(u: UnitState, m: int, tgt: UnitState, table: Any) -> float:
+    """Chance that one attack of ``u``'s mount ``m`` destroys ``tgt`` outright (a basic unit)."""
+    p, dmg = table[u.index][m][tgt.index]
+    return p if tgt.p.body is None and dmg >= tgt.hp > 0 else 0.0
 
 
 def round_end_value(state: GameState, side: int, w: Persona) -> float:
@@ -280,12 +359,15 @@ def round_end_value(state: GameState, side: int, w: Persona) -> float:
         if x.alive:
             left = x.p.pts * (x.hp / x.p.hp if x.p.body is None else sum(v for v in x.loc_hp if v > 0) / x.p.hp)
             if x.side == side:
-                mine += left
+                mine += left + HOLD * PTS_PER_VP
             else:
-                theirs += left
+                theirs += left + HOLD * PTS_PER_VP
             for k in zones_of[x.pos]:
                 counts[x.side][k] += 1
-    value += (w.preservation * mine - w.damage * theirs) / PTS_PER_VP
+    if ROUND_MATERIAL is None:
+        value += (w.preservation * mine - w.damage * theirs) / PTS_PER_VP
+    else:
+        value += ROUND_MATERIAL * (mine - theirs) / PTS_PER_VP
     for k in range(n):
         a, b = counts[side][k], counts[1 - side][k]
         value += 0.5 * w.objectives * ((a > b) - (b > a))
@@ -347,6 +429,9 @@ class _Eval:
                         self.enemy_guns.append((e.pos, reach, e, m, targets / (weight * THREAT_W)))
         self._units: dict[int, Any] = {}
         self._menace: dict[int, float] = {}
+        s = side
+        self._open_rows = [self.od[k] for k in range(n) if held[s][k] <= held[1 - s][k] + 1]
+        self._enemy_pos = [e.pos for e in state.side_units[1 - side] if e.alive and e.pos >= 0]
 
     def control(self, mine: float, theirs: float) -> float:
         """Expected VP of one objective at the round's end from projected unit counts."""
@@ -366,7 +451,8 @@ class _Eval:
         if got is not None:
             return cast(tuple[list[tuple[int, int, float]], list[tuple[int, list[tuple[float, int]]]]], got)
         table = self.table
-        threats = [(pos, reach, shot_value(e, m, u, table, 0.5) / targets)
+        hold = HOLD * PTS_PER_VP / max(self.w.damage, 0.1)
+        threats = [(pos, reach, (shot_value(e, m, u, table, 0.5) + hold * _kill_chance(e, m, u, table)) / targets)
                    for pos, reach, e, m, targets in self.enemy_guns]
         threats = [t for t in threats if t[2] > 0]
         row = self.dist[u.pos]
@@ -410,6 +496,7 @@ class _Eval:
         tp = e.p
         kills = dmg >= e.hp if tp.body is None else dmg >= min(x for x in e.loc_hp if x > 0)
         if kills:
+            v += p * HOLD * PTS_PER_VP / max(self.w.damage, 0.1)
             zs = self.zones_of[e.pos]
             if zs:
                 swing = sum(self.zone_value(k, 0, -1) - self.zone_value(k) for k in zs)
@@ -486,15 +573,13 @@ class _Eval:
 
     def nearest_open_gap(self, h: int) -> float:
         """Hexes from ``h`` to the nearest capture zone the side does not hold outright."""
-        s = self.side
-        best = 99
-        for k in range(self.n):
-            if self.held[s][k] <= self.held[1 - s][k] + 1:
-                d = self.od[k][h] - self.radius
-                if d < best:
-                    best = d
-        return max(0, best) if best < 99 else 0
+        rows = self._open_rows
+        if not rows:
+            return 0
+        best = min(od[h] for od in rows) - self.radius
+        return best if best > 0 else 0
 
     def enemy_gap(self, h: int) -> float:
+        """Hexes from ``h`` to the nearest living enemy."""
         row = self.dist[h]
-        return min((row[e.pos] for e in self.state.side_units[1 - self.side] if e.alive), default=0)
+        return min((row[p] for p in self._enemy_pos), default=0)
