@@ -14,13 +14,18 @@ At each of its activations the bot
    towards the zones still to take, and closing in on the enemy. Each unit keeps its
    best destination; units whose gain is only in the zones rank lower, because a zone
    taken later in the round cannot be answered;
-3. with ``budget`` > 0, looks ahead on the best few units: each is tried on a
+3. with ``budget`` > 0, looks ahead on the best three: each is tried on a
    :meth:`~pmim_analytics.engine.state.GameState.clone` of the game and the round is
-   played out to its end (both sides' remaining units by the ``greedy`` script) with dice
-   the bot rolls from its own generator -- never the game's dice -- as many times as the
-   budget allows; the mean value of the round-end positions (VP, army points left, zones
-   held) is added to the static score. ``budget`` is the number of simulated actions
-   (decisions and rolls) per activation, so it sets strength and cost.
+   played out to its end, both sides' remaining units by the tactician's script (the
+   order it ranks them in at this decision), with dice the bot draws from its own
+   generator -- never the game's dice. Playouts go in passes, one per candidate, until the
+   budget is spent; within a pass every candidate meets the same dice for the same attack
+   (common random numbers: an attack's dice are drawn once per attacker, weapon and
+   round), so candidates are compared on the same luck. The mean value of the round-end
+   positions -- VP lead, army points left on both sides weighed alike, zones held; a
+   finished game counts as a big win or loss -- is added to the static score. ``budget``
+   is the number of simulated actions (decisions and rolls) per activation; a pass is
+   always finished, so a small budget still plays one playout per candidate.
 
 A persona (``data/bots/*.yaml``, default ``balanced``) weights the terms: objectives,
 damage, preservation and aggression. Deployment puts each unit where it reaches a capture
@@ -34,7 +39,6 @@ from typing import Any, cast
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
 from pmim_analytics.engine.bots.base import Bot, Param
-from pmim_analytics.engine.bots.greedy import GreedyBot
 from pmim_analytics.engine.bots.persona import Persona, load_persona
 from pmim_analytics.engine.bots.tactician import TacticianBot
 from pmim_analytics.engine.bots.tactics import shot_value
@@ -46,11 +50,7 @@ DEFAULT_BUDGET = 200
 #: Points of army value that weigh as much as one VP.
 PTS_PER_VP = 6.0
 #: How many of the best-scored candidates the look-ahead compares.
-LOOKAHEAD_WIDTH = 4
-#: The look-ahead runs only when at most this many units (both sides) have still to act this round.
-LATE = 1000
-#: Destinations per unit among the look-ahead's candidates.
-PER_UNIT = 1
+LOOKAHEAD_WIDTH = 3
 #: Weight of the look-ahead's round-end value against the static score.
 LOOKAHEAD_WEIGHT = 1.0
 #: VP value of one hex of progress towards a zone still to take (future rounds).
@@ -59,27 +59,31 @@ KILL_BONUS = 1.0
 
 
 class RolloutBot(TacticianBot):
-    """The tactician as both sides play it in a look-ahead playout, made cheaper: it ranks its
-    units for activation once per playout rather than before every activation."""
+    """The tactician as both sides play it in a look-ahead playout, made cheaper: its units
+    activate in the order the tactician ranks them at the decision the look-ahead serves
+    (``order``: unit numbers), not re-ranked before every activation."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, order: list[int] | None = None) -> None:
         super().__init__(rng)
-        self._ranked: list[UnitState] | None = None
+        self._order = order
 
     def _next_unit(self, state: GameState) -> UnitState:
-        if self._ranked is None:
-            self._ranked = self.activation_order(state, state.to_act)
-        return next(w for w in self._ranked if w.alive and not w.activated)
+        if self._order is None:
+            self._order = [w.index for w in self.activation_order(state, state.to_act)]
+        units = state.units
+        for i in self._order:
+            w = units[i]
+            if w.alive and not w.activated:
+                return w
+        return next(w for w in state.side_units[state.to_act] if w.alive and not w.activated)
 
 
-#: The script both sides follow in a look-ahead playout.
-ROLLOUT: type[Bot] = RolloutBot
 #: Share of a unit's zone gain it can expect to keep by activating later (see ``_search``).
 WAIT = 0.5
-#: Weight of the army points left (own minus enemy) in the value of a playout's end; None: the persona's.
-ROUND_MATERIAL: float | None = None
-#: VP-equivalent of one unit alive, whatever its cost: one more body to hold a capture zone with.
-HOLD = 0.0
+#: Weight of the army points left on each side in the value of a playout's end: the same for
+#: both sides (a trade of equal points is worth nothing at the end of a round; the persona's
+#: lopsided damage/preservation weights only steer the static score).
+ROUND_MATERIAL = 1.0
 #: Share of an enemy's fire this round that killing it before it acts denies.
 DENY = 0.7
 #: Weight of the enemy's fire next round when it moves first in that round, and when second.
@@ -186,23 +190,21 @@ class SearchBot(Bot):
         side = state.to_act
         ev = _Eval(state, side, self.persona)
         scored: list[tuple[float, int, UnitState, int]] = []
-        extra: list[tuple[float, int, UnitState, int]] = []
         for u in state.side_units[side]:
             if not u.alive or u.activated:
                 continue
             # the unit's best destination by its score; units whose gain is only in the zones
             # wait (a zone taken later cannot be answered), those with shots or under fire act now
-            options = []
+            best = None
             for h in self._destinations(state, u, ev):
                 value, zones = ev.candidate(u, h)
-                options.append((value, -len(options), zones, h))
-            options.sort(reverse=True)
-            for j, (value, _, zones, h) in enumerate(options[:PER_UNIT]):
-                (scored if j == 0 else extra).append((value - WAIT * max(0.0, zones), -len(scored) - len(extra), u, h))
+                if best is None or value > best[0]:
+                    best = (value, zones, h)
+            assert best is not None
+            value, zones, h = best
+            scored.append((value - WAIT * max(0.0, zones), -len(scored), u, h))
         scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
-        if self.budget > 0 and len(scored) + len(extra) > 1 and sum(state.waiting) <= LATE:
-            if extra:
-                scored = sorted(scored + extra, key=lambda t: (t[0], t[1]), reverse=True)
+        if self.budget > 0 and len(scored) > 1:
             scored = self._look_ahead(state, scored[:LOOKAHEAD_WIDTH])
         _, _, u, h = scored[0]
         first = []
@@ -266,13 +268,15 @@ class SearchBot(Bot):
         mount, round) and shared, so the candidates are compared on the same luck and the
         difference between them is their play, not the dice (common random numbers)."""
         side = state.to_act
+        ranker = TacticianBot(self.rng)
+        orders = tuple([w.index for w in ranker.activation_order(state, s)] for s in (0, 1))
         totals = [0.0] * len(cands)
         passes = 0
         spent = 0
         while spent < self.budget:
             dice: dict[tuple[int, ...], tuple[int, ...]] = {}
             for i, (_, _, u, h) in enumerate(cands):
-                used, value = self._playout(state, side, u, h, dice)
+                used, value = self._playout(state, side, u, h, dice, orders)
                 totals[i] += value
                 spent += max(1, used)
             passes += 1
@@ -283,13 +287,14 @@ class SearchBot(Bot):
         return ranked
 
     def _playout(self, state: GameState, side: int, u: UnitState, h: int,
-                 dice: dict[tuple[int, ...], tuple[int, ...]]) -> tuple[int, float]:
-        """Play ``u`` to ``h`` and the rest of the round on a clone, both sides by the
-        ``ROLLOUT`` script, with dice from ``dice`` (filled from the bot's own generator);
-        return (simulated actions, value of the round-end position for ``side``)."""
+                 dice: dict[tuple[int, ...], tuple[int, ...]], orders: tuple[list[int], list[int]] | None = None
+                 ) -> tuple[int, float]:
+        """Play ``u`` to ``h`` and the rest of the round on a clone, both sides by the tactician's
+        script (:class:`RolloutBot`, units in ``orders``), with dice from ``dice`` (filled from the
+        bot's own generator); return (simulated actions, value of the round-end position for ``side``)."""
         sim = state.clone()
         rng = self.rng
-        policy = (ROLLOUT(rng), ROLLOUT(rng))
+        policy = (RolloutBot(rng, orders[0] if orders else None), RolloutBot(rng, orders[1] if orders else None))
         su = sim.units[u.index]
         sim.apply(ActivateUnit(su.id), check=False)
         steps = 1
@@ -336,12 +341,6 @@ def _quick_target(state: GameState, u: UnitState, m: int, table: Any) -> tuple[f
     return best, pick
 
 
-def _kill_chance(u: UnitState, m: int, tgt: UnitState, table: Any) -> float:
-    """Chance that one attack of ``u``'s mount ``m`` destroys ``tgt`` outright (a basic unit)."""
-    p, dmg = table[u.index][m][tgt.index]
-    return p if tgt.p.body is None and dmg >= tgt.hp > 0 else 0.0
-
-
 def round_end_value(state: GameState, side: int, w: Persona) -> float:
     """Value in VP of a position between rounds for ``side``: the VP lead (a finished game
     counts as a big win or loss), army points left on both sides, and zones held."""
@@ -359,15 +358,12 @@ def round_end_value(state: GameState, side: int, w: Persona) -> float:
         if x.alive:
             left = x.p.pts * (x.hp / x.p.hp if x.p.body is None else sum(v for v in x.loc_hp if v > 0) / x.p.hp)
             if x.side == side:
-                mine += left + HOLD * PTS_PER_VP
+                mine += left
             else:
-                theirs += left + HOLD * PTS_PER_VP
+                theirs += left
             for k in zones_of[x.pos]:
                 counts[x.side][k] += 1
-    if ROUND_MATERIAL is None:
-        value += (w.preservation * mine - w.damage * theirs) / PTS_PER_VP
-    else:
-        value += ROUND_MATERIAL * (mine - theirs) / PTS_PER_VP
+    value += ROUND_MATERIAL * (mine - theirs) / PTS_PER_VP
     for k in range(n):
         a, b = counts[side][k], counts[1 - side][k]
         value += 0.5 * w.objectives * ((a > b) - (b > a))
@@ -451,8 +447,7 @@ class _Eval:
         if got is not None:
             return cast(tuple[list[tuple[int, int, float]], list[tuple[int, list[tuple[float, int]]]]], got)
         table = self.table
-        hold = HOLD * PTS_PER_VP / max(self.w.damage, 0.1)
-        threats = [(pos, reach, (shot_value(e, m, u, table, 0.5) + hold * _kill_chance(e, m, u, table)) / targets)
+        threats = [(pos, reach, shot_value(e, m, u, table, 0.5) / targets)
                    for pos, reach, e, m, targets in self.enemy_guns]
         threats = [t for t in threats if t[2] > 0]
         row = self.dist[u.pos]
@@ -496,7 +491,6 @@ class _Eval:
         tp = e.p
         kills = dmg >= e.hp if tp.body is None else dmg >= min(x for x in e.loc_hp if x > 0)
         if kills:
-            v += p * HOLD * PTS_PER_VP / max(self.w.damage, 0.1)
             zs = self.zones_of[e.pos]
             if zs:
                 swing = sum(self.zone_value(k, 0, -1) - self.zone_value(k) for k in zs)
