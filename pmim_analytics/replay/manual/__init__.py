@@ -18,16 +18,26 @@ from __future__ import annotations
 from pathlib import Path
 
 from pmim_analytics.errors import Location, ReplayError, display_path
-from pmim_analytics.model.events import Event
+from pmim_analytics.limits import MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_PASTE_BYTES, LimitError, check_regular_file
+from pmim_analytics.model.events import Event, GameEnd
 from pmim_analytics.replay.format import GameHeader, GameRecord, compute_game_id
 from pmim_analytics.replay.manual.builder import LogBuilder
 from pmim_analytics.replay.manual.header import SIDE_PREFIX, SIDES, LogHeader, read_header
-from pmim_analytics.replay.manual.notation import Tag, iter_statements, parse_tag, strip_comment
+from pmim_analytics.replay.manual.notation import (
+    AttackStmt,
+    DeployStmt,
+    MoveStmt,
+    Tag,
+    VPStmt,
+    iter_statements,
+    parse_tag,
+    strip_comment,
+)
 from pmim_analytics.replay.manual.writer import format_log
 
 LOG_SUFFIX = ".pmimlog"
 
-__all__ = ["LOG_SUFFIX", "LogReader", "format_log", "parse_log", "read_log", "read_log_text"]
+__all__ = ["LOG_SUFFIX", "MAX_PASTE_BYTES", "LogReader", "format_log", "parse_log", "read_log", "read_log_text"]
 
 
 class LogReader:
@@ -59,18 +69,33 @@ class LogReader:
                 pass
             return None
         builder = LogBuilder(header, self.source, self.handle_error)
+        played = False  # a play log: deployments, moves, attacks or VP lines, not only losses
         for stmt in statements:
             if isinstance(stmt, Tag) and stmt.name not in ("rounds", "result"):
                 continue
+            played = played or isinstance(stmt, (DeployStmt, MoveStmt, AttackStmt, VPStmt))
             builder.visit(stmt)
         events = builder.finish()
         if events is None:
             return None
-        return build_record(header, events)
+        end = events[-1]
+        if "vp" in header.estimated and isinstance(end, GameEnd) and end.blue_vp is None and header.estimated_tag:
+            tok = header.estimated_tag.value
+            self.handle_error(ReplayError(f"{tok.text!r}: the log gives no final VP to mark as estimated",
+                                          Location(self.source, tok.line, tok.column)))
+        return build_record(header, events, played)
 
 
-def build_record(header: LogHeader, events: list[Event]) -> GameRecord:
-    """Assemble the replay header (game id from the content) and the events."""
+def build_record(header: LogHeader, events: list[Event], played: bool = True) -> GameRecord:
+    """Assemble the replay header (game id from the content) and the events.
+
+    What was not recorded is what the ``not recorded:`` tag says; without it, a summary
+    log (``played`` false: no deployment, move, attack or VP line) recorded neither combat
+    nor every loss, and a play log recorded everything.
+    """
+    not_recorded = header.not_recorded
+    if not_recorded is None:
+        not_recorded = () if played else ("combat", "losses")
     sides = {}
     for side in SIDES:
         spec = header.sides[side]
@@ -81,7 +106,8 @@ def build_record(header: LogHeader, events: list[Event]) -> GameRecord:
     draft = GameHeader.model_validate({
         "game_id": "", "source": "manual", "rules": header.rules.id, "scenario": header.scenario.id,
         "map": {"columns": m.columns, "rows": m.rows, "layout": m.layout}, "sides": sides,
-        "played": header.played, "notes": header.notes,
+        "played": header.played, "notes": header.notes, "not_recorded": not_recorded,
+        "estimated": header.estimated,
     })
     game_id = compute_game_id(draft.model_dump(mode="json"), events)
     return GameRecord(draft.model_copy(update={"game_id": game_id}), tuple(events))
@@ -96,6 +122,13 @@ def parse_log(text: str, source: str = "<log>", strict: bool = True,
     otherwise every problem is collected and returned with the game built from the
     lines that could be read (``None`` when none can be built: no rules, army or result).
     """
+    if len(text) > MAX_LOG_BYTES or any(len(line) > MAX_LINE_BYTES for line in text.splitlines()):
+        what = (f"{len(text) / 2**20:.1f} MB, over the {MAX_LOG_BYTES >> 20} MB limit for a manual log"
+                if len(text) > MAX_LOG_BYTES else f"a line is over the {MAX_LINE_BYTES >> 20} MB line-length limit")
+        err = LimitError(f"the log is refused: {what} (pmim_analytics.limits)", Location(source))
+        if strict:
+            raise err
+        return None, [err]
     reader = LogReader(source, strict, base_dir)
     game = reader.read(text)
     return game, reader.errors
@@ -104,6 +137,8 @@ def parse_log(text: str, source: str = "<log>", strict: bool = True,
 def read_log_text(path: str | Path) -> str:
     """The text of a log file; raises :class:`ReplayError` when it is missing or not UTF-8."""
     p = Path(path)
+    if p.exists() and not p.is_dir():
+        check_regular_file(p, MAX_LOG_BYTES, "manual log")
     try:
         return p.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:
