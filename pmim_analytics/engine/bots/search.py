@@ -307,9 +307,13 @@ class SearchBot(Bot):
         while sim.phase != OVER and sim.round == round_no:
             need = sim.roll_needed()
             if need:
-                att, m, _ = sim.pending_attack()  # type: ignore[misc]
+                attack = sim.pending_attack()
+                if attack is None:  # not an attack (the first-player draw): plain dice
+                    sim.apply_roll(tuple(int(rng.random() * 6) + 1 for _ in range(need)))
+                    steps += 1
+                    continue
                 nloc = 0 if need == 2 else nloc + 1
-                key = (att.index, m, nloc)
+                key = (attack[0].index, attack[1], nloc)
                 got = dice.get(key)
                 if got is None:
                     got = dice[key] = tuple(int(rng.random() * 6) + 1 for _ in range(need))
