@@ -65,13 +65,13 @@ class RolloutBot(TacticianBot):
 
     def __init__(self, rng: random.Random, order: list[int] | None = None) -> None:
         super().__init__(rng)
-        self._order = order
+        self._ranking = order
 
     def _next_unit(self, state: GameState) -> UnitState:
-        if self._order is None:
-            self._order = [w.index for w in self.activation_order(state, state.to_act)]
+        if self._ranking is None:
+            self._ranking = [w.index for w in self.activation_order(state, state.to_act)]
         units = state.units
-        for i in self._order:
+        for i in self._ranking:
             w = units[i]
             if w.alive and not w.activated:
                 return w
@@ -269,7 +269,8 @@ class SearchBot(Bot):
         difference between them is their play, not the dice (common random numbers)."""
         side = state.to_act
         ranker = TacticianBot(self.rng)
-        orders = tuple([w.index for w in ranker.activation_order(state, s)] for s in (0, 1))
+        orders = ([w.index for w in ranker.activation_order(state, 0)],
+                  [w.index for w in ranker.activation_order(state, 1)])
         totals = [0.0] * len(cands)
         passes = 0
         spent = 0
