@@ -3,7 +3,9 @@
 Run: .venv/bin/python bench/bench_bots.py [--games N] [--budgets 0,100,400] [--strength-games N] [--workers W]
 
 * speed: full games per second on one core (in this process) for each bot spec over a
-  fixed rotation of the v3 sample armies, tactician in the same run as the baseline;
+  fixed rotation of the v3 sample armies, tactician in the same run as the baseline, both by
+  the wall clock and per second of this process's CPU time (which a busy machine does not
+  slow down, so it is the figure to compare with "N games a second on one core");
 * clone: microseconds per ``GameState.clone()`` of mid-game states, beside one tactician
   decision on the same states;
 * strength: ``search`` (at each budget given to --strength-budgets, default the default)
