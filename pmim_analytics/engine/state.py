@@ -36,6 +36,7 @@ from pmim_analytics.model.events import (
     Deploy,
     Disarmed,
     Event,
+    FirstPlayer,
     GameEnd,
     Immobilized,
     LocationDestroyed,
@@ -43,6 +44,7 @@ from pmim_analytics.model.events import (
     RoundEnd,
     RoundStart,
     UnitDestroyed,
+    first_side_of_die,
 )
 from pmim_analytics.model.hexes import Hex
 from pmim_analytics.model.vocab import BLUE, RED, SIDES
@@ -125,7 +127,10 @@ class GameState(RuleChecks):
         self.phase = DEPLOY
         self.round = 0
         self.vp = [0, 0]
-        self.to_act = spec.first_side(1)
+        # who goes first in round 1; ``random`` leaves it to a die the driver rolls first
+        self._draw_pending = spec.scenario.first_player == "random"
+        self._first_r1: int | None = None if self._draw_pending else spec.first_side(1)
+        self.to_act = BLUE if self._first_r1 is None else self._first_r1
         self.living = [len(self.side_units[BLUE]), len(self.side_units[RED])]
         self.waiting = [0, 0]  # living units per side not yet activated this round
         self.unplaced = [len(self.side_units[BLUE]), len(self.side_units[RED])]
@@ -140,6 +145,9 @@ class GameState(RuleChecks):
         self._reach: tuple[UnitState | None, dict[int, int]] = (None, {})  # cache for the active unit
         if not self.units or not self.side_units[BLUE] or not self.side_units[RED]:
             raise IllegalActionError("each side needs at least one unit")
+        if spec.scenario.first_player in ("blue", "red"):
+            first = spec.scenario.first_player
+            self._emit(FirstPlayer(seq=1, round=0, setting=first, die=None, side=first))
 
     @classmethod
     def from_position(cls, spec: GameSpec, placements: dict[str, tuple[int, int]], round_no: int = 1) -> GameState:
@@ -203,6 +211,8 @@ class GameState(RuleChecks):
         c._loc_rolls = self._loc_rolls[:]
         c._result = self._result
         c._reach = (None, {})
+        c._draw_pending = self._draw_pending
+        c._first_r1 = self._first_r1
         return c
 
     def place_at(self, unit_id: str, h: tuple[int, int]) -> None:
@@ -248,18 +258,20 @@ class GameState(RuleChecks):
         return self._result
 
     def is_chance_node(self) -> bool:
-        """True while the state waits for dice (after a ``fire`` action)."""
-        return self._pending is not None
+        """True while the state waits for dice (after a ``fire`` action, or for the
+        ``random`` first-player draw before deployment)."""
+        return self._pending is not None or self._draw_pending
 
     def roll_needed(self) -> int:
-        """How many d6 the state needs now: 2 for an attack roll, 1 for a hit location, 0 for none."""
+        """How many d6 the state needs now: 2 for an attack roll, 1 for a hit location or the
+        first-player draw, 0 for none."""
         if self._pending is None:
-            return 0
+            return 1 if self._draw_pending else 0
         return 2 if self._roll is None else 1
 
     def current_side(self) -> int | None:
         """The side (0 blue, 1 red) that decides the next action; ``None`` at chance or end."""
-        if self.phase == OVER or self._pending is not None:
+        if self.phase == OVER or self._pending is not None or self._draw_pending:
             return None
         return self.to_act
 
@@ -335,7 +347,7 @@ class GameState(RuleChecks):
 
     def legal_actions(self) -> list[Action]:
         """Every action the deciding side may take now (empty at a chance node or the end)."""
-        if self.phase == OVER or self._pending is not None:
+        if self.phase == OVER or self._pending is not None or self._draw_pending:
             return []
         if self.phase == DEPLOY:
             u = self.next_to_place()
@@ -408,7 +420,7 @@ class GameState(RuleChecks):
         for u in self.units:
             u.activated = False
         self.waiting = list(self.living)
-        self.to_act = self.spec.first_side(n)
+        self.to_act = self.spec.first_side(n, self._first_r1)
         self._emit(RoundStart(seq=len(self.events) + 1, round=n, first=SIDES[self.to_act]))
 
     def _do_activate(self, u: UnitState) -> None:
@@ -452,6 +464,9 @@ class GameState(RuleChecks):
         Raises :class:`IllegalActionError` when no roll is wanted or the count is wrong.
         """
         if self._pending is None:
+            if self._draw_pending:
+                self._draw_first_player(dice)
+                return
             raise IllegalActionError("no roll is needed now")
         need = 2 if self._roll is None else 1
         if len(dice) != need or not all(1 <= d <= 6 for d in dice):
@@ -467,6 +482,14 @@ class GameState(RuleChecks):
         code = tgt.p.chart[dice[0] - 1]
         if combat.location_is_hittable(tgt.loc_hp, code):
             self._resolve(code)
+
+    def _draw_first_player(self, dice: tuple[int, ...] | list[int]) -> None:
+        if len(dice) != 1 or not 1 <= dice[0] <= 6:
+            raise IllegalActionError(f"expected 1 d6 result for the first-player draw, got {list(dice)!r}")
+        side = first_side_of_die(dice[0])
+        self._draw_pending = False
+        self._first_r1 = self.to_act = SIDES.index(side)
+        self._emit(FirstPlayer(seq=len(self.events) + 1, round=0, setting="random", die=dice[0], side=side))
 
     def _resolve(self, location: str | None) -> None:
         """Apply an attack whose dice are all in, and emit its events."""

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from pmim_analytics.model.events import Event
 
@@ -78,6 +78,23 @@ class GameHeader(BaseModel):
     sides: dict[Literal["blue", "red"], SideRecord]
     played: str | None = None
     notes: str | None = None
+    #: What the log did not record (a summary log, or a play log that says so): ``combat``
+    #: (attacks, hits, damage, kills) and/or ``losses`` (which units were destroyed, beyond
+    #: those the log lists). Unknown, not zero: the store keeps those figures NULL.
+    not_recorded: tuple[Literal["combat", "losses"], ...] = ()
+    #: Facts the log reconstructs rather than reports: ``vp`` (the final VP totals).
+    #: Stored flagged, and left out of VP margins unless a report is asked to include them.
+    estimated: tuple[Literal["vp"], ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_lists(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``not_recorded`` and ``estimated`` are written only when they say something, so
+        every replay written before they existed keeps its bytes and its game id."""
+        d: dict[str, Any] = handler(self)
+        for key in ("not_recorded", "estimated"):
+            if not d.get(key):
+                d.pop(key, None)
+        return d
 
 
 @dataclass(frozen=True)
