@@ -38,6 +38,7 @@ PAGES = (
     ("replay", "Replay viewer", True),
     ("log_match", "Log a match", False),
     ("simulate", "Simulate", False),
+    ("bots", "Bots: strength and robust verdicts", False),
     ("export", "Export for design notes", False),
 )
 
