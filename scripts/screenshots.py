@@ -5,13 +5,16 @@ database, Debian's Chromium driven by Playwright, the same steps a designer take
     .venv/bin/python scripts/screenshots.py --db other.duckdb --out /tmp/shots
 
 The database and ``data/`` are copied first: the What-if step saves a variant and simulates it,
-and neither may land in the repository. Writes ``docs/screenshots/*.png`` (or ``--out``).
+and neither may land in the repository. Writes ``docs/screenshots/*.png`` (or ``--out``). The
+pages' icons are emoji: without an emoji font (Debian: ``fonts-noto-color-emoji``) they show as
+empty boxes, so the script says so first.
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -124,7 +127,7 @@ def summary_form(page, url: str, out: Path) -> None:  # noqa: ANN001
 
 
 def export(page, url: str, out: Path) -> None:  # noqa: ANN001
-    page.goto(f"{url}/export?rules=v3,v3-llaser-rpt4,v3-heavy-def6,v3-mjolnir-16&source=engine")
+    page.goto(f"{url}/export?rules=v3,v3-llaser-rpt4,v3-heavy-def6,v2&source=engine")
     page.get_by_role("heading", name="Export for design notes").first.wait_for(timeout=120_000)
     settle(page)
     page.get_by_text("Prepare the export", exact=True).click()
@@ -136,8 +139,9 @@ def export(page, url: str, out: Path) -> None:  # noqa: ANN001
     shoot(page, out, "export")
 
 
-SHOTS = {"whatif": whatif, "compositions": compositions, "replay": replay, "summary-form": summary_form,
-         "export": export}
+#: In this order: the What-if step saves a variant and plays games, which would show on the other pages.
+SHOTS = {"compositions": compositions, "replay": replay, "summary-form": summary_form, "export": export,
+         "whatif": whatif}
 
 
 def main() -> int:
@@ -152,6 +156,10 @@ def main() -> int:
     if not Path(CHROMIUM).exists():
         print(f"error: no Chromium at {CHROMIUM}; run scripts/ensure-chromium.sh", file=sys.stderr)
         return 2
+    fonts = subprocess.run(["fc-list"], capture_output=True, text=True).stdout if shutil.which("fc-list") else ""
+    if "emoji" not in fonts.lower():
+        print("warning: no emoji font (Debian: apt-get install fonts-noto-color-emoji); icons will be boxes",
+              file=sys.stderr)
     from playwright.sync_api import sync_playwright
 
     a.out.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,8 @@ from pmim_analytics.report.selection import head_markdown_files, selection_lines
 
 #: A Markdown image link: alt text and relative path.
 IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
+#: An HTML comment (a previewer hides it; st.markdown would show it as text).
+COMMENT = re.compile(r"<!--.*?-->\n?", re.S)
 
 st.title("Export for design notes")
 f = sh.sidebar()
@@ -81,7 +83,7 @@ def body() -> None:
     download(g[2], "HTML", files[f"figures/{chart}.html"], f"{chart}.html", "text/html", "dl_html")
     with st.expander("Preview of note.md"):
         note = files["note.md"].decode("utf-8")
-        st.markdown(IMAGE.sub("", note))
+        st.markdown(IMAGE.sub("", COMMENT.sub("", note)))
         for alt, rel in IMAGE.findall(note):  # the figures the note links, shown as the previewer would
             if rel in files:
                 st.image(files[rel], caption=alt)
