@@ -90,6 +90,18 @@ def compositions(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.get_by_role("heading", name="Compositions across rules versions").first.wait_for(timeout=120_000)
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
     settle(page)
+    picks = page.locator("[data-testid='stMultiSelect']").filter(has_text="Compositions to compare")
+    picker = picks.locator("input").first
+    for name in ("Heavy (Richard, playtest 1)", "Mjolnir and Paladin with infantry (Richard, playtest 2)"):
+        if picks.get_by_text(name, exact=True).count():
+            continue
+        picker.click()  # the v2 playtest lists beside the v3 ones
+        page.keyboard.type(name)
+        page.get_by_role("option").filter(has_text=name).first.wait_for(timeout=30_000)
+        page.keyboard.press("Enter")
+        settle(page)
+    page.keyboard.press("Escape")
+    settle(page)
     end = top_of(page, page.get_by_role("heading", name="VP by round and game length").first)
     shoot(page, out, "compositions", height=end + 60)
 
