@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER
@@ -20,9 +21,10 @@ from pmim_analytics.errors import IllegalActionError, InvalidArmyError, PmimErro
 from pmim_analytics.model import combat
 from pmim_analytics.model.events import VP, Activate, Attack, Deploy, Event, FirstPlayer, GameEnd, Move
 from pmim_analytics.model.hexes import Hex
-from pmim_analytics.model.record import GameHeader, GameRecord
+from pmim_analytics.model.record import GameHeader, GameRecord, MapRecord, SideRecord
 from pmim_analytics.model.vocab import SIDE_PREFIX, SIDES, Side
 from pmim_analytics.rules.army import ArmyEntry, ArmyList, Roster, RosterUnit, validate_army
+from pmim_analytics.rules.catalogue import data_dir
 
 INPUT_TYPES = frozenset({"deploy", "activate", "move", "attack"})
 _PREFIX: dict[str, str] = {side: SIDE_PREFIX[i] for i, side in enumerate(SIDES)}
@@ -35,6 +37,7 @@ class Violation:
     line: int | None
     seq: int | None
     message: str
+    field: str | None = None  # the event field that disagrees with the rules, when one does
 
     def render(self, source: str) -> str:
         """``source:line: message`` (or ``source: seq N: message`` without a line)."""
@@ -72,6 +75,19 @@ def _army_problems(header: GameHeader, side: Side) -> list[str]:
     return []
 
 
+@lru_cache(maxsize=256)
+def _spec_of(rules: str, scenario: str, blue: SideRecord, red: SideRecord,
+             first_player: str, data: str) -> tuple[GameSpec, tuple[str, ...]]:
+    """The game spec of two header sides and what breaks the army rules in them, built
+    once per armies and data folder ``data`` (a batch replays the same armies many times).
+    Raises :class:`PmimError`."""
+    header = GameHeader(game_id="", source="engine", rules=rules, scenario=scenario,
+                        map=MapRecord(columns=0, rows=0), sides={"blue": blue, "red": red})
+    spec = GameSpec.create(rules, scenario, roster_from_header(header, "blue"), roster_from_header(header, "red"),
+                           first_player)
+    return spec, tuple(p for side in ("blue", "red") for p in _army_problems(header, side))
+
+
 def _describe(ev: Event) -> str:
     if isinstance(ev, VP):
         return f"vp for {ev.side} at objective {ev.objective}"
@@ -102,8 +118,8 @@ class _Checker:
         self.free_deployment = record.header.source == "manual"
         self.stopped_by_players = False
 
-    def report(self, message: str) -> None:
-        self.found.append(Violation(self.line, self.seq, message))
+    def report(self, message: str, field: str | None = None) -> None:
+        self.found.append(Violation(self.line, self.seq, message, field))
 
     def fresh(self) -> list[Event]:
         assert self.state is not None
@@ -120,11 +136,10 @@ class _Checker:
         # (a batch may override the scenario's); without one it is ``alternate``
         drawn = next((e for e in self.record.events if isinstance(e, FirstPlayer)), None)
         try:
-            spec = GameSpec.create(header.rules, header.scenario, roster_from_header(header, "blue"),
-                                   roster_from_header(header, "red"), drawn.setting if drawn else "alternate")
-            for side in ("blue", "red"):
-                for problem in _army_problems(header, side):
-                    self.report(problem)
+            spec, problems = _spec_of(header.rules, header.scenario, header.sides["blue"], header.sides["red"],
+                                      drawn.setting if drawn else "alternate", str(data_dir()))
+            for problem in problems:
+                self.report(problem, "sides")
             self.state = GameState(spec)
             self.queue.extend(self.fresh())  # a blue/red first_player event comes with the state
         except PmimError as e:
@@ -184,12 +199,14 @@ class _Checker:
         del self.queue[:idx + 1]
 
     def compare(self, expected: Event, got: Event, skip: set[str] | frozenset[str] = frozenset()) -> None:
+        if expected == got:  # the common case: same fields, seq included
+            return
         want, have = expected.to_dict(), got.to_dict()
         for name, value in want.items():
             if name == "seq" or name in skip or have.get(name) == value:
                 continue
             self.report(f"{_describe(got)}: {name} is {have.get(name)!r}, the rules give {value!r}"
-                        + _why(expected, name))
+                        + _why(expected, name), name)
 
     def hold_the_rest(self) -> None:
         """A manual log leaves out the units that did nothing in a round: at its end, each
