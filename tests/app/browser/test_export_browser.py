@@ -2,7 +2,9 @@
 ``streamlit run``. It clicks the downloads (the design note, the full report, the zip and one
 chart's PNG) and checks what lands on disk: Markdown with the selection at its head, the four
 questions, narrow tables and only links that resolve inside the zip; PNG figures that decode at
-the export's size with a chart drawn on them.
+the export's size with a chart drawn on them. The database is a copy of the small demo plus a few
+real engine games of an army whose name a user typed as a spreadsheet formula, HTML and a
+Markdown link: the export must keep it inert.
 """
 
 from __future__ import annotations
@@ -11,17 +13,27 @@ import io
 import os
 import re
 import shutil
+import subprocess
+import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from tests.support.browser import ARGS, CHROMIUM, ROOT, settle, streamlit_server
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
+#: An army name as a user might type it: a formula, a tag that runs script, a link.
+HOSTILE = '=1+2 <img src=x onerror=alert(1)> [click](http://example.invalid)'
 
 pytestmark = pytest.mark.browser
+
+
+def _pmim(*args: str) -> None:
+    r = subprocess.run([sys.executable, "-m", "pmim_analytics", *args], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +45,12 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     shutil.copy(Path(os.environ.get("PMIM_BROWSER_DB") or small_demo_db).resolve(), db)
     data = tmp / "data"
     shutil.copytree(ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
+    army = (data / "armies" / "v3-fast-gev.yaml").read_text(encoding="utf-8")
+    hostile = tmp / "hostile.yaml"
+    hostile.write_text(army.replace("name: Fast GEV", f"name: '{HOSTILE}'", 1), encoding="utf-8")
+    _pmim("simulate", "--rules", "v3", "--blue", str(hostile), "--red", str(data / "armies" / "v3-balanced.yaml"),
+          "--games", "4", "--seed", "1", "--workers", "1", "--out", str(tmp / "hostile-games"), "--format", "jsonl")
+    _pmim("ingest", str(tmp / "hostile-games"), "--db", str(db))
     with streamlit_server(db, data, tmp) as url:
         yield url
 
@@ -146,5 +164,16 @@ def test_export_downloads_the_note_the_report_and_png_figures(page, server: str,
     assert [rel for _, rel in MD_IMAGE.findall(note)] == ["figures/win_rates.png"]
     assert _png(png_path.read_bytes(), png_path.name)[0] == PNG_WIDTH
 
+    # the army name a user typed stays text: no tag, no live link, no formula a spreadsheet would run
+    for md in (note, report):
+        assert "<img" not in md and not re.search(r"(?<!\\)\]\(http://example\.invalid\)", md)
+    comps = pl.read_csv(io.BytesIO(files["tables/compositions.csv"]))
+    assert f"'{HOSTILE}" in comps["composition"].to_list()  # the cell, quoted so it is never evaluated
+    for name, data in files.items():
+        if name.endswith(".csv"):
+            table = pl.read_csv(io.BytesIO(data), infer_schema_length=0)  # every cell as text
+            for col in table.columns:
+                cells = table[col].drop_nulls().to_list()
+                assert not any(c.startswith(("=", "+", "@")) for c in cells), (name, col)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "export.png"), full_page=True)
