@@ -259,8 +259,9 @@ def impact_figure(impact: pl.DataFrame, source: str | None = None) -> go.Figure:
     if t.height == 0:
         return _empty(title, None)
     t = t.sort("win_diff")
+    label = "list" if "list" in t.columns else "composition"  # paired impact rows are lists (by content)
     fig = go.Figure(go.Bar(
-        x=(t["win_diff"] * 100).to_list(), y=t["composition"].to_list(), orientation="h",
+        x=(t["win_diff"] * 100).to_list(), y=t[label].to_list(), orientation="h",
         marker={"color": [SERIES_COLOURS[0] if v >= 0 else SERIES_COLOURS[1] for v in t["win_diff"].to_list()]},
         error_x={"type": "data", "symmetric": False, "array": ((t["win_diff_hi"] - t["win_diff"]) * 100).to_list(),
                  "arrayminus": ((t["win_diff"] - t["win_diff_lo"]) * 100).to_list(), "color": "#333"},
