@@ -270,5 +270,5 @@ def impact_figure(impact: pl.DataFrame, source: str | None = None) -> go.Figure:
                       + ", %{customdata[1]} under " + rules_b + ")<extra></extra>", showlegend=False))
     fig.add_vline(x=0, line={"color": "#999"})
     fig.update_xaxes(title="win-rate change, percentage points (bars: 95% interval)")
-    fig.update_yaxes(title="composition", automargin=True)
+    fig.update_yaxes(title=label, automargin=True)
     return _finish(fig, title, None, 200 + 40 * t.height)
