@@ -262,6 +262,10 @@ class GameState(RuleChecks):
         ``random`` first-player draw before deployment)."""
         return self._pending is not None or self._draw_pending
 
+    def pending_attack(self) -> tuple[UnitState, int, UnitState] | None:
+        """(attacker, mount number, target) of the attack waiting for dice, else ``None``."""
+        return self._pending
+
     def roll_needed(self) -> int:
         """How many d6 the state needs now: 2 for an attack roll, 1 for a hit location or the
         first-player draw, 0 for none."""
