@@ -388,16 +388,16 @@ def events_from_columns(columns: Mapping[str, Sequence[Any]], start: int, stop: 
     out: list[Any] = [None] * (stop - start)
     for t, rows in by_type.items():
         cls, names, plan = _COLUMN_PLAN[t]
-        nulls = [None] * len(rows)
+        nulls: list[Any] = [None] * len(rows)
         series: list[Any] = []
         for how, cols in plan:
             col = columns.get(cols[0])
-            first = nulls if col is None else [col[k] for k in rows]
+            first: list[Any] = nulls if col is None else [col[k] for k in rows]
             if how == 0:
                 series.append(first)
             elif how == 1:
                 col = columns.get(cols[1])
-                second = nulls if col is None else [col[k] for k in rows]
+                second: list[Any] = nulls if col is None else [col[k] for k in rows]
                 series.append([None if a is None and b is None else (int(a), int(b))
                                for a, b in zip(first, second, strict=True)])
             elif how == 2:
