@@ -10,12 +10,30 @@ cannot stop a pool. A module-level function of picklable arguments and results, 
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 from typing import Any
 
 from pmim_analytics.engine.verify import Violation, verify_game
 from pmim_analytics.model.events import events_from_columns
 from pmim_analytics.model.record import GameRecord
+
+
+def ignore_sigint() -> None:
+    """A worker's initializer: Ctrl-C is for the ingest, which drops the pool at once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def warm_up() -> None:
+    """Load every rules set once, so a worker's first chunk does not pay for it (the
+    workers import only this module and the engine, never the store)."""
+    from pmim_analytics.rules.catalogue import list_rules_ids, load_rules
+
+    for rid in list_rules_ids():
+        try:
+            load_rules(rid)
+        except Exception:  # noqa: BLE001, S110 -- only a warm-up; the check reports real problems
+            pass
 
 
 @dataclass(frozen=True)
