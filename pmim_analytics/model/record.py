@@ -15,12 +15,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from pmim_analytics.model.events import Event
 
 FORMAT_NAME = "pmim-replay"
-FORMAT_VERSION = 1
+#: The newest replay format version. Version 2 added the header's ``optional_rules`` and the
+#: events of the optional rules (``initiative_roll``, ``overheat_roll``, ``weapon_lost``,
+#: ``rush``); a game played without optional rules is still written as version 1, byte for
+#: byte as before, so older readers and golden files keep working.
+FORMAT_VERSION = 2
+#: Every version this tool reads.
+FORMAT_VERSIONS = (1, 2)
+
+
+def format_version_for(optional_rules: dict[str, Any] | None) -> int:
+    """The version a header is written in: 2 when it records optional rules, else 1."""
+    return 2 if optional_rules else 1
 
 
 class UnitRecord(BaseModel):
@@ -66,7 +77,7 @@ class GameHeader(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     format: Literal["pmim-replay"] = "pmim-replay"
-    version: int = FORMAT_VERSION
+    version: int = 1
     game_id: str
     source: Literal["engine", "manual"]
     rules: str
@@ -78,6 +89,15 @@ class GameHeader(BaseModel):
     sides: dict[Literal["blue", "red"], SideRecord]
     played: str | None = None
     notes: str | None = None
+    #: the optional rules the game was played with and their settings (version 2; absent = none)
+    optional_rules: dict[str, dict[str, Any]] | None = None
+
+    @model_serializer(mode="wrap")
+    def _leave_out_no_optional_rules(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("optional_rules") is None:
+            data.pop("optional_rules", None)
+        return data
 
 
 @dataclass(frozen=True)

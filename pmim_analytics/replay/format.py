@@ -28,6 +28,7 @@ from pmim_analytics.model.events import EVENT_FIELDS, EVENT_TYPES, Event, event_
 from pmim_analytics.model.record import (
     FORMAT_NAME,
     FORMAT_VERSION,
+    FORMAT_VERSIONS,
     GameHeader,
     GameRecord,
     MapRecord,
@@ -75,9 +76,11 @@ def parse_header(obj: Any, where: Location) -> GameHeader:
     if obj.get("format") != FORMAT_NAME:
         raise ReplayError(f"format is {obj.get('format')!r}, expected {FORMAT_NAME!r}",
                           Location(where.file, where.line, field="format"))
-    if obj.get("version") != FORMAT_VERSION:
-        raise ReplayError(f"replay version {obj.get('version')!r} is not supported (this tool reads {FORMAT_VERSION})",
-                          Location(where.file, where.line, field="version"))
+    if obj.get("version") not in FORMAT_VERSIONS:
+        raise ReplayError(f"replay version {obj.get('version')!r} is not supported (this tool reads "
+                          f"{', '.join(map(str, FORMAT_VERSIONS))})", Location(where.file, where.line, field="version"))
+    if obj.get("optional_rules") and obj.get("version") == 1:
+        raise ReplayError("optional_rules needs replay version 2", Location(where.file, where.line, field="version"))
     try:
         return GameHeader.model_validate(obj)
     except ValidationError as e:
@@ -187,7 +190,7 @@ def read_game(path: str | Path) -> GameRecord:
 
 
 __all__ = [
-    "FORMAT_NAME", "FORMAT_VERSION", "GameHeader", "GameRecord", "MapRecord", "SideRecord", "UnitRecord",
+    "FORMAT_NAME", "FORMAT_VERSION", "FORMAT_VERSIONS", "GameHeader", "GameRecord", "MapRecord", "SideRecord", "UnitRecord",
     "compute_game_id", "format_game", "game_id_of", "iter_lines", "parse_event", "parse_header", "read_game",
     "write_game",
 ]

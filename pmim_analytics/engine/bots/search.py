@@ -248,7 +248,8 @@ class SearchBot(Bot):
         while sim.phase != OVER and sim.round == round_no:
             need = sim.roll_needed()
             if need:
-                sim.apply_roll(tuple(rng.randint(1, 6) for _ in range(need)))
+                sides = sim.roll_sides()
+                sim.apply_roll(tuple(rng.randint(1, sides) for _ in range(need)))
             elif sim.active is su:
                 m = next((m for m in sim.fireable_mounts(su) if self._target(sim, su, m) is not None), None)
                 if m is None:
