@@ -55,7 +55,7 @@ from pmim_analytics.rules import mechanics
 _CT = combat.CT
 _new = object.__new__
 
-#: The chance nodes of the optional rules (``GameState._chance``): what the dice asked for are.
+#: The chance nodes of the optional rules (:meth:`GameState.optional_roll_kind`).
 INITIATIVE, OVERHEAT, HEAT_HIT = "initiative", "overheat", "heat_hit"
 
 
@@ -297,6 +297,10 @@ class GameState(RuleChecks):
         if self._chance == INITIATIVE and self._initiative is not None:
             return self._initiative.die
         return 6
+
+    def optional_roll_kind(self) -> str | None:
+        """Which optional rule's roll the state waits for: INITIATIVE, OVERHEAT, HEAT_HIT or ``None``."""
+        return self._chance
 
     def is_optional_roll(self) -> bool:
         """True when the dice wanted are an optional rule's (initiative, overheating); the driver

@@ -12,19 +12,37 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit, RushUnit
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER
 from pmim_analytics.engine.spec import GameSpec
-from pmim_analytics.engine.state import GameState
+from pmim_analytics.engine.state import HEAT_HIT, INITIATIVE, OVERHEAT, GameState
 from pmim_analytics.errors import IllegalActionError, InvalidArmyError, PmimError, ReplayError
 from pmim_analytics.model import combat
-from pmim_analytics.model.events import VP, Activate, Attack, Deploy, Event, GameEnd, Move
+from pmim_analytics.model.events import (
+    VP,
+    Activate,
+    Attack,
+    Deploy,
+    Event,
+    GameEnd,
+    InitiativeRoll,
+    Move,
+    OverheatRoll,
+    Rush,
+    WeaponLost,
+)
 from pmim_analytics.model.hexes import Hex
 from pmim_analytics.model.record import GameHeader, GameRecord
 from pmim_analytics.model.vocab import SIDE_PREFIX, SIDES, Side
 from pmim_analytics.rules.army import ArmyEntry, ArmyList, Roster, RosterUnit, validate_army
+from pmim_analytics.rules.catalogue import load_rules
+from pmim_analytics.rules.optional import OptionalRules
 
-INPUT_TYPES = frozenset({"deploy", "activate", "move", "attack"})
+INPUT_TYPES = frozenset({"deploy", "activate", "move", "attack", "rush"})
+#: The optional rules' dice events, and the chance node each answers.
+ROLL_TYPES: dict[str, tuple[str, ...]] = {"initiative_roll": (INITIATIVE,), "overheat_roll": (OVERHEAT,),
+                                          "weapon_lost": (HEAT_HIT,)}
+_ROLL_NAMES = {INITIATIVE: "initiative_roll", OVERHEAT: "overheat_roll", HEAT_HIT: "weapon_lost"}
 _PREFIX: dict[str, str] = {side: SIDE_PREFIX[i] for i, side in enumerate(SIDES)}
 
 
@@ -117,8 +135,9 @@ class _Checker:
         if header.source != "engine" and not self.record.events:
             return self.found
         try:
+            recorded = self.recorded_optional_rules()
             spec = GameSpec.create(header.rules, header.scenario, roster_from_header(header, "blue"),
-                                   roster_from_header(header, "red"))
+                                   roster_from_header(header, "red"), optional_rules=recorded)
             for side in ("blue", "red"):
                 for problem in _army_problems(header, side):
                     self.report(problem)
@@ -133,7 +152,10 @@ class _Checker:
                 if self.state.phase == OVER and not self.queue:
                     self.report(f"{_describe(ev)} comes after the game has ended")
                     continue
-                if ev.type in INPUT_TYPES:
+                self.check_no_roll_missing(ev)
+                if ev.type in ROLL_TYPES:
+                    self.roll_event(ev)
+                elif ev.type in INPUT_TYPES:
                     self.input_event(ev)
                 else:
                     self.derived_event(ev)
@@ -141,6 +163,67 @@ class _Checker:
         except _Stop as e:
             self.report(f"verification stopped: {e}")
         return self.found
+
+    def recorded_optional_rules(self) -> OptionalRules:
+        """The optional rules the header says the game was played with; a difference from the
+        rules version's own is a finding (the game is then checked by the recorded ones)."""
+        header = self.record.header
+        try:
+            recorded = OptionalRules.model_validate(header.optional_rules or {})
+        except ValueError as e:
+            raise PmimError(f"the header's optional_rules cannot be read: {e}") from None
+        catalogue = load_rules(header.rules).optional
+        if recorded != catalogue:
+            self.report(f"the header records optional rules {recorded.settings() or 'none'}, but rules "
+                        f"{header.rules} has {catalogue.settings() or 'none'}; checked by the recorded ones")
+        return recorded
+
+    # -- the optional rules' dice: recorded in their own events, fed to the engine
+    def check_no_roll_missing(self, ev: Event) -> None:
+        """The engine waits for an optional rule's roll that the replay does not give next."""
+        st = self.state
+        assert st is not None
+        chance = st.optional_roll_kind()
+        if chance is None or ev.type == _ROLL_NAMES[chance] or self.queue:
+            return
+        raise _Stop(f"{_describe(ev)}: the rules need an {_ROLL_NAMES[chance]} event first "
+                    f"({chance.replace('_', ' ')} roll), and the replay has none")
+
+    def roll_event(self, ev: Event) -> None:
+        st = self.state
+        assert st is not None
+        self.flush_missing()
+        if st.optional_roll_kind() not in ROLL_TYPES[ev.type]:
+            if ev.type == "initiative_roll" and st.spec.rules.optional.rolled_initiative is None:
+                self.report(f"unexpected {ev.type}: rolled initiative is not a rule of this game")
+            else:
+                self.report(f"unexpected {_describe(ev)}: the rules call for no such roll here")
+            return
+        skip: set[str] = set()
+        try:
+            if isinstance(ev, InitiativeRoll):
+                st.apply_roll((ev.blue_roll, ev.red_roll))
+            elif isinstance(ev, OverheatRoll):
+                st.apply_roll((ev.result,))
+            else:
+                assert isinstance(ev, WeaponLost)
+                rolls = list(ev.location_rolls)
+                while st.optional_roll_kind() == HEAT_HIT and rolls:
+                    st.apply_roll((rolls.pop(0),))
+                if st.optional_roll_kind() == HEAT_HIT:
+                    raise _Stop(f"{_describe(ev)}: the overheated weapon's hit needs a hit-location roll that is "
+                                "not recorded (a roll on a destroyed location must be re-rolled)")
+                if rolls:
+                    self.report(f"{_describe(ev)}: location rolls {rolls} were not needed"
+                                " (the roll before them hit a standing location)")
+                    skip.add("location_rolls")
+        except IllegalActionError as e:
+            raise _Stop(f"{_describe(ev)}: {e.message}") from None
+        new = self.fresh()
+        if not new:
+            return
+        self.compare(new[0], ev, skip)
+        self.queue.extend(new[1:])
 
     # -- derived events: the rules produce them; they must match
     def end_activation(self) -> None:
@@ -229,6 +312,10 @@ class _Checker:
             self.follow_actor(ev.unit, ev)
             skip = self.follow_start(ev)
             action = MoveUnit(ev.unit, Hex(*ev.to_hex))
+        elif isinstance(ev, Rush):
+            self.follow_actor(ev.unit, ev)
+            skip = self.follow_start(ev)
+            action = RushUnit(ev.unit, Hex(*ev.to_hex))
         else:
             assert isinstance(ev, Attack)
             self.follow_actor(ev.unit, ev)
@@ -266,7 +353,7 @@ class _Checker:
             return
         self.queue.extend(e for e in self.fresh() if e.type != "activate")
 
-    def follow_start(self, ev: Move) -> set[str]:
+    def follow_start(self, ev: Move | Rush) -> set[str]:
         """A move that starts where the unit is not: report it, then start from the recorded hex."""
         st = self.state
         assert st is not None
@@ -309,7 +396,7 @@ class _Checker:
             skip |= {"roll", "hit"}
         st.apply_roll(roll)
         rolls = list(ev.location_rolls)
-        while st.roll_needed():
+        while st.roll_needed() and st.optional_roll_kind() is None:
             if not rolls:
                 if not self.dice_omitted:
                     self.report(f"{_describe(ev)}: the hit needs a hit-location roll that is not recorded"
