@@ -114,6 +114,7 @@ _NULLABLE = {(t, f.name) for t, fs in EVENT_FIELDS.items() for f in fs if f.null
 _TEXT_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "str"}
 _HEX_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "hex"}
 _ID_LIST_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "ids"}
+_BOOL_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "bool"}
 
 
 def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
@@ -140,8 +141,8 @@ def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
             not isinstance(value, tuple | list) or not all(isinstance(v, str) for v in value)
         ):
             raise bad(key, f"{key} must be a list of unit ids, got {value!r}")
-        if key == "hit" and not isinstance(value, bool):
-            raise bad(key, f"hit must be true or false, got {value!r}")
+        if key in _BOOL_FIELDS and not isinstance(value, bool):
+            raise bad(key, f"{key} must be true or false, got {value!r}")
     if d["type"] == "attack":
         roll = d["roll"]
         if roll is not None and (
@@ -156,6 +157,12 @@ def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
             raise bad("location_rolls", f"location rolls must be d6 results 1-6, got {d['location_rolls']!r}")
         if d["damage"] < 0 or d["overkill"] < 0:
             raise bad("damage", "damage and overkill are never negative")
+    elif d["type"] == "overheat_roll" and not 1 <= d["result"] <= 6:
+        raise bad("result", f"the overheat roll is one d6 (1-6), got {d['result']!r}")
+    elif d["type"] == "weapon_lost" and not all(isinstance(x, int) and 1 <= x <= 6 for x in d["location_rolls"]):
+        raise bad("location_rolls", f"location rolls must be d6 results 1-6, got {d['location_rolls']!r}")
+    elif d["type"] == "initiative_roll" and (d["blue_roll"] < 1 or d["red_roll"] < 1):
+        raise bad("blue_roll", "initiative rolls are die results (1 or more)")
 
 
 def read_game(path: str | Path) -> GameRecord:
