@@ -276,3 +276,44 @@ def test_rush_is_illegal_after_an_attack_beyond_twice_mov_and_without_the_rule()
     assert not any(isinstance(a, RushUnit) for a in base.legal_actions())
     with pytest.raises(IllegalActionError, match="rushing is not a rule of this game"):
         base.check(RushUnit("B:TW1", Hex(5, 6)))
+
+
+@pytest.mark.parametrize("bot", ["greedy", "tactician", "search"])
+def test_bots_hold_fire_when_the_overheat_risk_outweighs_the_shot(bot: str) -> None:
+    import random
+
+    from pmim_analytics.engine.bots import make_bot, parse_bot_spec
+
+    red = [("IN", ("LL",), (5, 3))]  # a 2-point infantry 2 hexes away
+    # a Grumbler whose first shot already overheats on any roll (heat 9 above a rating of 0)
+    risky = opt_position(heat(0, weapons={"HAC": 9, "HL": 9, "ML": 9}), [GRUMBLER], red)
+    safe = opt_position({}, [GRUMBLER], red)
+    for st in (risky, safe):
+        st.apply(ActivateUnit("B:GR1"))
+    chooser = make_bot(parse_bot_spec(bot if bot != "search" else "search:budget=20"), random.Random(1))
+    assert isinstance(chooser.choose(safe), FireWeapon | MoveUnit)
+    picks = []
+    for _ in range(3):  # whatever the bot moves first, it never fires under that risk
+        action = chooser.choose(risky)
+        picks.append(action)
+        if isinstance(action, FireWeapon):
+            break
+        risky.apply(action)
+        if risky.active is None:
+            break
+    assert not any(isinstance(a, FireWeapon) for a in picks), picks
+
+
+def test_overheat_risk_is_zero_within_the_rating_and_grows_with_the_excess() -> None:
+    from pmim_analytics.engine.bots.tactics import overheat_risk
+
+    st = opt_position(heat(3), [GRUMBLER], [TARGET])
+    st.apply(ActivateUnit("B:GR1"))
+    gr = st.unit("B:GR1")
+    assert overheat_risk(st, gr, 0) == 0.0  # HAC: 3 heat, at the rating
+    shoot(st, "B:GR1", "LA", "R:PA1", 1, 1)
+    ml, hl = overheat_risk(st, gr, 2), overheat_risk(st, gr, 1)  # excess 2 (1/3) and 3 (1/2)
+    assert 0 < ml < hl
+    base = opt_position({}, [GRUMBLER], [TARGET])
+    base.apply(ActivateUnit("B:GR1"))
+    assert overheat_risk(base, base.unit("B:GR1"), 2) == 0.0

@@ -19,6 +19,7 @@ from pmim_analytics.engine.bots.base import Bot
 from pmim_analytics.engine.bots.tactics import (
     objective_counts,
     objective_priority,
+    overheat_risk,
     shot_value,
     spread_deployment,
 )
@@ -63,13 +64,13 @@ class GreedyBot(Bot):
                 m = self._fire_first.pop()
                 if m in state.fireable_mounts(u):
                     value, t = self.target(state, u, m, u.pos)
-                    if t is not None and value > 0:
+                    if t is not None and value > 0 and value > overheat_risk(state, u, m):
                         return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
             if self._dest >= 0 and self._dest != u.pos and state.can_move(u) and state.occ[self._dest] < 0:
                 return MoveUnit(u.id, state.grid.hexes[self._dest])
         for m in state.fireable_mounts(u):
             value, t = self.target(state, u, m, u.pos)
-            if t is not None and value > 0:
+            if t is not None and value > 0 and value > overheat_risk(state, u, m):
                 return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
         return EndActivation(u.id)
 

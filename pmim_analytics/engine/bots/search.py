@@ -37,7 +37,7 @@ from pmim_analytics.engine.bots.base import Bot, Param
 from pmim_analytics.engine.bots.greedy import GreedyBot
 from pmim_analytics.engine.bots.persona import Persona, load_persona
 from pmim_analytics.engine.bots.tactician import TacticianBot
-from pmim_analytics.engine.bots.tactics import shot_value
+from pmim_analytics.engine.bots.tactics import overheat_risk, shot_value
 from pmim_analytics.engine.checks import DEPLOY, OVER
 from pmim_analytics.engine.state import GameState, UnitState
 
@@ -148,7 +148,9 @@ class SearchBot(Bot):
                 v = ev.shot(u, m, e)
                 if pick is None or v > best:
                     best, pick = v, e
-        return pick if best > 0 else None
+        if pick is None or best <= 0 or (u is state.active and best <= overheat_risk(state, u, m)):
+            return None
+        return pick
 
     # ------------------------------------------------------------------ search
     def _search(self, state: GameState) -> tuple[UnitState, int, list[int]]:
