@@ -18,7 +18,9 @@ from pmim_analytics.model.events import (
     LocationDestroyed,
     Move,
     RoundEnd,
+    Rush,
     UnitDestroyed,
+    WeaponLost,
 )
 
 
@@ -66,8 +68,10 @@ def fold_events(unit_ids: Iterable[str], events: Iterable[Event], upto: int | No
             board.round = ev.round
         if isinstance(ev, Deploy):
             board.units[ev.unit].hex = tuple(ev.hex)  # type: ignore[assignment]
-        elif isinstance(ev, Move):
+        elif isinstance(ev, Move | Rush):
             board.units[ev.unit].hex = tuple(ev.to_hex)  # type: ignore[assignment]
+        elif isinstance(ev, WeaponLost):
+            board.units[ev.unit].damage_taken += ev.damage - ev.overkill
         elif isinstance(ev, Attack):
             board.last_attacks.append(ev)
             if ev.hit and ev.target in board.units:
