@@ -1,0 +1,68 @@
+"""Games played with optional rules load into a real DuckDB file event for event; a replay whose
+overheat or initiative roll contradicts the rule is rejected whole, and the rest still loads."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+
+from pmim_analytics.engine.driver import play_game
+from pmim_analytics.engine.spec import GameSpec
+from pmim_analytics.model.events import EVENT_COLUMN_NAMES, InitiativeRoll, OverheatRoll, event_to_row
+from pmim_analytics.model.record import GameRecord
+from pmim_analytics.rules import validate_army
+from pmim_analytics.rules.generate import random_army
+from pmim_analytics.store import ingest_paths, read_frame
+from tests.store.conftest import write_games
+
+
+def _games(rules: str, n: int) -> list[GameRecord]:
+    out = []
+    for seed in range(n):
+        rng = random.Random(f"{rules}/{seed}")
+        a, b = (validate_army(random_army(rules, rng), rules) for _ in range(2))
+        out.append(play_game(GameSpec.create(rules, "take-and-hold", a, b), "random", "random", seed=seed,
+                             played="2026-01-01"))
+    return out
+
+
+def _first_with(games: list[GameRecord], kind: type) -> GameRecord:
+    return next(g for g in games if any(isinstance(e, kind) for e in g.events))
+
+
+def test_optional_rule_games_are_stored_as_their_wide_rows(tmp_path: Path, db: Path) -> None:
+    games = _games("v3-heat", 6) + _games("v3-rolled-initiative", 2) + _games("v3-rush", 2)
+    assert any(isinstance(e, OverheatRoll) for g in games for e in g.events)
+    write_games(tmp_path, games)
+    result = ingest_paths([tmp_path], db)
+    assert (result.loaded, result.rejected) == (len(games), [])
+    for g in games:
+        cols = ", ".join(f'"{c}"' for c in EVENT_COLUMN_NAMES)
+        stored = read_frame(f"SELECT {cols} FROM events WHERE game_id = ? ORDER BY seq", [g.header.game_id],
+                            db=db).to_dicts()
+        assert stored == [{c: event_to_row(g.header.game_id, ev).get(c) for c in EVENT_COLUMN_NAMES}
+                          for ev in g.events]
+
+
+def test_contradicting_overheat_and_initiative_rolls_are_rejected_whole(tmp_path: Path, db: Path) -> None:
+    heat = _first_with(_games("v3-heat", 8), OverheatRoll)
+    init = _first_with(_games("v3-rolled-initiative", 2), InitiativeRoll)
+
+    def tamper(game: GameRecord, kind: type, **changes: object) -> GameRecord:
+        i = next(i for i, e in enumerate(game.events) if isinstance(e, kind) and
+                 (kind is not InitiativeRoll or e.first is not None))
+        events = list(game.events)
+        events[i] = dataclasses.replace(events[i], **changes)
+        return GameRecord(game.header.model_copy(update={"notes": "tampered"}), tuple(events))
+
+    roll = next(e for e in heat.events if isinstance(e, OverheatRoll))
+    bad_heat = tamper(heat, OverheatRoll, overheated=not roll.overheated)
+    first = next(e for e in init.events if isinstance(e, InitiativeRoll) and e.first is not None)
+    bad_init = tamper(init, InitiativeRoll, first="red" if first.first == "blue" else "blue")
+    write_games(tmp_path, [bad_heat, bad_init, heat])
+    result = ingest_paths([tmp_path], db)
+    assert result.loaded == 1
+    reasons = sorted(r.message for r in result.rejected)
+    assert len(reasons) == 2
+    assert any("overheated is" in m for m in reasons) and any("first is" in m for m in reasons), reasons
