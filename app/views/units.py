@@ -64,9 +64,19 @@ def body() -> None:
     for r in fit.summary.iter_rows(named=True):
         st.caption(f"{r['rules_id']}: {r['message']}")
     with st.expander("Unit table"):
-        st.dataframe(units.select("rules_id", "source", "type", "units", "pts", pl.col("damage_per_pt").round(3),
-                                  pl.col("vp_per_pt").round(4), (pl.col("hit_rate") * 100).round(1).alias("hit %"),
-                                  (pl.col("survival_rate") * 100).round(1).alias("survives %"), "kills"),
+        # unknown is not zero: a figure with nothing recorded behind it reads "not recorded",
+        # and the unit-games a log did not record are counted, not folded in as 0 or survived
+        def known(expr: pl.Expr, missing: str) -> pl.Expr:
+            return pl.when(pl.col(missing) == pl.col("units")).then(pl.lit("not recorded")).otherwise(
+                expr.cast(pl.Utf8))
+        st.dataframe(units.select("rules_id", "source", "type", "units", "pts",
+                                  known(pl.col("damage_per_pt").round(3), "combat_not_recorded").alias("damage_per_pt"),
+                                  pl.col("vp_per_pt").round(4),
+                                  known((pl.col("hit_rate") * 100).round(1), "combat_not_recorded").alias("hit %"),
+                                  known((pl.col("survival_rate") * 100).round(1), "fate_not_recorded")
+                                  .alias("survives %"), known(pl.col("kills"), "combat_not_recorded").alias("kills"),
+                                  pl.col("combat_not_recorded").alias("combat not recorded"),
+                                  pl.col("fate_not_recorded").alias("fate not recorded")),
                      hide_index=True)
 
 

@@ -26,29 +26,54 @@ def matchup_cells(sides: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
 
     ``first`` is whether this side activated first (null when unknown); the margin is this
     side's VP minus the opponent's. Columns: keys, ``n``, ``margin_n``, ``margin_sum``,
-    ``margin_sq``, ``rounds_n``, ``rounds_sum``, ``rounds_sq``.
+    ``margin_sq``, ``rounds_n``, ``rounds_sum``, ``rounds_sq``, and ``est_margin_n/_sum/_sq``:
+    the margins of games whose final VP are estimated, kept apart (see :func:`fold_estimated`).
     """
-    me = sides.join(games.select("game_id", "rules_id", "source", "first_side", "rounds"), on="game_id")
+    me = sides.join(games.select("game_id", "rules_id", "source", "first_side", "rounds", "vp_estimated"),
+                    on="game_id")
     opp = sides.select("game_id", opp_side="side", opp_composition="composition", opp_army_hash="army_hash",
                        opp_bot="bot", opp_vp="vp")
+    est = pl.col("vp_estimated").fill_null(False)
     margin = (pl.col("vp") - pl.col("opp_vp")).cast(pl.Int64)
     rounds = pl.col("rounds").cast(pl.Int64)
     return (
         me.join(opp, on="game_id")
         .filter(pl.col("side") != pl.col("opp_side"))
-        .with_columns(first=pl.col("first_side") == pl.col("side"), _m=margin, _r=rounds)
+        .with_columns(first=pl.col("first_side") == pl.col("side"), _m=pl.when(~est).then(margin),
+                      _e=pl.when(est).then(margin), _r=rounds)
         .group_by(list(CELL_KEYS))
         .agg(
             n=pl.len().cast(pl.Int64),
-            margin_n=pl.col("_m").is_not_null().cast(pl.Int64).sum(),
-            margin_sum=pl.col("_m").fill_null(0).sum(),
-            margin_sq=(pl.col("_m") ** 2).fill_null(0).sum().cast(pl.Int64),
+            **margin_aggs("_m", "margin"),
             rounds_n=pl.col("_r").is_not_null().cast(pl.Int64).sum(),
             rounds_sum=pl.col("_r").fill_null(0).sum(),
             rounds_sq=(pl.col("_r") ** 2).fill_null(0).sum().cast(pl.Int64),
+            **margin_aggs("_e", "est_margin"),
         )
         .sort(list(CELL_KEYS), nulls_last=True)
     )
+
+
+def margin_aggs(col: str, prefix: str) -> dict[str, pl.Expr]:
+    """Count, sum and sum of squares of the non-null values of ``col`` as ``<prefix>_n/_sum/_sq``."""
+    x = pl.col(col)
+    return {f"{prefix}_n": x.is_not_null().cast(pl.Int64).sum(), f"{prefix}_sum": x.fill_null(0).sum(),
+            f"{prefix}_sq": (x**2).fill_null(0).sum().cast(pl.Int64)}
+
+
+EST_MARGIN_COLS = ("est_margin_n", "est_margin_sum", "est_margin_sq")
+
+
+def fold_estimated(cells: pl.DataFrame, include: bool) -> pl.DataFrame:
+    """Matchup or game cells with the VP margins of games whose final VP are estimated
+    (``est_margin_*``) added into ``margin_*`` when ``include``, else left out; the
+    ``est_margin_*`` columns are dropped either way."""
+    if "est_margin_n" not in cells.columns:
+        return cells
+    if include:
+        cells = cells.with_columns(*[(pl.col(f"margin_{k}") + pl.col(f"est_margin_{k}").fill_null(0))
+                                     .alias(f"margin_{k}") for k in ("n", "sum", "sq")])
+    return cells.drop(EST_MARGIN_COLS)
 
 
 def _check_key(key: str) -> str:
@@ -138,36 +163,57 @@ def matchup_matrix(matchups: pl.DataFrame, rules_id: str, source: str | None = N
 
 
 def side_advantage(cells: pl.DataFrame) -> pl.DataFrame:
-    """Per rules id and source: does blue, or the side activating first, win more often?
+    """Per rules id and source: does blue, or the side activating first in round 1, win more often?
 
     Counts each game once (mirrors included: they are the cleanest test). Shares are of
     decisive games, with Wilson intervals and an exact two-sided test against one half
-    (normal above 5000 games).
+    (normal above 5000 games). ``blue_first_games`` / ``red_first_games`` count the games
+    in which that side activated first (``first_unknown`` where the log does not say).
+
+    When every game whose first side is known had the same side first (``confounded``:
+    the scenario's ``alternate`` or ``blue`` setting always starts blue), side and first
+    move are one effect: the blue test is the only test, the first-player columns are
+    null and ``confounded_by`` names the side that always went first. Otherwise the two
+    tests are given separately (each over all its decisive games).
     """
     keys = ["rules_id", "source"]
+    win, loss = pl.col("result") == "win", pl.col("result") == "loss"
     blue = cells.filter(pl.col("side") == "blue").group_by(keys).agg(
         games=pl.col("n").sum(),
-        blue_wins=pl.col("n").filter(pl.col("result") == "win").sum(),
-        red_wins=pl.col("n").filter(pl.col("result") == "loss").sum(),
+        blue_wins=pl.col("n").filter(win).sum(),
+        red_wins=pl.col("n").filter(loss).sum(),
         draws=pl.col("n").filter(pl.col("result") == "draw").sum(),
+        blue_first_games=pl.col("n").filter(pl.col("first").fill_null(False)).sum(),
+        red_first_games=pl.col("n").filter(~pl.col("first").fill_null(True)).sum(),
+        first_unknown=pl.col("n").filter(pl.col("first").is_null()).sum(),
     )
     first = cells.filter(pl.col("first").fill_null(False)).group_by(keys).agg(
-        first_wins=pl.col("n").filter(pl.col("result") == "win").sum(),
-        first_losses=pl.col("n").filter(pl.col("result") == "loss").sum(),
+        first_wins=pl.col("n").filter(win).sum(),
+        first_losses=pl.col("n").filter(loss).sum(),
     )
     t = blue.join(first, on=keys, how="left").with_columns(pl.col("first_wins", "first_losses").fill_null(0))
+    known_one_side = (pl.col("blue_first_games") == 0) | (pl.col("red_first_games") == 0)
+    t = t.with_columns(
+        confounded=(pl.col("blue_first_games") + pl.col("red_first_games") > 0) & known_one_side,
+    ).with_columns(
+        confounded_by=pl.when(~pl.col("confounded")).then(None)
+        .when(pl.col("blue_first_games") > 0).then(pl.lit("blue")).otherwise(pl.lit("red")),
+    )
     b_lo, b_hi = wilson_exprs(pl.col("blue_wins"), pl.col("blue_wins") + pl.col("red_wins"))
     f_lo, f_hi = wilson_exprs(pl.col("first_wins"), pl.col("first_wins") + pl.col("first_losses"))
+    separate = ~pl.col("confounded")
     t = t.with_columns(
         blue_share=pl.col("blue_wins") / (pl.col("blue_wins") + pl.col("red_wins")).cast(pl.Float64),
         blue_lo=b_lo, blue_hi=b_hi,
-        first_share=pl.col("first_wins") / (pl.col("first_wins") + pl.col("first_losses")).cast(pl.Float64),
-        first_lo=f_lo, first_hi=f_hi,
+        first_share=pl.when(separate).then(
+            pl.col("first_wins") / (pl.col("first_wins") + pl.col("first_losses")).cast(pl.Float64)),
+        first_lo=pl.when(separate).then(f_lo), first_hi=pl.when(separate).then(f_hi),
     )
     t = t.with_columns(
         blue_p=pl.Series([_half_p(w, w + lo) for w, lo in t.select("blue_wins", "red_wins").iter_rows()],
                          dtype=pl.Float64),
-        first_p=pl.Series([_half_p(w, w + lo) for w, lo in t.select("first_wins", "first_losses").iter_rows()],
+        first_p=pl.Series([None if c else _half_p(w, w + lo)
+                           for w, lo, c in t.select("first_wins", "first_losses", "confounded").iter_rows()],
                           dtype=pl.Float64),
     )
     return t.sort(keys)

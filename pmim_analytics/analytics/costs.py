@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from pmim_analytics.analytics.compositions import margin_aggs
 from pmim_analytics.analytics.stats import Z95
 
 #: Fewer games than this for a rules id: no suggestion at all.
@@ -58,23 +59,24 @@ def game_cells(games: pl.DataFrame, sides: pl.DataFrame) -> pl.DataFrame:
     """Count games per rules id, source and (blue army_hash, red army_hash).
 
     Columns: ``rules_id source blue_hash red_hash n blue_wins red_wins draws margin_n margin_sum
-    margin_sq`` (margin = blue VP - red VP).
+    margin_sq`` (margin = blue VP - red VP) and ``est_margin_*``, the margins of games whose
+    final VP are estimated (see :func:`~.compositions.fold_estimated`).
     """
     b = sides.filter(pl.col("side") == "blue").select("game_id", blue_hash="army_hash")
     r = sides.filter(pl.col("side") == "red").select("game_id", red_hash="army_hash")
     margin = (pl.col("blue_vp") - pl.col("red_vp")).cast(pl.Int64)
+    est = pl.col("vp_estimated").fill_null(False)
     return (
         games.join(b, on="game_id").join(r, on="game_id")
-        .with_columns(_m=margin)
+        .with_columns(_m=pl.when(~est).then(margin), _e=pl.when(est).then(margin))
         .group_by("rules_id", "source", "blue_hash", "red_hash")
         .agg(
             n=pl.len().cast(pl.Int64),
             blue_wins=(pl.col("winner") == "blue").sum().cast(pl.Int64),
             red_wins=(pl.col("winner") == "red").sum().cast(pl.Int64),
             draws=pl.col("winner").is_null().sum().cast(pl.Int64),
-            margin_n=pl.col("_m").is_not_null().sum().cast(pl.Int64),
-            margin_sum=pl.col("_m").fill_null(0).sum(),
-            margin_sq=(pl.col("_m") ** 2).fill_null(0).sum().cast(pl.Int64),
+            **margin_aggs("_m", "margin"),
+            **margin_aggs("_e", "est_margin"),
         )
         .sort("rules_id", "source", "blue_hash", "red_hash")
     )

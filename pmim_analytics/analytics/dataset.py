@@ -48,6 +48,7 @@ class GameData(Protocol):
 
     rules_ids: tuple[str, ...] | None
     source: str | None
+    include_estimated: bool  # VP margins include games whose final VP are estimated
 
     def provenance(self) -> Provenance: ...
     def session(self) -> contextlib.AbstractContextManager[GameData]: ...
@@ -58,6 +59,7 @@ class GameData(Protocol):
     def side_luck_sums(self, rules_units: pl.DataFrame, rules_weapons: pl.DataFrame) -> pl.DataFrame: ...
     def matchup_cells(self) -> pl.DataFrame: ...
     def game_cells(self) -> pl.DataFrame: ...
+    def estimated_vp_games(self) -> int: ...
     def army_rosters(self) -> pl.DataFrame: ...
     def game_counts(self) -> pl.DataFrame: ...
     def round_scores(self) -> pl.DataFrame: ...
@@ -69,10 +71,11 @@ class FrameData:
     """:class:`GameData` over a :class:`Frames` bundle, filtered to ``rules_ids`` and ``source``."""
 
     def __init__(self, frames: Frames, rules_ids: tuple[str, ...] | list[str] | None = None,
-                 source: str | None = None) -> None:
+                 source: str | None = None, include_estimated: bool = False) -> None:
         self.all = frames
         self.rules_ids = tuple(rules_ids) if rules_ids is not None else None
         self.source = source
+        self.include_estimated = include_estimated
         self.frames = frames.filtered(self.rules_ids, source)
 
     @contextmanager
@@ -104,10 +107,16 @@ class FrameData:
         return luck.side_sums(strata, luck.stratum_expectations(strata, rules_units, rules_weapons), self.frames.games)
 
     def matchup_cells(self) -> pl.DataFrame:
-        return compositions.matchup_cells(self.frames.sides, self.frames.games)
+        cells = compositions.matchup_cells(self.frames.sides, self.frames.games)
+        return compositions.fold_estimated(cells, self.include_estimated)
 
     def game_cells(self) -> pl.DataFrame:
-        return costs.game_cells(self.frames.games, self.frames.sides)
+        return compositions.fold_estimated(costs.game_cells(self.frames.games, self.frames.sides),
+                                           self.include_estimated)
+
+    def estimated_vp_games(self) -> int:
+        """Selected games whose final VP are estimated (left out of VP margins unless included)."""
+        return int(self.frames.games["vp_estimated"].fill_null(False).sum())
 
     def army_rosters(self) -> pl.DataFrame:
         return costs.army_rosters(self.frames.sides, self.frames.units, self.frames.games)

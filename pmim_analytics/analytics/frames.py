@@ -22,7 +22,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "games": {
         "game_id": S, "source": S, "rules_id": S, "scenario": S, "seed": I64, "game_index": I32, "batch": S,
         "played": S, "winner": S, "reason": S, "rounds": I32, "blue_vp": I32, "red_vp": I32, "first_side": S,
-        "n_events": I32, "file": S,
+        "n_events": I32, "file": S, "not_recorded": S, "vp_estimated": B,
     },
     "sides": {
         "game_id": S, "side": S, "composition": S, "army_hash": S, "points": I32, "bot": S, "player": S,

@@ -41,8 +41,10 @@ def unit_sums(ugs: pl.DataFrame, by_loadout: bool = False, count_games: bool = T
     which costs as much as the rest on a large database), ``n`` (unit-games),
     ``pts_sum``, sums of ``attacks hits damage_dealt damage_sq overkill damage_taken kills``,
     ``destroyed``, ``round_n``/``round_sum`` (destroyed with a known round), ``vp_n``/``vp_sum``/
-    ``vp_sq`` (rows with a known VP share), ``dpp_n``/``dpp_sum``/``dpp_sq`` (damage per point)
-    and ``vpp_n``/``vpp_sum``/``vpp_sq`` (VP share per point).
+    ``vp_sq`` (rows with a known VP share), ``dpp_n``/``dpp_sum``/``dpp_sq`` (damage per point),
+    ``vpp_n``/``vpp_sum``/``vpp_sq`` (VP share per point), ``combat_n`` (unit-games whose combat
+    was recorded) and ``fate_n`` (unit-games where it is known whether the unit was destroyed).
+    Sums skip what was not recorded (NULL): it is unknown, not zero.
     """
     pts = pl.col("pts").cast(pl.Float64)
     dpp = pl.when(pl.col("pts") > 0).then(pl.col("damage_dealt") / pts)
@@ -76,6 +78,8 @@ def unit_sums(ugs: pl.DataFrame, by_loadout: bool = False, count_games: bool = T
             vpp_n=vpp.is_not_null().cast(pl.Int64).sum(),
             vpp_sum=vpp.fill_null(0.0).sum(),
             vpp_sq=(vpp**2).fill_null(0.0).sum(),
+            combat_n=pl.col("attacks").is_not_null().cast(pl.Int64).sum(),
+            fate_n=pl.col("destroyed").is_not_null().cast(pl.Int64).sum(),
         )
         .select(*unit_keys(by_loadout), pl.all().exclude(unit_keys(by_loadout)))
         .sort(unit_keys(by_loadout))
@@ -88,13 +92,19 @@ def unit_table(sums: pl.DataFrame) -> pl.DataFrame:
     Columns: the keys, ``games``, ``units`` (unit-games), ``pts`` (mean cost), ``damage_dealt``
     ``damage_taken`` ``overkill`` ``kills`` (means per unit-game), ``damage_per_pt`` (+ ``_ci``
     half-width), ``hit_rate`` (+ Wilson ``_lo``/``_hi``), ``survival_rate`` (+ Wilson),
-    ``mean_round_destroyed``, ``vp_share`` (mean per game, + ``_ci``), ``vp_per_pt`` (+ ``_ci``).
+    ``mean_round_destroyed``, ``vp_share`` (mean per game, + ``_ci``), ``vp_per_pt`` (+ ``_ci``),
+    ``combat_not_recorded`` and ``fate_not_recorded`` (unit-games left out of the combat
+    figures and of survival because the log did not record them). A figure with nothing
+    recorded behind it is null ("not recorded"), never 0 or 100%.
     """
     keys = [c for c in (*UNIT_KEYS, "weapons") if c in sums.columns]
-    n = pl.col("n").cast(pl.Float64)
+    if "combat_n" not in sums.columns:  # sums from before unknown figures were told apart
+        sums = sums.with_columns(combat_n=pl.col("n"), fate_n=pl.col("n"))
+    combat = pl.when(pl.col("combat_n") > 0).then(pl.col("combat_n").cast(pl.Float64))
+    fate = pl.col("fate_n")
     hit_lo, hit_hi = wilson_exprs(pl.col("hits"), pl.col("attacks"))
-    surv_lo, surv_hi = wilson_exprs(pl.col("n") - pl.col("destroyed"), pl.col("n"))
-    dmg_mean, dmg_ci = mean_exprs(pl.col("n"), pl.col("damage_dealt"), pl.col("damage_sq"))
+    surv_lo, surv_hi = wilson_exprs(fate - pl.col("destroyed"), fate)
+    dmg_mean, dmg_ci = mean_exprs(pl.col("combat_n"), pl.col("damage_dealt"), pl.col("damage_sq"))
     dpp, dpp_ci = mean_exprs(pl.col("dpp_n"), pl.col("dpp_sum"), pl.col("dpp_sq"))
     vp, vp_ci = mean_exprs(pl.col("vp_n"), pl.col("vp_sum"), pl.col("vp_sq"))
     vpp, vpp_ci = mean_exprs(pl.col("vpp_n"), pl.col("vpp_sum"), pl.col("vpp_sq"))
@@ -102,18 +112,18 @@ def unit_table(sums: pl.DataFrame) -> pl.DataFrame:
         *keys,
         "games",
         units=pl.col("n"),
-        pts=pl.col("pts_sum") / n,
+        pts=pl.col("pts_sum") / pl.col("n").cast(pl.Float64),
         damage_dealt=dmg_mean,
         damage_dealt_ci=dmg_ci,
-        damage_taken=pl.col("damage_taken") / n,
-        overkill=pl.col("overkill") / n,
-        kills=pl.col("kills") / n,
+        damage_taken=pl.col("damage_taken") / combat,
+        overkill=pl.col("overkill") / combat,
+        kills=pl.col("kills") / combat,
         damage_per_pt=dpp,
         damage_per_pt_ci=dpp_ci,
         hit_rate=pl.when(pl.col("attacks") > 0).then(pl.col("hits") / pl.col("attacks").cast(pl.Float64)),
         hit_rate_lo=hit_lo,
         hit_rate_hi=hit_hi,
-        survival_rate=1 - pl.col("destroyed") / n,
+        survival_rate=pl.when(fate > 0).then(1 - pl.col("destroyed") / fate.cast(pl.Float64)),
         survival_lo=surv_lo,
         survival_hi=surv_hi,
         mean_round_destroyed=pl.when(pl.col("round_n") > 0).then(pl.col("round_sum") / pl.col("round_n")),
@@ -121,6 +131,8 @@ def unit_table(sums: pl.DataFrame) -> pl.DataFrame:
         vp_share_ci=vp_ci,
         vp_per_pt=vpp,
         vp_per_pt_ci=vpp_ci,
+        combat_not_recorded=pl.col("n") - pl.col("combat_n"),
+        fate_not_recorded=pl.col("n") - fate,
     ).sort(keys)
 
 
@@ -128,8 +140,8 @@ def survival_counts(ugs: pl.DataFrame, by_loadout: bool = False) -> pl.DataFrame
     """Count unit-games per group, round and outcome, the input of :func:`km_curves`.
 
     A destroyed unit is an event at ``round_destroyed``; a unit alive at the end is censored
-    at the game's ``rounds_played``. Rows where that round is unknown (summary logs) are left
-    out. Columns: the keys, ``round``, ``destroyed`` (bool), ``n``.
+    at the game's ``rounds_played``. Rows where that round or the unit's fate is unknown
+    (summary logs) are left out. Columns: the keys, ``round``, ``destroyed`` (bool), ``n``.
     """
     time = (
         pl.when(pl.col("destroyed")).then(pl.col("round_destroyed")).otherwise(pl.col("rounds_played"))
@@ -137,7 +149,7 @@ def survival_counts(ugs: pl.DataFrame, by_loadout: bool = False) -> pl.DataFrame
     )
     return (
         ugs.with_columns(round=time)
-        .filter(pl.col("round").is_not_null())
+        .filter(pl.col("round").is_not_null() & pl.col("destroyed").is_not_null())
         .group_by([*unit_keys(by_loadout), "round", "destroyed"])
         .agg(n=pl.len().cast(pl.Int64))
         .sort([*unit_keys(by_loadout), "round", "destroyed"])

@@ -31,10 +31,13 @@ def summarize(game: GameRecord) -> str:
     result = f"{end.winner} wins {how}" if end.winner else f"draw {how}"
     rounds = f" after {end.rounds} round{'s' if end.rounds != 1 else ''}" if end.rounds else ""
     vp = f", VP {end.blue_vp}-{end.red_vp}" if end.blue_vp is not None else ", VP not logged"
+    if "vp" in h.estimated:
+        vp += " (estimated)"
     attacks = sum(isinstance(e, Attack) for e in game.events)
     kills = sum(isinstance(e, UnitDestroyed) for e in game.events)
+    unknown = f"; {' and '.join(h.not_recorded)} not recorded" if h.not_recorded else ""
     return (f"{h.rules} {h.scenario}, blue {side('blue')} vs red {side('red')}: {result}{rounds}{vp}; "
-            f"{len(game.events)} events ({attacks} attacks, {kills} units destroyed)")
+            f"{len(game.events)} events ({attacks} attacks, {kills} units destroyed){unknown}")
 
 
 @app.command("check")

@@ -53,6 +53,11 @@ def _result_line(winner: str | None, reason: str, rounds: int, blue_vp: int, red
     return f"{what} after {rounds} rounds, VP blue {blue_vp} - red {red_vp}"
 
 
+_FIRST_HELP = ("Who activates first: alternate (blue in odd rounds, red in even), blue, red, or random "
+               "(a die before deployment picks round 1's first side, then the rounds alternate). "
+               "Default: the scenario's setting.")
+
+
 @guarded
 def play(
     rules: str | None = typer.Option(None, "--rules", help="Rules id (default: the blue army's own)."),
@@ -62,6 +67,7 @@ def play(
     red_bot: str = typer.Option("greedy", "--red-bot", help=_BOT_HELP),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed: the same seed plays the same game."),
     scenario: str = typer.Option("take-and-hold", "--scenario", help="Scenario id."),
+    first_player: str | None = typer.Option(None, "--first-player", help=_FIRST_HELP),
     out_file: Path | None = typer.Option(None, "--out", help="Write the replay (JSON Lines) here."),
 ) -> None:
     """Play one bot-vs-bot game, print the result and optionally write its replay.
@@ -70,13 +76,15 @@ def play(
     Exit 2 for an unreadable or illegal army, an unknown rules id or bot.
 
     Example: pmim play --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --seed 7
+
+    Example: pmim play --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --first-player random
     """
     blue_bot = check_bot_name(blue_bot)
     red_bot = check_bot_name(red_bot)
     blue_roster = load_side(blue, rules, scenario)
     rules_id = rules or blue_roster.rules_id
     red_roster = load_side(red, rules_id, scenario)
-    spec = GameSpec.create(rules_id, scenario, blue_roster, red_roster)
+    spec = GameSpec.create(rules_id, scenario, blue_roster, red_roster, first_player)
     record = play_game(spec, blue_bot, red_bot, seed, 0)
     end = record.events[-1]
     out.print(_result_line(end.winner, end.reason, end.rounds, end.blue_vp, end.red_vp),  # type: ignore[attr-defined]
@@ -115,6 +123,7 @@ def simulate(
     blue_bot: str = typer.Option("greedy", "--blue-bot", help="Bot of army A. " + _BOT_HELP),
     red_bot: str = typer.Option("greedy", "--red-bot", help="Bot of army B. " + _BOT_HELP),
     scenario: str = typer.Option("take-and-hold", "--scenario", help="Scenario id."),
+    first_player: str | None = typer.Option(None, "--first-player", help=_FIRST_HELP),
     backend: str = typer.Option("local", "--backend", help="local (process pool) or ray."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster: auto or ray://host:port "
                                        "(default: start a local Ray instance with --workers CPUs)."),
@@ -135,8 +144,9 @@ def simulate(
     army_a = load_side(blue, rules, scenario)
     rules_id = rules or army_a.rules_id
     army_b = load_side(red, rules_id, scenario)
+    GameSpec.create(rules_id, scenario, army_a, army_b, first_player)  # an unknown setting fails here, exit 2
     batch = BatchSpec(rules_id, scenario, army_a, army_b, blue_bot, red_bot, seed, games,
-                      name=out_dir.resolve().name if out_dir is not None else None)
+                      name=out_dir.resolve().name if out_dir is not None else None, first_player=first_player)
     with open_backend(backend, workers, address) as runner, \
             Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                      console=err, transient=True, auto_refresh=False) as progress:

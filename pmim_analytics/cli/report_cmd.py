@@ -33,6 +33,8 @@ SOURCE_OPT = typer.Option(None, "--source", help="engine or manual (default: bot
 DB_OPT = typer.Option(None, "--db", help="Database file (default: $PMIM_DB or data/pmim.duckdb).")
 LIMIT_OPT = typer.Option(60, "--limit", help="Show at most this many rows.")
 MIN_GAMES_OPT = typer.Option(10, "--min-games", help="Leave out compositions with fewer games (one-off armies).")
+EST_OPT = typer.Option(False, "--include-estimated", help="Include games whose final VP a log estimates (e.g. "
+                       "playtest 1's 11-7) in VP margins; left out by default.")
 
 
 def register(root: typer.Typer) -> None:
@@ -57,16 +59,27 @@ def _source(source: str | None) -> str | None:
     return source
 
 
-def _data(rules: str | None, source: str | None, db: Path | None) -> DuckDBData | None:
+def _data(rules: str | None, source: str | None, db: Path | None,
+          include_estimated: bool = False) -> DuckDBData | None:
     """The selection, or ``None`` after saying plainly that it holds no games."""
     path = db or default_db_path()
-    data = DuckDBData(path, _rules(rules), _source(source))
+    data = DuckDBData(path, _rules(rules), _source(source), include_estimated)
     if data.provenance().games == 0:
         what = ", ".join(x for x in (f"rules {rules}" if rules else "", f"source {source}" if source else "") if x)
         err.print(f"The database {display_path(path)} has no games{' for ' + what if what else ''} yet. Simulate "
                   "or log some and load them with `pmim ingest`.", highlight=False)
         return None
     return data
+
+
+def _estimated_note(data: DuckDBData) -> None:
+    """Say how many games with estimated final VP the VP margins leave out (or include)."""
+    n = data.estimated_vp_games()
+    if n and data.include_estimated:
+        err.print(f"VP margins include {n} game{'s' * (n != 1)} whose final VP are estimated.", highlight=False)
+    elif n:
+        err.print(f"{n} game{'s' * (n != 1)} whose final VP are estimated left out of VP margins "
+                  "(--include-estimated to include them).", highlight=False)
 
 
 def rich_table(df: pl.DataFrame, cols: Sequence[Col], title: str, limit: int | None = None) -> Table:
@@ -96,8 +109,13 @@ def units_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db
         cols = sections.UNIT_COLS if not loadout else [*sections.UNIT_COLS[:3],
                                                         Col("weapons", text("weapons"), "left"),
                                                         *sections.UNIT_COLS[3:]]
-        emit([Listing("units", "Units", tables.unit_report(data, loadout), cols, limit,
-                      "No unit statistics in these games.", _prov_note(data))], fmt)
+        report = tables.unit_report(data, loadout)
+        emit([Listing("units", "Units", report, cols, limit, "No unit statistics in these games.",
+                      _prov_note(data))], fmt)
+        if report.height and (report["combat_not_recorded"].sum() or report["fate_not_recorded"].sum()):
+            err.print("Unit-games a log did not record (summary logs) are left out of the combat and survival "
+                      "figures, not counted as 0 damage or survived: see the last column; 'not recorded' marks "
+                      "a figure with nothing recorded behind it.", highlight=False)
 
 
 @app.command("survival")
@@ -146,12 +164,14 @@ def weapons_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, 
 @app.command("compositions")
 @guarded
 def compositions_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
-                     min_games: int = MIN_GAMES_OPT, limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
+                     min_games: int = MIN_GAMES_OPT, limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT,
+                     include_estimated: bool = EST_OPT) -> None:
     """Per composition: W/D/L, win rate (Wilson 95%), VP margin, length; then side advantage.
 
     Example: pmim report compositions --rules v2,v3 --min-games 20 --format csv > compositions.csv
     """
-    if data := _data(rules, source, db):
+    if data := _data(rules, source, db, include_estimated):
+        _estimated_note(data)
         comps = tables.composition_report(data)
         shown = comps.filter(pl.col("games") >= min_games)
         emit([Listing("compositions", "Compositions (mirror games excluded)", shown, sections.COMP_COLS, limit,
@@ -217,7 +237,7 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
                source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
                unpaired: bool = typer.Option(False, "--unpaired", help="Compare all games, not only matchups "
                                                                           "played under both."),
-               limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
+               limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT, include_estimated: bool = EST_OPT) -> None:
     """What changed from one rules id to another: win rates, VP, per-unit damage and VP per point.
 
     Example: pmim report impact --rules v3,v3-llaser-rpt4
@@ -225,8 +245,9 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
     ids = _rules(rules) or []
     if len(ids) != 2:
         raise typer.BadParameter("give exactly two rules ids, e.g. v3,v3-llaser-rpt4", param_hint="--rules")
-    if not (data := _data(rules, source, db)):
+    if not (data := _data(rules, source, db, include_estimated)):
         return
+    _estimated_note(data)
     imp = tables.impact_report(data, ids[0], ids[1], paired=not unpaired)
     listings = [
         Listing("compositions", f"Compositions, {ids[0]} → {ids[1]}", imp.compositions, sections.IMPACT_COMP_COLS,
@@ -244,12 +265,13 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
 @app.command("costs")
 @guarded
 def costs_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
-              limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
+              limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT, include_estimated: bool = EST_OPT) -> None:
     """Implied point costs from who wins and by how much, with what the data can and cannot say.
 
     Example: pmim report costs --rules v3 --source engine
     """
-    if data := _data(rules, source, db):
+    if data := _data(rules, source, db, include_estimated):
+        _estimated_note(data)
         fit = tables.cost_report(data)
         said = tuple(f"{r['rules_id']}: {r['message']}." for r in fit.summary.iter_rows(named=True))
         emit([Listing("costs", "Implied point costs", fit.table, sections.COST_COLS, limit,
@@ -396,7 +418,7 @@ def export_cmd(rules: str | None = RULES_OPT, out_dir: Path = typer.Option(Path(
                force: bool = typer.Option(False, "--force", help="Overwrite an export already in --out."),
                plotlyjs: str = typer.Option("cdn", "--plotlyjs", help="How figures/*.html load plotly.js: cdn "
                                             "(small files) or directory (one local copy, offline)."),
-               ) -> None:
+               include_estimated: bool = EST_OPT) -> None:
     """Write design notes: a one-screen note with PNG figures, the full report, every table.
 
     note.md answers the designer's questions (L. Laser RPT 4, heavy Warmechs at DEF 6, the
@@ -408,17 +430,18 @@ def export_cmd(rules: str | None = RULES_OPT, out_dir: Path = typer.Option(Path(
 
     Example: pmim export --rules v3,v3-llaser-rpt4,v3-heavy-def6,v3-mjolnir-16 --out notes/ --html
     """
-    _export(rules, out_dir, source, db, plotlyjs, png, html, force)
+    _export(rules, out_dir, source, db, plotlyjs, png, html, force, include_estimated)
 
 
 @guarded
 def _export(rules: str | None, out_dir: Path, source: str | None, db: Path | None, plotlyjs: str, png: bool,
-            html: bool, force: bool) -> None:
+            html: bool, force: bool, include_estimated: bool = False) -> None:
     if plotlyjs not in ("cdn", "directory"):
         raise typer.BadParameter("use cdn or directory", param_hint="--plotlyjs")
     check_out_dir(out_dir, force)  # before any work: a wrong --out is said at once
-    if not (data := _data(rules, source, db)):
+    if not (data := _data(rules, source, db, include_estimated)):
         return
+    _estimated_note(data)
     with err.status("Writing the export (tables, then figures)…"):
         result = export_report(data, _rules(rules), out_dir, plotlyjs=plotlyjs, png=png, html=html, force=force)
     kind = "PNG" if png else "HTML"

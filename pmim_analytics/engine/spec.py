@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from pmim_analytics.errors import DataFileError, Location, UnknownNameError
+from pmim_analytics.errors import DataFileError, IllegalActionError, Location, UnknownNameError
 from pmim_analytics.model.combat import attack_damage, hit_probability
+from pmim_analytics.model.events import FIRST_PLAYER_SETTINGS
 from pmim_analytics.model.hexes import HexGrid, grid_for
 from pmim_analytics.model.vocab import BLUE, LOC_INDEX, LOCATION_CODES, LOCATIONS, RED, SIDE_PREFIX, SIDES, game_unit_id
 from pmim_analytics.rules.army import Roster
@@ -152,6 +153,19 @@ def build_profiles(rules: RulesVersion, side: int, roster: Roster, first_index: 
     return out
 
 
+def with_first_player(scenario: Scenario, first_player: str | None) -> Scenario:
+    """The scenario with its ``first_player`` setting replaced (``None`` keeps it).
+
+    Raises :class:`UnknownNameError` for a setting that is not one of alternate, blue, red, random.
+    """
+    if first_player is None or first_player == scenario.first_player:
+        return scenario
+    if first_player not in FIRST_PLAYER_SETTINGS:
+        raise UnknownNameError(f"unknown first-player setting {first_player!r}; choose one of "
+                               f"{', '.join(FIRST_PLAYER_SETTINGS)}")
+    return scenario.model_copy(update={"first_player": first_player})
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """Rules, scenario and the two armies of one game (blue first)."""
@@ -165,12 +179,14 @@ class GameSpec:
 
     @classmethod
     def create(cls, rules_id: str, scenario_id: str, blue: Roster, red: Roster,
-               optional_rules: OptionalRules | None = None) -> GameSpec:
-        """Build a spec from ids and rosters. ``optional_rules``, when given, replaces the rules
-        version's own (the verifier replays a game with the optional rules its header records).
+               first_player: str | None = None, optional_rules: OptionalRules | None = None) -> GameSpec:
+        """Build a spec from ids and rosters; ``first_player`` overrides the scenario's setting,
+        ``optional_rules`` the rules version's own (the verifier replays a game with the
+        optional rules its header records).
 
-        Raises :class:`UnknownNameError` for an unknown rules id, scenario, unit or weapon and
-        :class:`DataFileError` for optional rules that leave something undefined.
+        Raises :class:`UnknownNameError` for an unknown rules id, scenario, unit, weapon or
+        first-player setting and :class:`DataFileError` for optional rules that leave
+        something undefined.
         """
         rules = load_rules(rules_id)
         if optional_rules is not None and optional_rules != rules.optional:
@@ -179,7 +195,7 @@ class GameSpec:
             if problems:
                 raise DataFileError(f"the optional rules cannot be used with {rules_id}: {problems[0][1]}",
                                     Location(field=".".join(str(p) for p in problems[0][0])))
-        scenario = load_scenario(scenario_id)
+        scenario = with_first_player(load_scenario(scenario_id), first_player)
         blue_units = build_profiles(rules, BLUE, blue, 0)
         red_units = build_profiles(rules, RED, red, len(blue_units))
         return cls(rules, scenario, blue, red, build_board(scenario), tuple(blue_units + red_units))
@@ -197,9 +213,19 @@ class GameSpec:
         """The roster of side 0 (blue) or 1 (red)."""
         return self.blue if side == BLUE else self.red
 
-    def first_side(self, round_no: int) -> int:
-        """Who activates first in a round: blue in odd rounds, red in even ones (``alternate``)."""
+    def first_side(self, round_no: int, first_in_round_1: int | None = None) -> int:
+        """Who activates first in a round under the scenario's ``first_player`` setting.
+
+        ``alternate``: blue in odd rounds, red in even ones; ``blue``/``red``: that side in
+        every round; ``random``: ``first_in_round_1`` (the side the driver's die drew) in
+        odd rounds, the other side in even ones. Raises :class:`IllegalActionError` for
+        ``random`` before the draw.
+        """
         fp = self.scenario.first_player
         if fp == "alternate":
             return BLUE if round_no % 2 == 1 else RED
+        if fp == "random":
+            if first_in_round_1 is None:
+                raise IllegalActionError("the first player has not been drawn yet")
+            return first_in_round_1 if round_no % 2 == 1 else 1 - first_in_round_1
         return BLUE if fp == "blue" else RED

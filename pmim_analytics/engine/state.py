@@ -36,6 +36,7 @@ from pmim_analytics.model.events import (
     Deploy,
     Disarmed,
     Event,
+    FirstPlayer,
     GameEnd,
     Immobilized,
     InitiativeRoll,
@@ -47,6 +48,7 @@ from pmim_analytics.model.events import (
     Rush,
     UnitDestroyed,
     WeaponLost,
+    first_side_of_die,
 )
 from pmim_analytics.model.hexes import Hex
 from pmim_analytics.model.vocab import BLUE, RED, SIDES
@@ -136,7 +138,10 @@ class GameState(RuleChecks):
         self.phase = DEPLOY
         self.round = 0
         self.vp = [0, 0]
-        self.to_act = spec.first_side(1)
+        # who goes first in round 1; ``random`` leaves it to a die the driver rolls first
+        self._draw_pending = spec.scenario.first_player == "random"
+        self._first_r1: int | None = None if self._draw_pending else spec.first_side(1)
+        self.to_act = BLUE if self._first_r1 is None else self._first_r1
         self.living = [len(self.side_units[BLUE]), len(self.side_units[RED])]
         self.waiting = [0, 0]  # living units per side not yet activated this round
         self.unplaced = [len(self.side_units[BLUE]), len(self.side_units[RED])]
@@ -161,6 +166,9 @@ class GameState(RuleChecks):
         self._heat_rolls: list[int] = []
         if not self.units or not self.side_units[BLUE] or not self.side_units[RED]:
             raise IllegalActionError("each side needs at least one unit")
+        if spec.scenario.first_player in ("blue", "red"):
+            first = spec.scenario.first_player
+            self._emit(FirstPlayer(seq=1, round=0, setting=first, die=None, side=first))
 
     @classmethod
     def from_position(cls, spec: GameSpec, placements: dict[str, tuple[int, int]], round_no: int = 1) -> GameState:
@@ -234,6 +242,8 @@ class GameState(RuleChecks):
         o = self._overheat
         c._overheat = None if o is None else (units[o[0].index], o[1], o[2])
         c._heat_rolls = self._heat_rolls[:]
+        c._draw_pending = self._draw_pending
+        c._first_r1 = self._first_r1
         return c
 
     def place_at(self, unit_id: str, h: tuple[int, int]) -> None:
@@ -279,14 +289,17 @@ class GameState(RuleChecks):
         return self._result
 
     def is_chance_node(self) -> bool:
-        """True while the state waits for dice (after a ``fire`` action, or an optional rule's roll)."""
-        return self._pending is not None or self._chance is not None
+        """True while the state waits for dice (after a ``fire`` action, for the ``random``
+        first-player draw before deployment, or for an optional rule's roll)."""
+        return self._pending is not None or self._draw_pending or self._chance is not None
 
     def roll_needed(self) -> int:
-        """How many dice the state needs now: 2 for an attack roll, 1 for a hit location, 0 for none;
-        with optional rules, 2 for the initiative roll (one a side) and 1 for an overheat roll or
-        the hit location of an overheated weapon."""
+        """How many dice the state needs now: 2 for an attack roll, 1 for a hit location or the
+        first-player draw, 0 for none; with optional rules, 2 for the initiative roll (one a
+        side) and 1 for an overheat roll or the hit location of an overheated weapon."""
         if self._pending is None:
+            if self._draw_pending:
+                return 1
             if self._chance is None:
                 return 0
             return 2 if self._chance == INITIATIVE else 1
@@ -309,7 +322,7 @@ class GameState(RuleChecks):
 
     def current_side(self) -> int | None:
         """The side (0 blue, 1 red) that decides the next action; ``None`` at chance or end."""
-        if self.phase == OVER or self._pending is not None or self._chance is not None:
+        if self.phase == OVER or self._pending is not None or self._draw_pending or self._chance is not None:
             return None
         return self.to_act
 
@@ -402,7 +415,7 @@ class GameState(RuleChecks):
 
         With rushing on, a rush is listed only to hexes a plain move cannot reach (a rush to a
         nearer hex is legal, but a move there does the same and keeps the attacks)."""
-        if self.phase == OVER or self._pending is not None or self._chance is not None:
+        if self.phase == OVER or self._pending is not None or self._draw_pending or self._chance is not None:
             return []
         if self.phase == DEPLOY:
             u = self.next_to_place()
@@ -483,7 +496,7 @@ class GameState(RuleChecks):
         if self._initiative is not None:  # rolled initiative: wait for the dice
             self._chance = INITIATIVE
             return
-        self._begin_turn(self.spec.first_side(n))
+        self._begin_turn(self.spec.first_side(n, self._first_r1))
         self._emit(RoundStart(seq=len(self.events) + 1, round=n, first=SIDES[self.to_act]))
 
     def _begin_turn(self, side: int) -> None:
@@ -540,6 +553,9 @@ class GameState(RuleChecks):
         Raises :class:`IllegalActionError` when no roll is wanted or the count is wrong.
         """
         if self._pending is None:
+            if self._draw_pending:
+                self._draw_first_player(dice)
+                return
             if self._chance is not None:
                 self._apply_optional_roll(dice)
                 return
@@ -558,6 +574,14 @@ class GameState(RuleChecks):
         code = tgt.p.chart[dice[0] - 1]
         if combat.location_is_hittable(tgt.loc_hp, code):
             self._resolve(code)
+
+    def _draw_first_player(self, dice: tuple[int, ...] | list[int]) -> None:
+        if len(dice) != 1 or not 1 <= dice[0] <= 6:
+            raise IllegalActionError(f"expected 1 d6 result for the first-player draw, got {list(dice)!r}")
+        side = first_side_of_die(dice[0])
+        self._draw_pending = False
+        self._first_r1 = self.to_act = SIDES.index(side)
+        self._emit(FirstPlayer(seq=len(self.events) + 1, round=0, setting="random", die=dice[0], side=side))
 
     def _resolve(self, location: str | None) -> None:
         """Apply an attack whose dice are all in, and emit its events."""

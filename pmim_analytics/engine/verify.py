@@ -24,6 +24,7 @@ from pmim_analytics.model.events import (
     Attack,
     Deploy,
     Event,
+    FirstPlayer,
     GameEnd,
     InitiativeRoll,
     Move,
@@ -134,14 +135,19 @@ class _Checker:
         self.line = self.lines[0] if self.lines else None
         if header.source != "engine" and not self.record.events:
             return self.found
+        # the first-player setting the game was played under: its first_player event says
+        # (a batch may override the scenario's); without one it is ``alternate``
+        drawn = next((e for e in self.record.events if isinstance(e, FirstPlayer)), None)
         try:
             recorded = self.recorded_optional_rules()
             spec = GameSpec.create(header.rules, header.scenario, roster_from_header(header, "blue"),
-                                   roster_from_header(header, "red"), optional_rules=recorded)
+                                   roster_from_header(header, "red"), drawn.setting if drawn else "alternate",
+                                   optional_rules=recorded)
             for side in ("blue", "red"):
                 for problem in _army_problems(header, side):
                     self.report(problem)
             self.state = GameState(spec)
+            self.queue.extend(self.fresh())  # a blue/red first_player event comes with the state
         except PmimError as e:
             self.report(f"cannot rebuild the game: {e.render()}")
             return self.found
@@ -153,7 +159,9 @@ class _Checker:
                     self.report(f"{_describe(ev)} comes after the game has ended")
                     continue
                 self.check_no_roll_missing(ev)
-                if ev.type in ROLL_TYPES:
+                if isinstance(ev, FirstPlayer) and self.state.roll_needed() == 1 and self.state.phase == DEPLOY:
+                    self.first_player_draw(ev)
+                elif ev.type in ROLL_TYPES:
                     self.roll_event(ev)
                 elif ev.type in INPUT_TYPES:
                     self.input_event(ev)
@@ -337,6 +345,19 @@ class _Checker:
             self.report(f"{action} has no effect in the rules")
             return
         self.compare(new[0], ev, skip)
+        self.queue.extend(new[1:])
+
+    def first_player_draw(self, ev: FirstPlayer) -> None:
+        """The ``random`` first-player draw: hand the state the recorded die, compare the side."""
+        st = self.state
+        assert st is not None
+        self.flush_missing()
+        if ev.die is None or not 1 <= ev.die <= 6:
+            self.report(f"{_describe(ev)}: a random first-player draw needs its d6 (1-6), got {ev.die!r}")
+            return
+        st.apply_roll((ev.die,))
+        new = self.fresh()
+        self.compare(new[0], ev)
         self.queue.extend(new[1:])
 
     def follow_actor(self, unit: str, ev: Event) -> None:

@@ -83,6 +83,29 @@ class Deploy(Event):
     type: ClassVar[str] = "deploy"
 
 
+FIRST_PLAYER_SETTINGS = ("alternate", "blue", "red", "random")
+
+
+def first_side_of_die(die: int) -> str:
+    """The side a ``random`` first-player draw gives: 1-3 blue, 4-6 red."""
+    return "blue" if die <= 3 else "red"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FirstPlayer(Event):
+    """Who deploys and activates first in round 1, under the ``first_player`` setting in force.
+
+    Emitted before deployment (round 0) whenever the setting is not ``alternate`` (the
+    default, which a replay without this event was played under). ``die`` is the d6 the
+    driver rolled for ``random`` (1-3 blue, 4-6 red), ``None`` for ``blue`` or ``red``.
+    """
+
+    setting: str = column("str", "reason")
+    die: int | None = column("int", "die1", nullable=True)
+    side: str = column("str")
+    type: ClassVar[str] = "first_player"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoundStart(Event):
     """A round begins; ``first`` is the side that activates first."""
@@ -206,7 +229,8 @@ class GameEnd(Event):
 
     ``reason`` is one of ``vp`` (more than the VP target and ahead at a round's end),
     ``wipeout`` (the other side has no units left), ``round_limit`` (the scenario's limit
-    was reached; the side ahead on VP wins), or ``manual`` (a logged result).
+    was reached with no winner under the victory rule: a draw, or with the scenario option
+    ``at_round_limit: vp`` the side ahead on VP wins), or ``manual`` (a logged result).
     ``rounds`` and the VP totals are ``None`` only when a manual log does not know them.
     """
 
@@ -282,7 +306,7 @@ class Rush(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
-    for cls in (Deploy, RoundStart, Activate, Move, Attack, LocationDestroyed, Immobilized,
+    for cls in (FirstPlayer, Deploy, RoundStart, Activate, Move, Attack, LocationDestroyed, Immobilized,
                 Disarmed, UnitDestroyed, VP, RoundEnd, GameEnd, InitiativeRoll, OverheatRoll, WeaponLost, Rush)
 }
 #: The event types only the optional rules produce (replay format version 2).
@@ -321,7 +345,7 @@ EVENT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("to_row", "SMALLINT"),
     ("path", "SMALLINT"),
     ("distance", "SMALLINT"),
-    ("die1", "TINYINT"),
+    ("die1", "TINYINT"),  # also the die of a first_player draw
     ("die2", "TINYINT"),
     ("acc", "TINYINT"),
     ("needed", "TINYINT"),
@@ -337,7 +361,7 @@ EVENT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("red_holders", "VARCHAR"),
     ("blue_vp", "SMALLINT"),
     ("red_vp", "SMALLINT"),
-    ("reason", "VARCHAR"),
+    ("reason", "VARCHAR"),  # game_end: why it ended; first_player: the setting
     ("rounds", "SMALLINT"),
 )
 EVENT_COLUMN_NAMES = tuple(name for name, _ in EVENT_COLUMNS)

@@ -89,15 +89,25 @@ class GameHeader(BaseModel):
     sides: dict[Literal["blue", "red"], SideRecord]
     played: str | None = None
     notes: str | None = None
+    #: What the log did not record (a summary log, or a play log that says so): ``combat``
+    #: (attacks, hits, damage, kills) and/or ``losses`` (which units were destroyed, beyond
+    #: those the log lists). Unknown, not zero: the store keeps those figures NULL.
+    not_recorded: tuple[Literal["combat", "losses"], ...] = ()
+    #: Facts the log reconstructs rather than reports: ``vp`` (the final VP totals).
+    #: Stored flagged, and left out of VP margins unless a report is asked to include them.
+    estimated: tuple[Literal["vp"], ...] = ()
     #: the optional rules the game was played with and their settings (version 2; absent = none)
     optional_rules: dict[str, dict[str, Any]] | None = None
 
     @model_serializer(mode="wrap")
-    def _leave_out_no_optional_rules(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if data.get("optional_rules") is None:
-            data.pop("optional_rules", None)
-        return data
+    def _omit_empty_lists(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``not_recorded``, ``estimated`` and ``optional_rules`` are written only when they say
+        something, so every replay written before they existed keeps its bytes and its game id."""
+        d: dict[str, Any] = handler(self)
+        for key in ("not_recorded", "estimated", "optional_rules"):
+            if not d.get(key):
+                d.pop(key, None)
+        return d
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,8 @@ def _describe_game_end(ev: GameEnd) -> str:
 _DESCRIBE: dict[str, Callable[[Any], str]] = {
     "deploy": lambda ev: f"{ev.unit} deploys at {_hex(ev.hex)}",
     "round_start": lambda ev: f"Round {ev.round} ({ev.first} activates first)",
+    "first_player": lambda ev: (f"{ev.side} deploys and activates first in round 1 (first player: {ev.setting}"
+                                + (f", drawn with a d6 of {ev.die}" if ev.die is not None else "") + ")"),
     "activate": lambda ev: f"{ev.unit} activates",
     "move": lambda ev: f"{ev.unit} moves {_hex(ev.from_hex)} -> {_hex(ev.to_hex)} ({ev.path} hexes)",
     "attack": lambda ev: describe_attack(ev),

@@ -13,6 +13,7 @@ from pmim_analytics.errors import PmimError
 from pmim_analytics.report.figures import MIN_GAMES
 from pmim_analytics.report.markdown import (
     Col,
+    Formatter,
     field,
     interval,
     markdown_table,
@@ -27,16 +28,40 @@ from pmim_analytics.rules.diff import diff_rules, format_diff_markdown
 
 MAX_ROWS = 40
 
+NOT_RECORDED = "not recorded"
+
+
+def unknown_or(cell: Formatter, missing: str) -> Formatter:
+    """``cell``, or "not recorded" when every unit-game behind it left it unrecorded (``missing``
+    counts those; the cell is empty when there simply was nothing to count)."""
+    def show(r: dict) -> str:
+        n, left_out = r.get("units") or 0, r.get(missing) or 0
+        return NOT_RECORDED if n and left_out == n else cell(r)
+    return show
+
+
+def left_out(r: dict) -> str:
+    """How many unit-games the combat and survival figures leave out (not recorded)."""
+    parts = [f"{r[k]} {what}" for k, what in (("combat_not_recorded", "combat"), ("fate_not_recorded", "fate"))
+             if r.get(k)]
+    return ", ".join(parts)
+
+
 UNIT_COLS = [
     Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"), Col("unit", text("type"), "left"),
     Col("fielded", field("units")), Col("games", field("games")), Col("PTS", field("pts", lambda v: num(v, 0))),
-    Col("damage / pt", lambda r: plus_minus(r["damage_per_pt"], r["damage_per_pt_ci"], 2)),
-    Col("hit rate", lambda r: interval(r["hit_rate"], r["hit_rate_lo"], r["hit_rate_hi"], as_pct=True)),
-    Col("kills", field("kills")), Col("overkill", field("overkill")),
-    Col("survives", lambda r: interval(r["survival_rate"], r["survival_lo"], r["survival_hi"], as_pct=True)),
+    Col("damage / pt", unknown_or(lambda r: plus_minus(r["damage_per_pt"], r["damage_per_pt_ci"], 2),
+                                  "combat_not_recorded")),
+    Col("hit rate", unknown_or(lambda r: interval(r["hit_rate"], r["hit_rate_lo"], r["hit_rate_hi"], as_pct=True),
+                               "combat_not_recorded")),
+    Col("kills", unknown_or(field("kills"), "combat_not_recorded")),
+    Col("overkill", unknown_or(field("overkill"), "combat_not_recorded")),
+    Col("survives", unknown_or(lambda r: interval(r["survival_rate"], r["survival_lo"], r["survival_hi"],
+                                                  as_pct=True), "fate_not_recorded")),
     Col("destroyed in round", field("mean_round_destroyed", lambda v: num(v, 1))),
     Col("VP / game", lambda r: plus_minus(r["vp_share"], r["vp_share_ci"], 2)),
     Col("VP / pt", lambda r: plus_minus(r["vp_per_pt"], r["vp_per_pt_ci"], 3)),
+    Col("left out (not recorded)", left_out, "left"),
 ]
 WEAPON_COLS = [
     Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"),
@@ -55,11 +80,18 @@ COMP_COLS = [
     Col("VP margin", lambda r: plus_minus(r["vp_margin"], r["vp_margin_ci"], 1)),
     Col("rounds", field("mean_rounds", lambda v: num(v, 1))), Col("mirrors", field("mirrors")),
 ]
+def _first_cell(r: dict) -> str:
+    """The first-player share, or why there is no separate test (side and first move confounded)."""
+    if r.get("confounded"):
+        return f"= blue test ({r['confounded_by']} always first)"
+    return interval(r["first_share"], r["first_lo"], r["first_hi"], as_pct=True)
+
+
 SIDE_COLS = [
     Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"), Col("games", field("games")),
     Col("blue wins (decisive)", lambda r: interval(r["blue_share"], r["blue_lo"], r["blue_hi"], as_pct=True)),
     Col("p", field("blue_p", lambda v: "" if v is None else f"{v:.2g}")),
-    Col("first player wins", lambda r: interval(r["first_share"], r["first_lo"], r["first_hi"], as_pct=True)),
+    Col("first player wins", lambda r: _first_cell(r)),
     Col("p", field("first_p", lambda v: "" if v is None else f"{v:.2g}")), Col("draws", field("draws")),
 ]
 IMPACT_COMP_COLS = [

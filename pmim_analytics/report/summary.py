@@ -77,7 +77,12 @@ def side_signals(sides: pl.DataFrame) -> list[str]:
     """A side or first-player advantage significant at :data:`ALPHA`."""
     out = []
     for r in _rows(sides):
-        if r["blue_p"] is not None and r["blue_p"] < ALPHA:
+        if r["blue_p"] is not None and r["blue_p"] < ALPHA and r.get("confounded"):
+            out.append(f"Blue wins {pct(r['blue_share'])} [{pct(r['blue_lo'])}, {pct(r['blue_hi'])}] of decisive "
+                       f"{r['rules_id']} games ({r['source']}, p = {r['blue_p']:.2g}), but {r['confounded_by']} "
+                       f"activated first in every one of them: side and first move cannot be told apart "
+                       f"(play with first_player: random to separate them).")
+        elif r["blue_p"] is not None and r["blue_p"] < ALPHA:
             out.append(f"Blue wins {pct(r['blue_share'])} [{pct(r['blue_lo'])}, {pct(r['blue_hi'])}] of decisive "
                        f"{r['rules_id']} games ({r['source']}, p = {r['blue_p']:.2g}): check map symmetry.")
         if r["first_p"] is not None and r["first_p"] < ALPHA:

@@ -89,8 +89,12 @@ def vp_winner(victory: Victory, blue_vp: int, red_vp: int) -> str | None:
     return None
 
 
-def round_limit_winner(blue_vp: int, red_vp: int) -> str | None:
-    """Who wins a game stopped at the round limit: the side ahead on VP (``None``, a draw, when level)."""
+def round_limit_winner(victory: Victory, blue_vp: int, red_vp: int) -> str | None:
+    """Who wins a game stopped at the round limit without a VP win: nobody (a draw) by default,
+    since the rules only know the VP victory; under ``at_round_limit: vp`` the side ahead on VP
+    (still a draw when level)."""
+    if victory.at_round_limit == "draw":
+        return None
     return "blue" if blue_vp > red_vp else "red" if red_vp > blue_vp else None
 
 
@@ -100,7 +104,7 @@ def round_end_result(victory: Victory, round_no: int, blue_vp: int, red_vp: int)
     if winner is not None:
         return winner, "vp"
     if round_no >= victory.round_limit:
-        return round_limit_winner(blue_vp, red_vp), "round_limit"
+        return round_limit_winner(victory, blue_vp, red_vp), "round_limit"
     return None
 
 

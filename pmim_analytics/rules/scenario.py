@@ -55,6 +55,10 @@ class Victory(_Frozen):
     vp_to_win: int = Field(ge=0)
     round_limit: int = Field(ge=1)
     wipeout_loses: bool = True
+    #: What a game that reaches ``round_limit`` with no winner under the victory rule is:
+    #: ``draw`` (the default: the sources name no other way to win) or ``vp`` (the side
+    #: ahead on VP wins, equal VP is a draw), a scenario option.
+    at_round_limit: Literal["draw", "vp"] = "draw"
 
 
 class Scenario(_Frozen):
@@ -68,7 +72,11 @@ class Scenario(_Frozen):
     deployment: Deployment
     objectives: Objectives
     victory: Victory
-    first_player: Literal["alternate", "blue", "red"] = "alternate"
+    #: Who activates first (see docs/rules-notes.md, "Who activates first"): ``alternate``
+    #: blue in odd rounds and red in even ones; ``blue`` or ``red`` that side in every
+    #: round; ``random`` a die drawn before deployment picks the side that deploys and
+    #: activates first in round 1, then the rounds alternate.
+    first_player: Literal["alternate", "blue", "red", "random"] = "alternate"
 
     @model_validator(mode="after")
     def _on_map(self) -> Scenario:

@@ -43,6 +43,7 @@ class BatchSpec:
     games: int
     name: str | None = None
     played: str | None = None
+    first_player: str | None = None  # overrides the scenario's first_player setting
 
     def sides(self, game_index: int) -> tuple[Roster, Roster, str, str, bool]:
         """(blue army, red army, blue bot, red bot, swapped) of one game: army A is blue in even games."""
@@ -74,7 +75,7 @@ def play_batch_game(batch: BatchSpec, game_index: int, specs: dict[bool, GameSpe
     blue, red, blue_bot, red_bot, swapped = batch.sides(game_index)
     spec = specs.get(swapped) if specs is not None else None
     if spec is None:
-        spec = GameSpec.create(batch.rules_id, batch.scenario_id, blue, red)
+        spec = GameSpec.create(batch.rules_id, batch.scenario_id, blue, red, batch.first_player)
         if specs is not None:
             specs[swapped] = spec
     return play_game(spec, blue_bot, red_bot, batch.seed, game_index, batch.name, batch.played)

@@ -22,7 +22,12 @@ def unit_stats_sql(events: str, units: str, games: str) -> str:
 
     ``events`` needs game_id, type, unit, target, by, hit, damage, overkill, round, side
     and the holders; ``units`` game_id, unit_id, side, code, type, kind, weapons (text),
-    pts; ``games`` game_id, rules_id, source, rounds, blue_vp, red_vp.
+    pts; ``games`` game_id, rules_id, source, rounds, blue_vp, red_vp, not_recorded.
+
+    What the game did not record is NULL, not zero: with ``combat`` not recorded, attacks,
+    hits, damage, overkill and kills; with ``losses`` not recorded, ``destroyed`` of every
+    unit: a survival rate needs every loss, and counting only the losses a log happens to
+    list would bias it (a listed loss keeps its ``round_destroyed`` and its event).
 
     Damage dealt and taken count what landed (damage less overkill). A VP is shared among
     the scoring side's holders. VP share and VP rounds are NULL when unknown: the game
@@ -56,15 +61,22 @@ def unit_stats_sql(events: str, units: str, games: str) -> str:
         SELECT game_id, count(*) AS n_vp, count(*) FILTER (WHERE len(hs) = 0) AS n_anonymous
         FROM vpe GROUP BY ALL)
     SELECT u.game_id, u.unit_id, u.side, g.rules_id, g.source, u.code, u.type, u.kind, u.weapons, u.pts,
-           coalesce(atk.attacks, 0), coalesce(atk.hits, 0), coalesce(atk.dealt, 0), coalesce(atk.ovk, 0),
-           coalesce(tkn.taken, 0), coalesce(kil.kills, 0), des.unit_id IS NOT NULL, des.round_destroyed,
+           CASE WHEN NOT combat_unknown THEN coalesce(atk.attacks, 0) END,
+           CASE WHEN NOT combat_unknown THEN coalesce(atk.hits, 0) END,
+           CASE WHEN NOT combat_unknown THEN coalesce(atk.dealt, 0) END,
+           CASE WHEN NOT combat_unknown THEN coalesce(atk.ovk, 0) END,
+           CASE WHEN NOT combat_unknown THEN coalesce(tkn.taken, 0) END,
+           CASE WHEN NOT combat_unknown THEN coalesce(kil.kills, 0) END,
+           CASE WHEN NOT losses_unknown THEN des.unit_id IS NOT NULL END, des.round_destroyed,
            g.rounds,
            CASE WHEN vp_unknown THEN NULL ELSE coalesce(vpu.share, 0) END,
            CASE WHEN vp_unknown THEN NULL ELSE coalesce(vpu.vp_rounds, 0) END
     FROM {units} u
     JOIN (SELECT gg.*, coalesce(vpg.n_anonymous, 0) > 0
                        OR (coalesce(vpg.n_vp, 0) = 0 AND coalesce(gg.blue_vp + gg.red_vp, 1) > 0)
-                       AS vp_unknown
+                       AS vp_unknown,
+                       coalesce(contains(gg.not_recorded, 'combat'), false) AS combat_unknown,
+                       coalesce(contains(gg.not_recorded, 'losses'), false) AS losses_unknown
           FROM {games} gg LEFT JOIN vpg USING (game_id)) g USING (game_id)
     LEFT JOIN atk USING (game_id, unit_id)
     LEFT JOIN tkn USING (game_id, unit_id)
@@ -80,7 +92,8 @@ def load_good_games(con: duckdb.DuckDBPyConnection) -> int:
     con.execute("""
         CREATE OR REPLACE TEMP TABLE st_new_games AS
         SELECT gd.game_id, sg.source, sg.rules_id, sg.scenario, sg.seed, sg.game_index, sg.batch, sg.played,
-               x.winner, x.reason, x.rounds, x.blue_vp, x.red_vp, x.first_side, x.n_events, sg.file, gd.g
+               x.winner, x.reason, x.rounds, x.blue_vp, x.red_vp, x.first_side, x.n_events, sg.file, gd.g,
+               sg.not_recorded, coalesce(contains(sg.estimated, 'vp'), false) AS vp_estimated
         FROM st_good gd JOIN st_games sg USING (g)
         JOIN (SELECT g, count(*) AS n_events,
                      arg_min(side, seq) FILTER (WHERE type = 'round_start') AS first_side,
@@ -101,9 +114,9 @@ def load_good_games(con: duckdb.DuckDBPyConnection) -> int:
         SELECT gd.game_id, {ev_cols} FROM st_events e JOIN st_good gd USING (g)""")
     con.execute("""
         INSERT INTO games (game_id, source, rules_id, scenario, seed, game_index, batch, played, winner, reason,
-                           rounds, blue_vp, red_vp, first_side, n_events, file)
+                           rounds, blue_vp, red_vp, first_side, n_events, file, not_recorded, vp_estimated)
         SELECT game_id, source, rules_id, scenario, seed, game_index, batch, played, winner, reason,
-               rounds, blue_vp, red_vp, first_side, n_events, file
+               rounds, blue_vp, red_vp, first_side, n_events, file, not_recorded, vp_estimated
         FROM st_new_games ORDER BY g""")
     con.execute("""
         CREATE OR REPLACE TEMP TABLE st_new_sides AS

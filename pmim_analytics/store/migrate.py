@@ -22,6 +22,8 @@ from pmim_analytics.rules.rows import unit_rows, version_row, weapon_rows
 from pmim_analytics.store.rollups import ROLLUPS_SINCE, rebuild_rollups
 
 SQL_DIR = REPO_ROOT / "sql"
+#: The schema version from which unknown figures are NULL and rollups count known ones.
+UNKNOWN_SINCE = 4
 _NAME = re.compile(r"^(\d{3})_[\w-]+\.sql$")
 
 
@@ -81,8 +83,9 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
             raise StoreError(f"migration {version} failed: {str(e).splitlines()[0]}",
                              Location(display_path(path))) from e
         applied.append(version)
-    if have and have < ROLLUPS_SINCE <= (applied[-1] if applied else have):
-        rebuild_rollups(con)  # the rollups of a database that already held games
+    last = applied[-1] if applied else have
+    if have and (have < ROLLUPS_SINCE <= last or have < UNKNOWN_SINCE <= last):
+        rebuild_rollups(con)  # the rollups of a database that already held games (new columns at 4)
     return applied
 
 

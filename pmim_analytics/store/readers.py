@@ -22,6 +22,7 @@ import duckdb
 import polars as pl
 
 from pmim_analytics.analytics import luck
+from pmim_analytics.analytics.compositions import fold_estimated
 from pmim_analytics.analytics.dataset import Provenance
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
 from pmim_analytics.errors import StoreError, display_path
@@ -78,10 +79,11 @@ class DuckDBData:
     """The games in a DuckDB file, filtered to ``rules_ids`` (all if ``None``) and ``source``."""
 
     def __init__(self, path: str | Path, rules_ids: tuple[str, ...] | list[str] | None = None,
-                 source: str | None = None) -> None:
+                 source: str | None = None, include_estimated: bool = False) -> None:
         self.path = Path(path)
         self.rules_ids = tuple(rules_ids) if rules_ids is not None else None
         self.source = source
+        self.include_estimated = include_estimated
         self._rules_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
         if not self.path.exists():
@@ -217,11 +219,17 @@ class DuckDBData:
 
     def matchup_cells(self) -> pl.DataFrame:
         keys = list(BY_TABLE["rollup_matchup_cells"].keys)
-        return self._q(reaggregate_sql("rollup_matchup_cells", keys, "{where}") + " ORDER BY ALL NULLS LAST")
+        cells = self._q(reaggregate_sql("rollup_matchup_cells", keys, "{where}") + " ORDER BY ALL NULLS LAST")
+        return fold_estimated(cells, self.include_estimated)
 
     def game_cells(self) -> pl.DataFrame:
         keys = list(BY_TABLE["rollup_game_cells"].keys)
-        return self._q(reaggregate_sql("rollup_game_cells", keys, "{where}") + " ORDER BY ALL")
+        cells = self._q(reaggregate_sql("rollup_game_cells", keys, "{where}") + " ORDER BY ALL")
+        return fold_estimated(cells, self.include_estimated)
+
+    def estimated_vp_games(self) -> int:
+        """Selected games whose final VP are estimated (left out of VP margins unless included)."""
+        return int(self._q("SELECT count(*) AS n FROM games WHERE {where} AND vp_estimated")["n"].item())
 
     def army_rosters(self) -> pl.DataFrame:
         # one roster per army hash; the same hash means the same units, whichever source kept it

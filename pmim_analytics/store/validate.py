@@ -110,6 +110,8 @@ def event_checks_sql() -> str:
         "['target', 'rules', printf('%s attacks %s of its own side', e.unit, e.target)]",
         "WHEN e.type = 'attack' AND (e.die1 IS NULL) <> (e.die2 IS NULL) THEN "
         "['roll', 'format', 'a roll has two dice or none']",
+        "WHEN e.type = 'first_player' AND e.die1 NOT BETWEEN 1 AND 6 THEN "
+        "['die', 'roll', printf('die %d is not a d6 result (1-6)', e.die1)]",
         "WHEN e.type = 'attack' AND (e.die1 NOT BETWEEN 1 AND 6 OR e.die2 NOT BETWEEN 1 AND 6) THEN "
         "['roll', 'roll', printf('roll [%d, %d] is not two d6 results (1-6 each)', e.die1, e.die2)]",
         "WHEN e.type = 'overheat_roll' AND e.die1 NOT BETWEEN 1 AND 6 THEN "
@@ -139,8 +141,8 @@ def event_checks_sql() -> str:
         "['damage', 'damage', 'a miss deals no damage and hits no location']",
         f"WHEN e.location IS NOT NULL AND e.location NOT IN {locs} THEN "
         "['location', 'value', printf('unknown hit location ''%s''', e.location)]",
-        "WHEN e.type IN ('round_start', 'vp') AND e.side NOT IN ('blue', 'red') THEN "
-        "[CASE e.type WHEN 'vp' THEN 'side' ELSE 'first' END, 'value', "
+        "WHEN e.type IN ('round_start', 'vp', 'first_player') AND e.side NOT IN ('blue', 'red') THEN "
+        "[CASE e.type WHEN 'round_start' THEN 'first' ELSE 'side' END, 'value', "
         "printf('side must be blue or red, got ''%s''', e.side)]",
         "WHEN e.type = 'game_end' AND e.side NOT IN ('blue', 'red') THEN "
         "['winner', 'value', printf('winner must be blue, red or null, got ''%s''', e.side)]",

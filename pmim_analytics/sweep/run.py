@@ -51,7 +51,7 @@ def _manifest(sweep: Sweep, played: str) -> dict[str, Any]:
     spec = sweep.spec
     return {"format": MANIFEST_FORMAT[0], "version": MANIFEST_FORMAT[1], "name": spec.name,
             "sweep_file": sweep.source, "seed": spec.seed, "scenario": spec.scenario,
-            "part_size": spec.part_size, "played": played,
+            "part_size": spec.part_size, "first_player": spec.first_player, "played": played,
             "pairings": [p.identity() for p in sweep.pairings]}
 
 
@@ -93,7 +93,7 @@ def prepare(sweep: Sweep, out: Path, today: str | None = None) -> str:
         return played
     where = Location(display_path(out / MANIFEST))
     hint = "; write to another --out folder (or delete this one)"
-    for key in ("name", "scenario", "part_size"):
+    for key in ("name", "scenario", "part_size", "first_player"):
         now = getattr(sweep.spec, key)
         if old.get(key) != now:
             raise PmimError(f"this folder holds a sweep with {key} {old.get(key)!r}, not {now!r}{hint}", where)
@@ -130,7 +130,7 @@ def plan_jobs(sweep: Sweep, out: Path, played: str, result: SweepResult) -> list
     jobs: list[PartJob] = []
     for pairing in sweep.pairings:
         folder = pairing_folder(out, pairing)
-        batch = pairing.batch(sweep.spec.name, sweep.spec.scenario, played)
+        batch = pairing.batch(sweep.spec.name, sweep.spec.scenario, played, sweep.spec.first_player)
         summary = result.summaries.setdefault(pairing.id, BatchSummary())
         done = set(list_parts(folder)) if folder.is_dir() else set()
         for part in sorted(done):

@@ -9,6 +9,7 @@ number of games per pairing and a seed::
     compositions: [v3-balanced, v3-tank-heavy, ../armies/v3-fast-gev.yaml]
     bots: [greedy]
     games_per_pairing: 1000
+    first_player: random   # optional: overrides the scenario's setting for every pairing
 
 A composition is a bare name (``v3-balanced``: ``data/armies/v3-balanced.yaml``) or a path
 relative to the sweep file. The plan has one pairing for every pair of compositions
@@ -26,6 +27,7 @@ import itertools
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -63,6 +65,8 @@ class SweepFile(BaseModel):
     mirrors: bool = False
     games_per_pairing: int = Field(ge=1)
     part_size: int = Field(default=PART_SIZE, ge=1, le=100_000)
+    #: who activates first, for every pairing (default: the scenario's own setting)
+    first_player: Literal["alternate", "blue", "red", "random"] | None = None
     notes: str | None = None
 
     _no_repeats = field_validator("rules", "compositions", "bots")(_unique)
@@ -87,10 +91,12 @@ class Pairing:
         """``v3/v3-balanced--v3-tank-heavy--greedy-greedy``: also its folder below the sweep's."""
         return f"{self.rules_id}/{self.key_a}--{self.key_b}--{self.bot_a}-{self.bot_b}"
 
-    def batch(self, sweep_name: str, scenario: str, played: str | None) -> BatchSpec:
+    def batch(self, sweep_name: str, scenario: str, played: str | None,
+              first_player: str | None = None) -> BatchSpec:
         """The pairing as a batch; its name (in every game header) is ``<sweep>/<pairing id>``."""
         return BatchSpec(self.rules_id, scenario, self.army_a, self.army_b, self.bot_a, self.bot_b,
-                         self.seed, self.games, name=f"{sweep_name}/{self.id}", played=played)
+                         self.seed, self.games, name=f"{sweep_name}/{self.id}", played=played,
+                         first_player=first_player)
 
     def identity(self) -> dict[str, object]:
         """What makes the pairing's games: recorded in a sweep's manifest and compared on resume."""

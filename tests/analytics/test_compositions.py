@@ -65,11 +65,38 @@ def test_matchups_from_both_views_and_the_matrix() -> None:
     assert row_a["A"] is None and row_a["B"] == pytest.approx(2 / 3) and row_a["C"] == 0.0
 
 
-def test_side_and_first_player_advantage() -> None:
+def test_side_and_first_player_confounded_give_one_test() -> None:
     s = side_advantage(cells(five_games())).row(0, named=True)
     assert (s["games"], s["blue_wins"], s["red_wins"], s["draws"]) == (5, 3, 1, 1)
-    assert s["blue_share"] == 0.75 and s["first_share"] == 0.75  # blue went first in every game
+    # blue went first in every game: side and first move are one effect, so one test
+    assert (s["blue_first_games"], s["red_first_games"], s["confounded"], s["confounded_by"]) == (5, 0, True, "blue")
+    assert s["blue_share"] == 0.75 and s["first_share"] is None and s["first_p"] is None
     assert s["blue_p"] == pytest.approx(10 / 16)  # 3 of 4 against one half: P(0, 1, 3 or 4 of 4)
+
+
+def test_side_and_first_player_apart_give_two_tests() -> None:
+    # red moves first in g2 and g4: blue wins 3 of 4 decisive games, the first mover 3 of 4
+    gs = [
+        game("g1", "A", "B", "blue", (11, 5), 8, first="blue"),   # first (blue) wins
+        game("g2", "B", "A", "red", (3, 11), 6, first="red"),     # first (red) wins
+        game("g3", "A", "B", None, (4, 4), 20, first="blue"),     # draw
+        game("g4", "A", "A", "blue", (11, 9), 9, first="red"),    # first (red) loses
+        game("g5", "C", "A", "blue", (11, 10), 7, first="blue"),  # first (blue) wins
+    ]
+    s = side_advantage(cells(gs)).row(0, named=True)
+    assert (s["blue_first_games"], s["red_first_games"], s["confounded"], s["confounded_by"]) == (3, 2, False, None)
+    assert (s["blue_wins"], s["red_wins"]) == (3, 1) and s["blue_share"] == 0.75
+    assert (s["first_wins"], s["first_losses"]) == (3, 1) and s["first_share"] == 0.75
+    assert s["first_p"] == pytest.approx(10 / 16)
+    lo, hi = wilson_interval(3, 4)
+    assert (s["first_lo"], s["first_hi"]) == (pytest.approx(lo), pytest.approx(hi))
+
+
+def test_red_always_first_is_confounded_too() -> None:
+    gs = [game(f"g{i}", "A", "B", "blue" if i % 3 else "red", (11, 2) if i % 3 else (2, 11), 5, first="red")
+          for i in range(6)]
+    s = side_advantage(cells(gs)).row(0, named=True)
+    assert (s["confounded"], s["confounded_by"], s["first_p"]) == (True, "red", None)
 
 
 def test_impact_pairs_matchups_played_under_both_rules() -> None:

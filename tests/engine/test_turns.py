@@ -178,10 +178,11 @@ def test_destroyed_units_do_not_count_but_crippled_warmechs_do() -> None:
     assert st.objective_holders()[0] == (["B:TY1"], ["R:VI1"])
 
 
-def _end_round_with(vp: tuple[int, int], blue_holds: int, red_holds: int, round_no: int = 1) -> GameState:
+def _end_round_with(vp: tuple[int, int], blue_holds: int, red_holds: int, round_no: int = 1,
+                    at_round_limit: str | None = None) -> GameState:
     blue = [("TY", ("HAC",), OBJ[k]) for k in range(blue_holds)] or [("TY", ("HAC",), (0, 13))]
     red = [("TY", ("HAC",), OBJ[5 - k]) for k in range(red_holds)] or [("TY", ("HAC",), (19, 0))]
-    st = position("v3", blue, red, round_no)
+    st = position("v3", blue, red, round_no, victory={"at_round_limit": at_round_limit} if at_round_limit else None)
     st.vp = list(vp)
     finish_round(st)
     return st
@@ -209,13 +210,33 @@ def test_victory_is_checked_at_the_end_of_each_round(vp, blue_holds, red_holds, 
         assert st.result().winner == winner and st.is_terminal()
 
 
-@pytest.mark.parametrize(("vp", "winner"), [((4, 4), None), ((5, 4), "blue"), ((2, 7), "red")])
-def test_the_round_limit_ends_the_game_on_vp_or_a_draw(vp: tuple[int, int], winner: str | None) -> None:
+@pytest.mark.parametrize("vp", [(4, 4), (5, 4), (2, 7), (10, 3)])
+def test_the_round_limit_is_a_draw_by_default(vp: tuple[int, int]) -> None:
+    # nobody has more than 10 VP and more than the other at the end of round 20: a draw,
+    # whoever is ahead (the victory rule names no other way to win)
     st = _end_round_with(vp, 0, 0, round_no=20)
     end = st.events[-1]
     assert isinstance(end, GameEnd)
-    assert (end.winner, end.reason, end.rounds, end.blue_vp, end.red_vp) == (winner, "round_limit", 20, *vp)
+    assert (end.winner, end.reason, end.rounds, end.blue_vp, end.red_vp) == (None, "round_limit", 20, *vp)
     assert st.phase == OVER and st.legal_actions() == []
+
+
+def test_a_win_under_the_victory_rule_in_the_last_round_is_still_a_win() -> None:
+    st = _end_round_with((10, 4), 1, 0, round_no=20)  # blue scores its 11th VP in round 20
+    end = st.events[-1]
+    assert (end.winner, end.reason, end.blue_vp) == ("blue", "vp", 11)
+
+
+@pytest.mark.parametrize(("vp", "winner"), [((4, 4), None), ((5, 4), "blue"), ((2, 7), "red")])
+def test_the_round_limit_option_vp_gives_the_game_to_the_side_ahead(vp: tuple[int, int], winner: str | None) -> None:
+    st = _end_round_with(vp, 0, 0, round_no=20, at_round_limit="vp")
+    end = st.events[-1]
+    assert (end.winner, end.reason, end.rounds, end.blue_vp, end.red_vp) == (winner, "round_limit", 20, *vp)
+
+
+def test_before_the_limit_play_goes_on() -> None:
+    st = _end_round_with((5, 4), 0, 0, round_no=19)
+    assert st.phase == BATTLE and st.round == 20
 
 
 def test_a_side_that_loses_its_last_unit_loses_at_once() -> None:

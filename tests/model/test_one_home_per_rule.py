@@ -72,8 +72,12 @@ def test_victory_at_a_round_end() -> None:
     assert mechanics.round_end_result(victory, 1, target, 0) is None  # more than the target is needed
     assert mechanics.round_end_result(victory, 1, target + 2, target + 2) is None  # and more than the other side
     limit = victory.round_limit
-    assert mechanics.round_end_result(victory, limit, 3, 5) == ("red", "round_limit")
-    assert mechanics.round_end_result(victory, limit, 4, 4) == (None, "round_limit")
+    # by default the rules' only victory is the VP one: reaching the round limit without it is a draw
+    assert mechanics.round_end_result(victory, limit, 3, 5) == (None, "round_limit")
+    assert mechanics.round_end_result(victory, limit - 1, 3, 5) is None
+    by_vp = victory.model_copy(update={"at_round_limit": "vp"})  # the scenario option: the side ahead wins
+    assert mechanics.round_end_result(by_vp, limit, 3, 5) == ("red", "round_limit")
+    assert mechanics.round_end_result(by_vp, limit, 4, 4) == (None, "round_limit")
 
 
 def test_deployment_rows_and_attack_limits() -> None:

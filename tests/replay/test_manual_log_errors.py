@@ -78,6 +78,8 @@ CASES = {
                                                           "TY7", "MA1", "MA2", "MA3", "BE1")],
                          "result: red manual", "red", "cannot have won"),
     "round limit not reached": (["R5 vp 1-0"], "result: blue round_limit", "round_limit", "needs the game to last 20"),
+    "a win at the round limit": (["R20 vp 5-3"], "result: blue round_limit", "blue",
+                                 "cannot win by round_limit"),
     # syntax
     "neither hit nor miss": ([], "R1 B:NE2 SC>R:TY1 6+6 hti", "hti", "expected 'hit' or 'miss'"),
     "roll out of range": ([], "R1 B:NE2 SC>R:TY1 13 hit", "13", "2 to 12"),
@@ -212,3 +214,11 @@ def test_line_after_the_result_is_refused(tmp_path: Path) -> None:
     _, errors = parse_log(HEADER + "result: draw manual\nR1 B:NE2 move\n", "t.pmimlog", strict=False)
     assert [(e.where.line, e.where.column) for e in errors] == [(5, 1)]
     assert "after the result line (line 4)" in errors[0].message
+
+
+def test_a_game_that_reaches_the_round_limit_is_logged_as_a_draw() -> None:
+    # Take and Hold: no winner under the victory rule by round 20 is a draw, whoever is ahead
+    game, errors = parse_log(HEADER + "R20 vp 5-3\nresult: draw round_limit\n", "t.pmimlog", strict=False)
+    assert not errors, [e.render() for e in errors]
+    end = game.events[-1]
+    assert isinstance(end, GameEnd) and (end.winner, end.reason, end.blue_vp, end.red_vp) == (None, "round_limit", 5, 3)

@@ -42,6 +42,8 @@ class GameBuilder:
     events: list[Event] = field(default_factory=list)
     result: GameEnd | None = None
     vp_total: dict[str, int] = field(default_factory=lambda: {"blue": 0, "red": 0})
+    not_recorded: tuple[str, ...] = ()  # what the log did not record: combat, losses
+    vp_estimated: bool = False  # the final VP are reconstructed
 
     def side(self, side: str, composition: str, units: list[tuple[str, str, tuple[str, ...]]],
              bot: str | None = "greedy", army_hash: str | None = None) -> GameBuilder:
@@ -112,7 +114,8 @@ class GameBuilder:
         return {"game_id": self.game_id, "source": self.source, "rules_id": self.rules_id,
                 "scenario": "take-and-hold", "seed": 1, "game_index": 0, "batch": "test", "played": "2026-11-30",
                 "winner": r.winner, "reason": r.reason, "rounds": r.rounds, "blue_vp": r.blue_vp,
-                "red_vp": r.red_vp, "first_side": self.first_side, "n_events": len(self.events), "file": None}
+                "red_vp": r.red_vp, "first_side": self.first_side, "n_events": len(self.events), "file": None,
+                "not_recorded": " ".join(self.not_recorded) or None, "vp_estimated": self.vp_estimated}
 
     def side_rows(self) -> list[dict]:
         r = self.result
@@ -163,8 +166,11 @@ class GameBuilder:
                 "game_id": self.game_id, "unit_id": u.unit_id, "side": u.side, "rules_id": self.rules_id,
                 "source": self.source, "code": u.code, "type": u.type, "kind": u.kind,
                 "weapons": " ".join(u.weapons), "pts": u.pts,
-                **{k: int(a[k]) for k in ("attacks", "hits", "damage_dealt", "overkill", "damage_taken", "kills")},
-                "destroyed": u.unit_id in destroyed, "round_destroyed": destroyed.get(u.unit_id),
+                # what the log did not record is unknown (None), not 0 or "survived"
+                **{k: None if "combat" in self.not_recorded else int(a[k])
+                   for k in ("attacks", "hits", "damage_dealt", "overkill", "damage_taken", "kills")},
+                "destroyed": None if "losses" in self.not_recorded else u.unit_id in destroyed,
+                "round_destroyed": destroyed.get(u.unit_id),
                 "rounds_played": r.rounds, "vp_share": float(a["vp_share"]), "vp_rounds": int(a["vp_rounds"]),
             })
         return rows

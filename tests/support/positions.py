@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 from pmim_analytics.engine.actions import ActivateUnit, EndActivation, FireWeapon
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import GameState
@@ -18,10 +21,18 @@ def roster(rules: str, units: list[Placed], name: str) -> Roster:
     return r
 
 
-def position(rules: str, blue: list[Placed], red: list[Placed], round_no: int = 1) -> GameState:
-    """A state at the start of ``round_no`` with the given units (ids B:TW1, R:TY1, ...)."""
+def position(rules: str, blue: list[Placed], red: list[Placed], round_no: int = 1,
+             victory: dict[str, Any] | None = None) -> GameState:
+    """A state at the start of ``round_no`` with the given units (ids B:TW1, R:TY1, ...).
+
+    ``victory`` overrides fields of Take and Hold's victory settings (e.g. ``at_round_limit``).
+    """
     b, r = roster(rules, blue, "blue"), roster(rules, red, "red")
     spec = GameSpec.create(rules, "take-and-hold", b, r)
+    if victory:
+        scen = spec.scenario
+        spec = dataclasses.replace(spec, scenario=scen.model_copy(
+            update={"victory": scen.victory.model_copy(update=victory)}))
     placements = {}
     for prefix, ros, units in (("B:", b, blue), ("R:", r, red)):
         for ru, (_, _, hex_) in zip(ros.units, units, strict=True):

@@ -18,11 +18,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from pmim_analytics.errors import Location, ReplayError, display_path
-from pmim_analytics.model.events import Event
+from pmim_analytics.model.events import Event, GameEnd
 from pmim_analytics.replay.format import GameHeader, GameRecord, compute_game_id
 from pmim_analytics.replay.manual.builder import LogBuilder
 from pmim_analytics.replay.manual.header import SIDE_PREFIX, SIDES, LogHeader, read_header
-from pmim_analytics.replay.manual.notation import Tag, iter_statements, parse_tag, strip_comment
+from pmim_analytics.replay.manual.notation import (
+    AttackStmt,
+    DeployStmt,
+    MoveStmt,
+    Tag,
+    VPStmt,
+    iter_statements,
+    parse_tag,
+    strip_comment,
+)
 from pmim_analytics.replay.manual.writer import format_log
 
 LOG_SUFFIX = ".pmimlog"
@@ -59,18 +68,33 @@ class LogReader:
                 pass
             return None
         builder = LogBuilder(header, self.source, self.handle_error)
+        played = False  # a play log: deployments, moves, attacks or VP lines, not only losses
         for stmt in statements:
             if isinstance(stmt, Tag) and stmt.name not in ("rounds", "result"):
                 continue
+            played = played or isinstance(stmt, (DeployStmt, MoveStmt, AttackStmt, VPStmt))
             builder.visit(stmt)
         events = builder.finish()
         if events is None:
             return None
-        return build_record(header, events)
+        end = events[-1]
+        if "vp" in header.estimated and isinstance(end, GameEnd) and end.blue_vp is None and header.estimated_tag:
+            tok = header.estimated_tag.value
+            self.handle_error(ReplayError(f"{tok.text!r}: the log gives no final VP to mark as estimated",
+                                          Location(self.source, tok.line, tok.column)))
+        return build_record(header, events, played)
 
 
-def build_record(header: LogHeader, events: list[Event]) -> GameRecord:
-    """Assemble the replay header (game id from the content) and the events."""
+def build_record(header: LogHeader, events: list[Event], played: bool = True) -> GameRecord:
+    """Assemble the replay header (game id from the content) and the events.
+
+    What was not recorded is what the ``not recorded:`` tag says; without it, a summary
+    log (``played`` false: no deployment, move, attack or VP line) recorded neither combat
+    nor every loss, and a play log recorded everything.
+    """
+    not_recorded = header.not_recorded
+    if not_recorded is None:
+        not_recorded = () if played else ("combat", "losses")
     sides = {}
     for side in SIDES:
         spec = header.sides[side]
@@ -81,7 +105,8 @@ def build_record(header: LogHeader, events: list[Event]) -> GameRecord:
     draft = GameHeader.model_validate({
         "game_id": "", "source": "manual", "rules": header.rules.id, "scenario": header.scenario.id,
         "map": {"columns": m.columns, "rows": m.rows, "layout": m.layout}, "sides": sides,
-        "played": header.played, "notes": header.notes,
+        "played": header.played, "notes": header.notes, "not_recorded": not_recorded,
+        "estimated": header.estimated,
     })
     game_id = compute_game_id(draft.model_dump(mode="json"), events)
     return GameRecord(draft.model_copy(update={"game_id": game_id}), tuple(events))

@@ -94,12 +94,17 @@ def check_result(res: ResultLine, vp: tuple[int, int] | None, rounds: int | None
         if rounds != limit:
             raise Reject(reason_tok, f"{reason_tok.text!r} needs the game to last {limit} rounds; the log has "
                          f"{rounds if rounds is not None else 'no round count'}")
-        if vp is not None:
-            ahead = round_limit_winner(vp[0], vp[1])
+        if scenario.victory.at_round_limit == "draw":
+            if winner is not None:
+                raise Reject(win_tok, f"{scenario.name} makes a game that reaches the round limit without a "
+                             f"winner a draw, so {win_tok.text!r} cannot win by round_limit; write "
+                             f"'result: draw round_limit'")
+        elif vp is not None:
+            ahead = round_limit_winner(scenario.victory, vp[0], vp[1])
             if ahead != winner:
                 raise Reject(vp_tok, f"at the round limit the side ahead on VP wins, and {vp_text!r} "
                              f"gives {ahead or 'a draw'}")
-    if winner is None and vp is not None and vp[0] != vp[1] and reason != "manual":
+    if winner is None and vp is not None and vp[0] != vp[1] and reason not in ("manual", "round_limit"):
         raise Reject(vp_tok, f"a draw with VP {vp_text!r} is inconsistent")
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pmim_analytics.errors import Location, PmimError, ReplayError
-from pmim_analytics.replay.manual.notation import ErrorHook, Tag, Token
+from pmim_analytics.replay.manual.notation import ErrorHook, Tag, Token, tokenize
 from pmim_analytics.rules import Roster, army_violations, data_dir, load_army, load_rules, load_scenario
 from pmim_analytics.rules.army import ArmyList, parse_army
 from pmim_analytics.rules.models import RulesVersion
@@ -24,7 +24,10 @@ SIDES = ("blue", "red")
 SIDE_PREFIX = {"blue": "B", "red": "R"}
 DEFAULT_SCENARIO = "take-and-hold"
 HEADER_TAGS = ("date", "rules", "scenario", "blue player", "red player", "blue army", "red army",
-               "blue army name", "red army name", "notes")
+               "blue army name", "red army name", "notes", "not recorded", "estimated")
+#: Values of ``not recorded:`` (``nothing`` says everything was recorded) and ``estimated:``.
+NOT_RECORDED_VALUES = ("combat", "losses")
+ESTIMATED_VALUES = ("vp",)
 #: Tags read in line order with the body: they close the game.
 FOOTER_TAGS = ("rounds", "result")
 _ENTRY_RE = re.compile(r"\s*(?:(\d+)\s*[xX]\s*)?([A-Za-z][A-Za-z .'-]*?)\s*\(([^()]*)\)\s*,?")
@@ -49,6 +52,9 @@ class LogHeader:
     played: str | None
     notes: str | None
     sides: dict[str, SideSpec]
+    not_recorded: tuple[str, ...] | None = None  # None: not said, the log's form decides
+    estimated: tuple[str, ...] = ()
+    estimated_tag: Tag | None = None
 
 
 def _err(tok: Token, source: str, message: str) -> ReplayError:
@@ -159,9 +165,30 @@ def read_header(tags: Iterable[Tag], source: str, base_dir: Path | None, on_erro
             ok = False
         else:
             sides[side] = spec
+    not_recorded = _read_list(seen.get("not recorded"), NOT_RECORDED_VALUES, "nothing", source, on_error)
+    estimated = _read_list(seen.get("estimated"), ESTIMATED_VALUES, None, source, on_error) or ()
     if not ok or rules is None or scenario is None:
         return None
-    return LogHeader(rules, scenario, played, " ".join(notes) or None, sides)
+    return LogHeader(rules, scenario, played, " ".join(notes) or None, sides, not_recorded, estimated,
+                     seen.get("estimated"))
+
+
+def _read_list(tag: Tag | None, allowed: tuple[str, ...], none_word: str | None, source: str,
+               on_error: ErrorHook) -> tuple[str, ...] | None:
+    """The words of ``not recorded: combat losses`` / ``estimated: vp`` (commas allowed), checked
+    against ``allowed``; ``none_word`` (``nothing``) stands for the empty list; ``None`` without a tag."""
+    if tag is None:
+        return None
+    toks = tokenize(tag.value.text.replace(",", " "), tag.line, tag.value.column - 1)
+    words = [t.text.lower() for t in toks]
+    if none_word is not None and words == [none_word]:
+        return ()
+    for tok, word in zip(toks, words, strict=True):
+        if word not in allowed:
+            choices = " or ".join(f"{a!r}" for a in (*allowed, *([none_word] if none_word else [])))
+            on_error(_err(tok, source, f"{tag.key.text!r} takes {choices}, got {tok.text!r}"))
+            return None
+    return tuple(sorted(set(words)))
 
 
 def _valid_date(text: str) -> bool:

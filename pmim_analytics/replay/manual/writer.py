@@ -47,6 +47,15 @@ def _header_lines(game: GameRecord) -> Iterator[str]:
         yield f"{side} army: {format_army(s)}"
     if h.notes:
         yield f"notes: {' '.join(h.notes.split())}"
+    # a log without play lines reads as a summary log (nothing recorded but the losses
+    # listed): say so either way, so the text reads back to the same game
+    played = any(ev.type in ("deploy", "activate", "move", "attack", "round_end") for ev in game.events)
+    if h.not_recorded:
+        yield f"not recorded: {' '.join(h.not_recorded)}"
+    elif not played:
+        yield "not recorded: nothing"
+    if h.estimated:
+        yield f"estimated: {' '.join(h.estimated)}"
 
 
 def _attack_line(ev: Attack, ambiguous: set[tuple[str, str]]) -> str:
