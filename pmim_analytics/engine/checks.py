@@ -27,6 +27,7 @@ class RuleChecks:
     if TYPE_CHECKING:  # what the checks read of the game state (GameState defines them)
         from pmim_analytics.engine.spec import Board
         from pmim_analytics.model.hexes import HexGrid
+        from pmim_analytics.rules.optional import RushRule
 
         phase: str
         round: int
@@ -41,7 +42,7 @@ class RuleChecks:
         grid: HexGrid
         _pending: object | None
         _chance: str | None
-        _rush: object | None
+        _rush: RushRule | None
         rushed: bool
 
         def unit(self, unit_id: str) -> UnitState: ...

@@ -197,7 +197,8 @@ def read_game(path: str | Path) -> GameRecord:
 
 
 __all__ = [
-    "FORMAT_NAME", "FORMAT_VERSION", "FORMAT_VERSIONS", "GameHeader", "GameRecord", "MapRecord", "SideRecord", "UnitRecord",
+    "FORMAT_NAME", "FORMAT_VERSION", "FORMAT_VERSIONS", "GameHeader", "GameRecord", "MapRecord", "SideRecord",
+    "UnitRecord",
     "compute_game_id", "format_game", "game_id_of", "iter_lines", "parse_event", "parse_header", "read_game",
     "write_game",
 ]

@@ -191,7 +191,8 @@ def rush_distance(rule: RushRule | None, mov: int) -> int:
 
 
 __all__ = ["ATTACKS_PER_ACTIVATION", "OVERHEAT_DIE", "activations_per_turn", "firing_sequence_overheat",
-           "heat_rating", "initiative_first", "is_overheated", "overheat_chance", "overheat_damage", "overheat_excess",
-           "rush_distance", "weapon_heat", "attacks_per_activation", "chart_codes", "deployment_rows", "in_capture_zone",
+           "heat_rating", "initiative_first", "is_overheated", "overheat_chance", "overheat_damage",
+           "overheat_excess", "rush_distance", "weapon_heat", "attacks_per_activation", "chart_codes",
+           "deployment_rows", "in_capture_zone",
            "infantry_range", "objective_scorer", "round_end_result", "round_limit_winner", "vp_winner",
            "weapon_range"]

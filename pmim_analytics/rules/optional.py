@@ -147,7 +147,8 @@ def check_optional_rules(rules: RulesVersion) -> list[tuple[tuple[str | int, ...
     for mech in rules.warmechs:
         if mech.code not in heat.warmechs and rules.weight_class(mech) not in heat.ratings:
             problems.append(((*base, "ratings"), f"no heat rating for {mech.name} ({mech.code}, "
-                             f"{rules.weight_class(mech)}): give its class under ratings or the Warmech under warmechs"))
+                             f"{rules.weight_class(mech)}): give its class under ratings or the Warmech "
+                             "under warmechs"))
     for w in rules.weapons:
         if w.ton > 0 and w.code not in heat.weapons and w.ton not in heat.tonnage_heat:
             problems.append(((*base, "tonnage_heat"), f"no heat cost for {w.name} ({w.code}, {w.ton} tons): "
