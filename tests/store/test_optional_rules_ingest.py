@@ -66,3 +66,25 @@ def test_contradicting_overheat_and_initiative_rolls_are_rejected_whole(tmp_path
     reasons = sorted(r.message for r in result.rejected)
     assert len(reasons) == 2
     assert any("overheated is" in m for m in reasons) and any("first is" in m for m in reasons), reasons
+
+
+def test_the_optional_rules_report_counts_what_the_events_say(tmp_path: Path, db: Path) -> None:
+    from pmim_analytics.analytics import optional_rules
+    from pmim_analytics.store.readers import DuckDBData
+
+    heat, init = _games("v3-heat", 8), _games("v3-rolled-initiative", 3)
+    write_games(tmp_path, heat + init)
+    assert ingest_paths([tmp_path], db).loaded == len(heat) + len(init)
+    ev = DuckDBData(db).optional_rule_events()
+    rolls = [e for g in heat for e in g.events if isinstance(e, OverheatRoll)]
+    t = optional_rules.heat_table(ev)
+    assert t["rolls"].sum() == len(rolls) and t["overheats"].sum() == sum(r.overheated for r in rolls)
+    assert {(r["excess"], r["exact"]) for r in t.iter_rows(named=True)} <= {(k, min(k, 6) / 6) for k in range(1, 20)}
+    lost = optional_rules.heat_by_weapon(ev)
+    assert lost["lost"].sum() == sum(r.overheated for r in rolls)
+    inits = [e for g in init for e in g.events if isinstance(e, InitiativeRoll)]
+    it = optional_rules.initiative_table(ev).row(0, named=True)
+    assert (it["rules_id"], it["rolls"], it["blue_first"]) == (
+        "v3-rolled-initiative", len(inits), sum(e.first == "blue" for e in inits))
+    only_heat = DuckDBData(db, rules_ids=["v3-heat"]).optional_rule_events()
+    assert set(only_heat["type"].to_list()) <= {"overheat_roll", "weapon_lost"}
