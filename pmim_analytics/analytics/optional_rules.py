@@ -9,7 +9,6 @@ rule's real effect from dice noise.
 
 from __future__ import annotations
 
-
 import polars as pl
 
 from pmim_analytics.analytics.stats import wilson_exprs
