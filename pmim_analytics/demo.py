@@ -66,10 +66,15 @@ SCRIPTED_LEVELS = ("random", "greedy", "tactician")
 V3_ARMIES = ("v3-balanced", "v3-tank-heavy", "v3-infantry-swarm", "v3-mech-heavy", "v3-fast-gev")
 V2_ARMIES = ("v2-playtest-balanced", "v2-playtest1-heavy", "v2-playtest2-infantry", "v2-lances-example")
 
-#: The default demo: the v3 archetypes under v3 and two of the designer's what-ifs, and the
+#: The sample variants that switch on one optional rule each (docs/rules-notes.md, "Optional rules").
+OPTIONAL_RULE_VARIANTS = ("v3-heat", "v3-rolled-initiative", "v3-catch-up", "v3-rush")
+
+#: The default demo: the v3 archetypes under v3, two of the designer's what-ifs and the four
+#: optional-rule variants (same seeds as v3, so the impact report pairs their games), and the
 #: playtest lists under v2 as printed and as played (heavy Warmechs at DEF 6).
 DEFAULT_PLANS = (
-    DemoPlan(("v3", "v3-llaser-rpt4", "v3-heavy-def6"), V3_ARMIES, demo_games(), bot=demo_bot(),
+    DemoPlan(("v3", "v3-llaser-rpt4", "v3-heavy-def6", *OPTIONAL_RULE_VARIANTS), V3_ARMIES, demo_games(),
+             bot=demo_bot(),
              levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v3",), level_games=40),
     DemoPlan(("v2", "v2-heavy-def6"), V2_ARMIES, demo_games(), bot=demo_bot(),
              levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v2-heavy-def6",),
