@@ -223,6 +223,16 @@ def load_rules(rules_id: str) -> RulesVersion:
     return rules
 
 
+def rules_label(rules_id: str) -> str:
+    """A rules id as a picker shows it: with the optional rules it switches on, if any
+    (``v3-heat (optional: heat)``). An id that does not load is shown as it is."""
+    try:
+        names = load_rules(rules_id).optional.names()
+    except (DataFileError, UnknownNameError):
+        return rules_id
+    return f"{rules_id} (optional: {', '.join(n.replace('_', ' ') for n in names)})" if names else rules_id
+
+
 def find_unit(rules: RulesVersion, name: str) -> Chassis | Warmech:
     """Look up a unit type by code or name (case, dots and spaces ignored).
 
