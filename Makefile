@@ -3,6 +3,8 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The dashboard listens on this machine only; DASH_ADDRESS=0.0.0.0 exposes it (no login: see README).
+DASH_ADDRESS ?= localhost
 
 .PHONY: run test lint venv clean dashboard
 
@@ -22,7 +24,7 @@ run: $(STAMP)
 	$(BIN)/pmim army validate data/armies/*.yaml
 	$(BIN)/pmim demo
 	$(BIN)/pmim db info
-	$(BIN)/streamlit run app/streamlit_app.py --server.headless true --browser.gatherUsageStats false
+	$(BIN)/streamlit run app/streamlit_app.py --server.headless true --browser.gatherUsageStats false --server.address $(DASH_ADDRESS)
 
 ## make test: set up with the test extras, lint, check the layers and the types, run every test
 test: $(STAMP)
@@ -34,7 +36,7 @@ test: $(STAMP)
 
 ## make dashboard: open the dashboard on the database ($$PMIM_DB or data/pmim.duckdb) at http://localhost:8501
 dashboard: $(STAMP)
-	$(BIN)/streamlit run app/streamlit_app.py --server.headless true --browser.gatherUsageStats false
+	$(BIN)/streamlit run app/streamlit_app.py --server.headless true --browser.gatherUsageStats false --server.address $(DASH_ADDRESS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

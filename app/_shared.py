@@ -9,6 +9,7 @@ runs show up on the next rerun without a restart.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -213,7 +214,15 @@ def only_composition(df, f: Filters, *cols: str):  # noqa: ANN001, ANN201
 
 
 def default_db() -> str:
-    """``$PMIM_DB`` or ``data/pmim.duckdb``."""
+    """The database chosen when the server started, never from the browser: ``--db PATH``
+    after ``--`` on the command line (``streamlit run app/streamlit_app.py -- --db x.duckdb``),
+    else ``$PMIM_DB``, else ``data/pmim.duckdb``."""
+    args = sys.argv[1:]
+    for i, a in enumerate(args):
+        if a == "--db" and i + 1 < len(args):
+            return str(resolve_db_path(args[i + 1]))
+        if a.startswith("--db="):
+            return str(resolve_db_path(a[len("--db="):]))
     return str(resolve_db_path(None))
 
 
@@ -258,8 +267,7 @@ def sidebar() -> Filters:
     """
     sb = st.sidebar
     sb.header("Filters")
-    db = sb.text_input("Database file", value=st.session_state.get("db_path", default_db()), key="db_path",
-                       help="A pmim DuckDB file; `$PMIM_DB` or data/pmim.duckdb by default.")
+    db = default_db()  # fixed at start: a browser cannot point the server at another file
     version = content_version(db)
     choices = {"rules_ids": [], "sources": [], "compositions": []}
     games_n = 0
@@ -289,7 +297,8 @@ def sidebar() -> Filters:
     comp = sb.selectbox("Composition", comps, key="composition_filter", on_change=_keep,
                         args=("composition_filter",),
                         help="Limits composition tables and game lists to games with this army list.")
-    sb.caption(f"{games_n:,} games in {Path(db).name}" if games_n else "No games in this database yet.")
+    sb.caption((f"{games_n:,} games in {db}" if games_n else f"No games in {db} yet.")
+               + " (the database is chosen at start: `-- --db PATH` or `$PMIM_DB`)")
     sb.caption("The filters are in the page's address: bookmark it or share it to come back to this view.")
     _write_url(list(picked), all_ids, src, comp)
     ids = tuple(picked) if picked and len(picked) < len(all_ids) else None

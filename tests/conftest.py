@@ -12,6 +12,13 @@ import pytest
 from pmim_analytics.rules.catalogue import REPO_ROOT, clear_caches
 
 DATA = REPO_ROOT / "data"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The session's own installation key (never the user's): fixtures sign with it."""
+    import tempfile
+
+    os.environ["PMIM_KEY_FILE"] = str(Path(tempfile.mkdtemp(prefix="pmim-key-")) / "install.key")
 ARMIES = DATA / "armies"
 
 

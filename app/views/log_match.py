@@ -10,7 +10,7 @@ import polars as pl
 import streamlit as st
 
 from pmim_analytics.errors import PmimError
-from pmim_analytics.replay.manual import LOG_SUFFIX, parse_log
+from pmim_analytics.replay.manual import LOG_SUFFIX, MAX_PASTE_BYTES, parse_log
 from pmim_analytics.replay.manual.summary_form import (
     REASONS,
     SummaryForm,
@@ -203,7 +203,7 @@ def body() -> None:
     with paste_tab:
         st.markdown("Paste a log in the notation (a detailed log typed at the table, or a summary). "
                     "Its `rules:` line decides the rules version.")
-        text = st.text_area("Manual log", height=320, placeholder=EXAMPLE, key="pasted")
+        text = st.text_area("Manual log", height=320, placeholder=EXAMPLE, key="pasted", max_chars=MAX_PASTE_BYTES)
         if text.strip():
             check_and_save(text, "paste")
 

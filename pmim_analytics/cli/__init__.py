@@ -5,12 +5,39 @@ Each command group lives in its own module and is registered here.
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 
-import typer
-import typer.core
 
-from pmim_analytics.cli import army_cmd, bots_cmd, db_cmd, demo_cmd, log_cmd, play_cmd, report_cmd, rules_cmd, sweep_cmd
+# Ctrl-C while the command's libraries load (about a second): leave quietly with the
+# documented exit code instead of an import traceback. Restored once loaded.
+def _quit_while_loading(signum: int, frame: object) -> None:
+    os._exit(130)
+
+
+try:
+    _loading_handler = signal.signal(signal.SIGINT, _quit_while_loading)
+except ValueError:  # imported outside the main thread: leave signals alone
+    _loading_handler = None
+
+import typer  # noqa: E402
+import typer.core  # noqa: E402
+
+from pmim_analytics.cli import (  # noqa: E402
+    army_cmd,
+    bots_cmd,
+    db_cmd,
+    demo_cmd,
+    log_cmd,
+    play_cmd,
+    report_cmd,
+    rules_cmd,
+    sweep_cmd,
+)
+
+if _loading_handler is not None:
+    signal.signal(signal.SIGINT, _loading_handler)
 
 app = typer.Typer(
     name="pmim",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import polars as pl
@@ -33,8 +34,16 @@ def ingest_cmd(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first rejected game."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    trust_own: bool = typer.Option(False, "--trust-own", help="Skip the rules check for replays this "
+                                   "installation's `pmim simulate` wrote and signed (unchanged since); "
+                                   "every other game is still checked."),
+    workers: int = typer.Option(os.cpu_count() or 1, "--workers", min=1,
+                                help="Processes replaying games through the rules."),
 ) -> None:
     """Load games into the database: idempotent, one transaction per batch, bad games rejected whole.
+
+    Every game is replayed through the rules first (the check of `pmim replay verify`, on
+    all cores); a game that breaks a rule is rejected with file, line, field and the rule.
 
     Prints every rejection (file, line, field, why) on stderr and a summary on stdout.
     Exit 0 when everything loaded or was already there, 1 when any game was rejected,
@@ -51,7 +60,7 @@ def ingest_cmd(
             bar.update(task, completed=done, total=total,
                        description=f"{r.loaded} games, {r.events:,} events, {len(r.rejected)} rejected")
 
-        result = ingest_paths(paths, db, strict=strict, progress=progress,
+        result = ingest_paths(paths, db, strict=strict, progress=progress, workers=workers, trust_own=trust_own,
                               on_wait=lambda msg: err.print(f"[yellow]waiting:[/] {msg}", highlight=False))
     for note in result.notes:
         err.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
@@ -104,6 +113,8 @@ def info_cmd(db: Path | None = typer.Option(None, "--db", help=DB_HELP), fmt: Fo
     out.print(f"games          {info.games:,} ({info.events:,} events)", highlight=False)
     out.print(f"last ingest    {info.last_ingest or '-'}", highlight=False)
     out.print(f"rejections     {info.rejects:,} recorded (table ingest_rejects)", highlight=False)
+    out.print(f"rules checked  {info.rules_checked:,} of {info.games:,} games replayed through the rules "
+              "before they were stored (table game_checks)", highlight=False)
     if info.by_source_rules:
         emit([games], fmt)
 

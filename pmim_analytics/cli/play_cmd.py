@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -16,10 +17,11 @@ from pmim_analytics.engine.bots import bot_names, check_bot_name
 from pmim_analytics.engine.driver import play_game
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.verify import verify_game
-from pmim_analytics.errors import InvalidArmyError, PmimError, display_path
+from pmim_analytics.errors import InvalidArmyError, Location, PmimError, ReplayError, display_path
+from pmim_analytics.replay import provenance
 from pmim_analytics.replay.format import write_game
 from pmim_analytics.replay.show import describe_event, iter_play_by_play
-from pmim_analytics.replay.sources import iter_games
+from pmim_analytics.replay.sources import LoadedGame, iter_games, read_game_with_lines
 from pmim_analytics.rules import load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.sim.backends import open_backend
@@ -132,7 +134,9 @@ def simulate(
 
     Sides swap every other game (each army keeps its bot). The same seed gives the same
     games whatever --workers and --backend. Ctrl-C stops cleanly: finished parts stay, no
-    half-written file is left. Exit 2 for bad input.
+    half-written file is left. The files written are signed (DIR/pmim-signed.json, with
+    this installation's key), so `pmim ingest --trust-own` may skip their rules check.
+    Exit 2 for bad input.
 
     Example: pmim simulate --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --games 1000
     """
@@ -156,12 +160,36 @@ def simulate(
             progress.update(task, completed=done)
             progress.refresh()
 
+        began = provenance.now()
         summary = run_batch(batch, workers, out_dir, fmt, advance, backend=runner)
+    if out_dir is not None:  # what this installation wrote: `pmim ingest --trust-own` may skip its rules check
+        provenance.sign_written(out_dir, began)
     out.print(_summary_table(summary, army_a.name, army_b.name, blue_bot, red_bot))
     reasons = ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items()))
     out.print(f"mean rounds {summary.mean_rounds:.2f}; game ends: {reasons}", highlight=False)
     if out_dir is not None:
         err.print(f"{games} games written to {display_path(out_dir)} ({fmt})", highlight=False)
+
+
+def _verify_items(path: Path) -> list[tuple[str, Callable[[], list[LoadedGame]]]]:
+    """What to check at ``path``, one readable unit (a file or a Parquet part) each, so an
+    unreadable one is reported and the others are still checked."""
+    from pmim_analytics.replay.parquet import list_parts, read_part
+
+    if not path.is_dir():
+        return [(display_path(path), lambda: list(iter_games(path)))]
+    parts = list_parts(path)
+    files = sorted(f for f in path.glob("*.jsonl"))
+    if not parts and not files:
+        raise ReplayError("the folder holds no replays (*.jsonl) and no Parquet parts", Location(display_path(path)))
+
+    def part_games(n: int) -> list[LoadedGame]:
+        return [LoadedGame(f"{display_path(path)} game {rec.header.game_id}", rec, None) for rec in read_part(path, n)]
+
+    items: list[tuple[str, Callable[[], list[LoadedGame]]]] = [
+        (f"{display_path(path)} part {n:05d}", lambda n=n: part_games(n)) for n in parts]
+    items += [(display_path(f), lambda f=f: [read_game_with_lines(f)]) for f in files]
+    return items
 
 
 @replay_app.command("verify")
@@ -172,26 +200,41 @@ def verify_cmd(
     """Replay engine games through the rules and report every event that breaks them.
 
     Prints one line per violation with the file and line (manual games are skipped:
-    `pmim log check` checks those). Exit 0 when all are clean,
-    1 when any breaks a rule, 2 when a file cannot be read.
+    `pmim log check` checks those), and a file that cannot be read (too large, not a
+    regular file, broken) with why; every other file is still checked, and a summary line
+    ends the run. Exit 0 when all are clean, 1 when any breaks a rule, 2 when a file
+    cannot be read.
 
     Example: pmim replay verify replays/game.jsonl
     """
-    games = bad = 0
+    games = bad = unreadable = 0
     for path in paths:
-        for loaded in iter_games(path):
-            if loaded.record.header.source != "engine":
-                err.print(f"{loaded.source}: a {loaded.record.header.source} game, skipped "
-                          "(`pmim log check` checks manual logs)", highlight=False)
+        try:
+            items = _verify_items(path)
+        except PmimError as e:
+            err.print(f"[red]unreadable:[/] {e.render()}", highlight=False, soft_wrap=True)
+            unreadable += 1
+            continue
+        for _, load in items:
+            try:
+                loaded_games = load()
+            except PmimError as e:
+                err.print(f"[red]unreadable:[/] {e.render()}", highlight=False, soft_wrap=True)
+                unreadable += 1
                 continue
-            games += 1
-            found = verify_game(loaded.record, loaded.lines)
-            if found:
-                bad += 1
-                for v in found:
-                    out.print(v.render(loaded.source), highlight=False, soft_wrap=True)
-    err.print(f"{games} game(s) checked, {bad} with violations", highlight=False)
-    raise typer.Exit(1 if bad else 0)
+            for loaded in loaded_games:
+                if loaded.record.header.source != "engine":
+                    err.print(f"{loaded.source}: a {loaded.record.header.source} game, skipped "
+                              "(`pmim log check` checks manual logs)", highlight=False)
+                    continue
+                games += 1
+                found = verify_game(loaded.record, loaded.lines)
+                if found:
+                    bad += 1
+                    for v in found:
+                        out.print(v.render(loaded.source), highlight=False, soft_wrap=True, markup=False)
+    err.print(f"{games} game(s) checked, {bad} with violations, {unreadable} file(s) unreadable", highlight=False)
+    raise typer.Exit(2 if unreadable else 1 if bad else 0)
 
 
 @replay_app.command("show")

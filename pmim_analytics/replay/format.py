@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pmim_analytics.errors import Location, ReplayError, display_path
+from pmim_analytics.limits import MAX_REPLAY_BYTES, check_regular_file, loads_json
 from pmim_analytics.model.events import EVENT_FIELDS, EVENT_TYPES, Event, event_from_dict
 from pmim_analytics.model.record import (
     FORMAT_NAME,
@@ -104,7 +105,7 @@ def parse_event(obj: Any, where: Location) -> Event:
         raise ReplayError(f"missing field {missing!r}", Location(where.file, where.line, field=missing)) from None
     except TypeError as e:
         raise ReplayError(str(e), Location(where.file, where.line)) from None
-    _check_types(ev, cls, where)
+    check_event_types(ev.to_dict(), where)
     return ev
 
 
@@ -117,11 +118,12 @@ _ID_LIST_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind 
 _BOOL_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "bool"}
 
 
-def _check_types(ev: Event, cls: type[Event], where: Location) -> None:
+def check_event_types(d: dict[str, Any], where: Location) -> None:
+    """Check the field types of one event in its JSON form (every field present);
+    raises a positioned :class:`ReplayError` for the first wrong one."""
     def bad(field: str, why: str) -> ReplayError:
         return ReplayError(why, Location(where.file, where.line, field=field))
 
-    d = ev.to_dict()
     for key, value in d.items():
         if value is None and (d["type"], key) in _NULLABLE:
             continue
@@ -173,13 +175,15 @@ def read_game(path: str | Path) -> GameRecord:
     """
     p = Path(path)
     name = display_path(p)
+    if p.exists():
+        check_regular_file(p, MAX_REPLAY_BYTES, "replay")
     header: GameHeader | None = None
     events: list[Event] = []
     for n, text in iter_lines(p):
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
+            obj = loads_json(text, Location(name, n), check_depth=header is None)
         except json.JSONDecodeError as e:
             raise ReplayError(f"invalid JSON: {e.msg}", Location(name, n, e.colno)) from None
         where = Location(name, n)

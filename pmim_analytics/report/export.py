@@ -22,6 +22,7 @@ from pmim_analytics.analytics.robustness import robustness_tables
 from pmim_analytics.errors import PmimError, StoreError, display_path
 from pmim_analytics.report import figures, sections
 from pmim_analytics.report.images import markdown_to_html, write_pngs
+from pmim_analytics.report.inert import csv_frame
 from pmim_analytics.report.note import render_note
 from pmim_analytics.report.summary import balance_signals, designer_questions
 from pmim_analytics.rules import load_rules
@@ -168,7 +169,7 @@ def _export(data: GameData, rules_ids: Sequence[str] | None, out: Path, date: st
     dice = _dice(ids)
     paths: dict[str, Path] = {}
     for name, df in {**t, **{f"dice_{rid}": d for rid, d in dice.items()}}.items():
-        df.write_csv(out / "tables" / f"{name}.csv")
+        csv_frame(df).write_csv(out / "tables" / f"{name}.csv")
         df.write_parquet(out / "tables" / f"{name}.parquet")
         paths[name] = out / "tables" / f"{name}.csv"
     figs: dict[str, Path] = {}

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pmim_analytics.report.inert import md_text
+
 Formatter = Callable[[dict], str]
 
 
@@ -70,7 +72,7 @@ def field(name: str, fmt: Callable[[object], str] = num) -> Formatter:
 
 def text(name: str) -> Formatter:
     """A cell showing one column as text."""
-    return lambda r: "" if r.get(name) is None else str(r.get(name)).replace("|", "\\|")
+    return lambda r: md_text(r.get(name))
 
 
 def markdown_table(df: pl.DataFrame, cols: Sequence[Col], max_rows: int | None = None) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import polars as pl
 
 from pmim_analytics.analytics.robustness import robustness_signals
+from pmim_analytics.report.inert import md_text
 from pmim_analytics.report.markdown import num, pct
 
 #: Fewest unit-games for a unit type to be compared with the others in the summary.
@@ -68,7 +69,7 @@ def composition_signals(compositions: pl.DataFrame) -> list[str]:
     for g in groups.sort("evidence", descending=True).iter_rows(named=True):
         parts = [f"{pct(r['win_rate'])} [{pct(r['win_lo'])}, {pct(r['win_hi'])}] under {r['rules_id']} "
                  f"({num(r['games'])} games)" for r in sorted(g["rows"], key=lambda r: r["rules_id"])]
-        out.append(f"**{g['composition']}** {'wins' if g['strong'] else 'wins only'} " + "; ".join(parts)
+        out.append(f"**{md_text(g['composition'])}** {'wins' if g['strong'] else 'wins only'} " + "; ".join(parts)
                    + f" ({g['source']}, mirrors excluded).")
     return out
 
@@ -94,7 +95,7 @@ def side_signals(sides: pl.DataFrame) -> list[str]:
 def impact_signals(impact: pl.DataFrame) -> list[str]:
     """Compositions whose win rate changed between two rules ids beyond its interval."""
     c = impact.filter((pl.col("win_diff_lo") > 0) | (pl.col("win_diff_hi") < 0))
-    return [f"From {r['rules_a']} to {r['rules_b']}, **{r['composition']}** goes from {pct(r['win_a'])} to "
+    return [f"From {r['rules_a']} to {r['rules_b']}, **{md_text(r['composition'])}** goes from {pct(r['win_a'])} to "
             f"{pct(r['win_b'])} wins ({100 * r['win_diff']:+.0f} points [{100 * r['win_diff_lo']:+.0f}, "
             f"{100 * r['win_diff_hi']:+.0f}]; same opponents and bots)." for r in _rows(c)]
 

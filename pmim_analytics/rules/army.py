@@ -13,14 +13,23 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from pmim_analytics.errors import (
     DataFileError,
     InvalidArmyError,
     Location,
+    PmimError,
     UnknownNameError,
     display_path,
+)
+from pmim_analytics.limits import (
+    MAX_ARMY_BYTES,
+    MAX_COUNT_PER_ENTRY,
+    MAX_NAME_CHARS,
+    MAX_UNITS_PER_ARMY,
+    LimitError,
+    check_regular_file,
 )
 from pmim_analytics.model.vocab import LOCATION_CODES
 from pmim_analytics.rules.catalogue import (
@@ -40,9 +49,17 @@ class ArmyEntry(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    type: str
-    weapons: tuple[str, ...] = ()
+    type: str = Field(max_length=MAX_NAME_CHARS)
+    weapons: tuple[str, ...] = Field(default=(), max_length=MAX_UNITS_PER_ARMY)
     count: int = Field(default=1, ge=1)
+
+    @field_validator("count")
+    @classmethod
+    def _count_limit(cls, v: int) -> int:
+        if v > MAX_COUNT_PER_ENTRY:
+            raise ValueError(f"count {v} is over the limit of {MAX_COUNT_PER_ENTRY} units per entry "
+                             "(pmim_analytics.limits.MAX_COUNT_PER_ENTRY)")
+        return v
 
 
 class ArmyList(BaseModel):
@@ -50,10 +67,18 @@ class ArmyList(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str
-    rules: str
-    units: tuple[ArmyEntry, ...] = Field(min_length=1)
-    notes: str | None = None
+    name: str = Field(max_length=MAX_NAME_CHARS)
+    rules: str = Field(max_length=MAX_NAME_CHARS)
+    units: tuple[ArmyEntry, ...] = Field(min_length=1, max_length=MAX_UNITS_PER_ARMY)
+    notes: str | None = Field(default=None, max_length=10_000)
+
+    @model_validator(mode="after")
+    def _units_limit(self) -> ArmyList:
+        total = sum(e.count for e in self.units)
+        if total > MAX_UNITS_PER_ARMY:
+            raise ValueError(f"the army has {total} units, over the limit of {MAX_UNITS_PER_ARMY} "
+                             "(pmim_analytics.limits.MAX_UNITS_PER_ARMY)")
+        return self
 
 
 @dataclass(frozen=True)
@@ -106,6 +131,12 @@ def load_army(path: str | Path) -> ArmyList:
     Raises :class:`DataFileError` with file, line or field and the reason.
     """
     p = Path(path)
+    try:
+        check_regular_file(p, MAX_ARMY_BYTES, "army list")
+    except LimitError as e:
+        raise DataFileError(e.message, e.where) from None
+    except PmimError:
+        pass  # read_yaml names a missing or unreadable file
     raw = read_yaml(p)
     return parse_army(raw, display_path(p))
 

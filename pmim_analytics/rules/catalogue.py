@@ -58,7 +58,8 @@ def validation_message(err: ValidationError) -> tuple[str, str]:
     """Return (field path, reason) of the first problem in a pydantic error."""
     first = err.errors()[0]
     loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    return loc, first["msg"]
+    msg = first["msg"]
+    return loc, msg[len("Value error, "):] if msg.startswith("Value error, ") else msg
 
 
 def _rules_files() -> dict[str, Path]:
@@ -274,12 +275,15 @@ def _rename_hint(rules: RulesVersion, key: str, kind: str, codes: list[str]) -> 
 
 @cache
 def load_scenario(scenario_id: str) -> Scenario:
-    """Return the scenario ``scenario_id`` from ``data/scenarios/``."""
-    root = data_dir() / "scenarios"
-    path = root / f"{scenario_id}.yaml"
-    if not path.exists():
-        known = ", ".join(p.stem for p in sorted(root.glob("*.yaml")))
-        raise UnknownNameError(f"unknown scenario {scenario_id!r}; choose one of {known}")
+    """Return the scenario ``scenario_id`` from ``data/scenarios/``.
+
+    The id is looked up among the files there, never used as a path: anything else
+    (``../x``, an absolute path) is an unknown id. Raises :class:`UnknownNameError`.
+    """
+    files = {p.stem: p for p in sorted((data_dir() / "scenarios").glob("*.yaml"))}
+    path = files.get(scenario_id) if isinstance(scenario_id, str) else None
+    if path is None:
+        raise UnknownNameError(f"unknown scenario {scenario_id!r}; choose one of {', '.join(files)}")
     raw = read_yaml(path)
     try:
         return Scenario.model_validate(raw)

@@ -62,9 +62,7 @@ def _connect_with_retry(path: Path, read_only: bool, timeout: float,
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.Error as e:
             if not is_lock_error(e):
-                what = "read" if read_only else "open for writing"
-                raise StoreError(f"the database could not be {what}: {_first_line(e)}",
-                                 _where(path)) from e
+                raise StoreError(explain_db_error(e, read_only), _where(path)) from e
             if time.monotonic() >= deadline:
                 who = "being written" if read_only else "in use"
                 raise StoreError(
@@ -77,6 +75,28 @@ def _connect_with_retry(path: Path, read_only: bool, timeout: float,
                 told = True
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 1.6, 0.1)
+
+
+def explain_db_error(e: BaseException, read_only: bool = False) -> str:
+    """One sentence for DuckDB's common file errors: permission, full disk, not a database."""
+    text = str(e)
+    low = text.lower()
+    if "permission denied" in low or "read-only file system" in low or "readonly" in low:
+        return ("the database file or its folder cannot be written (permission denied or a read-only "
+                "file system); nothing was changed: check the permissions or choose another --db")
+    if "no space left" in low or "disk is full" in low or "not enough space" in low:
+        return ("the disk is full; nothing of the batch in flight was stored and the database is as it was "
+                "before it: free some space and run the same command again")
+    if "not a valid duckdb database" in low or "invalid" in low and "database file" in low or \
+            "truncated" in low or "corrupt" in low or "checksum" in low or "unexpected end" in low or \
+            "could not read enough bytes" in low:
+        return ("the file is not a whole DuckDB database (truncated, damaged or another kind of file); "
+                "it was left as it is: restore it from a copy or ingest into a new file")
+    if "invalidated" in low:
+        return ("a write to the database failed (most often a full disk); nothing of the batch in flight was "
+                "stored: free some space and run the same command again")
+    what = "read" if read_only else "open for writing"
+    return f"the database could not be {what}: {_first_line(e)}"
 
 
 def _where(path: Path) -> Location:
@@ -101,6 +121,11 @@ def open_writer(db: str | Path | None = None, *, timeout: float = WRITE_TIMEOUT,
     con = _connect_with_retry(path, False, timeout, on_wait)
     try:
         key = path.resolve()
+        from pmim_analytics.store.migrate import latest_version, schema_version
+
+        have, want = schema_version(con), latest_version()
+        if have > want:
+            raise StoreError(newer_schema_message(have, want), _where(path))
         with _migrate_lock:
             if key not in _migrated:
                 from pmim_analytics.store.migrate import load_rules_tables, migrate
@@ -137,6 +162,8 @@ def _check_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     from pmim_analytics.store.migrate import latest_version, schema_version
 
     have, want = schema_version(con), latest_version()
+    if have > want:
+        raise StoreError(newer_schema_message(have, want), _where(path))
     if have < want:
         raise StoreError(f"the database has schema version {have} but this tool needs {want}; "
                          "upgrade it with `pmim db migrate`", _where(path))
@@ -159,3 +186,9 @@ def forget_migrated() -> None:
     """Make the next writer open re-check migrations and reload the rules (tests)."""
     with _migrate_lock:
         _migrated.clear()
+
+
+def newer_schema_message(have: int, want: int) -> str:
+    """Why a database from a newer pmim is neither read nor written."""
+    return (f"the database has schema version {have}, newer than this tool's {want} (it was written by a newer "
+            "pmim); it was left untouched: use that newer version")

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pmim_analytics.errors import Location, ReplayError
+from pmim_analytics.limits import MAX_UNITS_PER_ARMY, LimitError, check_name
 from pmim_analytics.replay.format import GameHeader, SideRecord, parse_header
 
 
@@ -65,6 +66,11 @@ class HeaderParser:
                     first = e.errors()[0]
                     field = ".".join(["sides", name, *(str(p) for p in first["loc"])])
                     raise ReplayError(first["msg"], Location(where.file, where.line, field=field)) from None
+                if len(record.units) > MAX_UNITS_PER_ARMY:
+                    raise LimitError(f"{len(record.units)} units, over the limit of {MAX_UNITS_PER_ARMY} per army",
+                                     Location(where.file, where.line, field=f"sides.{name}.units"))
+                for fld, text in (("name", record.name), ("player", record.player), ("bot", record.bot)):
+                    check_name(text, Location(where.file, where.line, field=f"sides.{name}.{fld}"), fld)
                 info = self._remember(key, record)
             infos[name] = info
         head = parse_header({**obj, "sides": {k: v.record for k, v in infos.items()}}, where)

@@ -25,6 +25,7 @@ class DbInfo:
     by_source_rules: tuple[tuple[str, str, int, int], ...]  # source, rules id, games, events
     rejects: int
     last_ingest: str | None
+    rules_checked: int = 0  # games replayed through the rules before they were stored (game_checks)
 
 
 def db_info(db: str | Path | None = None) -> DbInfo:
@@ -39,9 +40,11 @@ def db_info(db: str | Path | None = None) -> DbInfo:
                 SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM events),
                        (SELECT count(*) FROM ingest_rejects), (SELECT max(ingested_at) FROM games)""").fetchall()[0]
             version = schema_version(con)
+            checked = con.execute("SELECT count(*) FILTER (WHERE rules_checked) FROM game_checks "
+                                  "SEMI JOIN games USING (game_id)").fetchall()[0][0]
         except duckdb.Error as e:
             raise StoreError(f"the database could not be read: {str(e).strip().splitlines()[0]}") from e
     size = sum(p.stat().st_size for p in (path, Path(str(path) + ".wal")) if p.exists())
     return DbInfo(path, version, latest_version(), size, int(games), int(events),
                   tuple((s, r, int(n), int(e or 0)) for s, r, n, e in rows), int(rejects),
-                  str(last)[:19] if last else None)
+                  str(last)[:19] if last else None, int(checked or 0))

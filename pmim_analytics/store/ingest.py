@@ -26,14 +26,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pmim_analytics.errors import StoreError, display_path
+from pmim_analytics.replay.provenance import own_files_checker
 from pmim_analytics.rules.catalogue import data_dir
 from pmim_analytics.store import jsonl
-from pmim_analytics.store.connection import open_writer
+from pmim_analytics.store.connection import explain_db_error, open_writer
 from pmim_analytics.store.headers import HeaderParser
+from pmim_analytics.store.interrupt import SigintGuard
 from pmim_analytics.store.load import load_good_games
 from pmim_analytics.store.manual_logs import stage_logs
 from pmim_analytics.store.parquet import ParquetPart, stage_parts
 from pmim_analytics.store.rejects import Rejection, fill_raw, record_rejects
+from pmim_analytics.store.rules_judge import Pending, RulesJudge
 from pmim_analytics.store.sources import Inputs, find_inputs
 from pmim_analytics.store.staging import StageBuffer, create_staging, drop_staging, forget_games, materialize_units
 from pmim_analytics.store.validate import PARQUET_FIELD, Problem, find_problems
@@ -45,6 +48,7 @@ BATCH_FILES = 1000
 BATCH_BYTES = 128 * 1024 * 1024
 BATCH_PARQUET_ROWS = 2_000_000
 YIELD_EVERY = 3.0  # seconds of writing before the lock is given back to waiting readers
+WARM_POOL_FILES = 100  # from this many replays on, the rules-check workers start with the ingest
 YIELD_PAUSE = 0.2  # longer than a reader's retry interval, so a waiting reader gets in
 
 
@@ -125,7 +129,8 @@ def _plan(inputs: Inputs, batch_files: int, batch_bytes: int) -> list[_Batch]:
 def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, strict: bool = False,
                  progress: ProgressFn | None = None, on_wait: Callable[[str], None] | None = None,
                  batch_files: int = BATCH_FILES, batch_bytes: int = BATCH_BYTES,
-                 yield_every: float = YIELD_EVERY) -> IngestResult:
+                 yield_every: float = YIELD_EVERY, workers: int | None = None,
+                 trust_own: bool = False) -> IngestResult:
     """Ingest files, folders and globs into the database; see the module docstring.
 
     With ``strict`` the run stops at the first rejected game (games before it in input
@@ -133,53 +138,76 @@ def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, stric
     flight and returns what was done before, with ``interrupted`` set. Raises
     :class:`ReplayError` for a path that does not exist (before anything is read) and
     :class:`StoreError` when the database cannot be written.
+
+    Every game is replayed through the rules before it is stored, on ``workers``
+    processes (default: every core). With ``trust_own``, replays this installation wrote
+    itself and signed (``pmim simulate``; see :mod:`pmim_analytics.replay.provenance`)
+    skip that check; ``game_checks`` records which games were checked.
     """
     started = time.perf_counter()
-    inputs = find_inputs(paths)
-    result = IngestResult(notes=list(inputs.notes), inputs=inputs.count)
-    batches = _plan(inputs, batch_files, batch_bytes)
-    run_id = uuid.uuid4().hex[:12]
-    parser = HeaderParser()
-    scenarios = sorted(p.stem for p in (data_dir() / "scenarios").glob("*.yaml"))
-    done = 0
-    if progress:
-        progress(0, inputs.count, result)
-    i = 0
-    try:
-        while i < len(batches):
-            opened = time.perf_counter()
-            with open_writer(db, on_wait=on_wait) as con:
-                while i < len(batches):
-                    batch = batches[i]
-                    stop = _attempt(con, batch, parser, scenarios, run_id, strict, result)
-                    if stop is None:  # an unreadable Parquet file among several parts: try them one by one
-                        batches[i:i + 1] = [_Batch(parquet=[part]) for part in batch.parquet]
-                        continue
-                    i += 1
-                    done += batch.size
-                    result.seconds = time.perf_counter() - started
-                    if progress:
-                        progress(done, inputs.count, result)
-                    if stop:
-                        i = len(batches)
-                        break
-                    if time.perf_counter() - opened > yield_every:
-                        break
-            if i < len(batches):
-                time.sleep(YIELD_PAUSE)
-    except KeyboardInterrupt:
-        result.interrupted = True
+    with SigintGuard() as guard:
+        inputs = find_inputs(paths)
+        result = IngestResult(notes=list(inputs.notes), inputs=inputs.count)
+        done = 0
+        judge = RulesJudge(workers)
+        try:
+            batches = _plan(inputs, batch_files, batch_bytes)
+            run_id = uuid.uuid4().hex[:12]
+            parser = HeaderParser()
+            scenarios = sorted(p.stem for p in (data_dir() / "scenarios").glob("*.yaml"))
+            if len(inputs.jsonl) >= WARM_POOL_FILES or inputs.parquet:
+                judge.start()
+            trusted = own_files_checker() if trust_own else (lambda path: False)
+            if progress:
+                progress(0, inputs.count, result)
+            i = 0
+            while i < len(batches):
+                opened = time.perf_counter()
+                with open_writer(db, on_wait=on_wait) as con:
+                    guard.con = con
+                    while i < len(batches):
+                        batch = batches[i]
+                        stop = _attempt(con, batch, parser, scenarios, run_id, strict, result, judge, trusted)
+                        if stop is None:  # an unreadable Parquet file among several parts: try them one by one
+                            batches[i:i + 1] = [_Batch(parquet=[part]) for part in batch.parquet]
+                            continue
+                        i += 1
+                        done += batch.size
+                        result.seconds = time.perf_counter() - started
+                        if progress:
+                            progress(done, inputs.count, result)
+                        if stop:
+                            i = len(batches)
+                            break
+                        if time.perf_counter() - opened > yield_every:
+                            break
+                    guard.con = None
+                if i < len(batches):
+                    time.sleep(YIELD_PAUSE)
+        except KeyboardInterrupt:
+            result.interrupted = True
+            judge.close(now=True)
+        except Exception as e:  # DuckDB reports an interrupted statement in several ways
+            if not (guard.interrupted or isinstance(e, duckdb.InterruptException)
+                    or "interrupted" in str(e).lower()):
+                raise
+            result.interrupted = True
+            judge.close(now=True)
+        finally:
+            guard.con = None
+            judge.close()
     result.not_attempted = inputs.count - done
     result.seconds = time.perf_counter() - started
     return result
 
 
 def _attempt(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderParser, scenarios: list[str],
-             run_id: str, strict: bool, result: IngestResult) -> bool | None:
+             run_id: str, strict: bool, result: IngestResult, judge: RulesJudge,
+             trusted: Callable[[str], bool]) -> bool | None:
     """Run one batch; a Parquet part that DuckDB cannot read (corrupt pages) is refused
     whole. Returns whether to stop, or None when a batch of several parts must be split."""
     try:
-        return _run_batch(con, batch, parser, scenarios, run_id, strict, result)
+        return _run_batch(con, batch, parser, scenarios, run_id, strict, result, judge, trusted)
     except StoreError as e:
         if not batch.parquet:
             raise
@@ -192,7 +220,8 @@ def _attempt(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderParser
 
 
 def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderParser, scenarios: list[str],
-               run_id: str, strict: bool, result: IngestResult) -> bool:
+               run_id: str, strict: bool, result: IngestResult, judge: RulesJudge,
+               trusted: Callable[[str], bool]) -> bool:
     """Stage, validate and load one batch; return True when strict mode must stop."""
     try:
         create_staging(con)
@@ -207,6 +236,11 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
             result.notes.extend(staged.notes)
         buf.flush(con)
         forget_games(con, rejects)
+        # the workers replay the new games while the set-based checks run (a game those
+        # reject is replayed for nothing: rare, and their finding is the one reported)
+        staged = con.execute("SELECT g, game_id FROM st_games ORDER BY g").fetchall()
+        new, _ = _dedupe(con, [(gg, gid) for gg, gid in staged if gg not in rejects and gg not in identity])
+        judging = _judge_rules(con, judge, buf, [gg for gg, _ in new], trusted)
         materialize_units(con)
         for p in find_problems(con, scenarios):
             rejects[p.g] = _rejection(con, p)
@@ -214,27 +248,43 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
             rejects.setdefault(gg, rej)
         candidates = con.execute("SELECT g, game_id FROM st_games ORDER BY g").fetchall()
         good, dups = _dedupe(con, [(gg, gid) for gg, gid in candidates if gg not in rejects])
-        stop = False
-        if strict and rejects:
-            first_bad = min(rejects)
-            good = [(gg, gid) for gg, gid in good if gg < first_bad]
-            dups = [gg for gg in dups if gg < first_bad]
-            rejects = {first_bad: rejects[first_bad]}
-            stop = True
-        ordered = [rejects[k] for k in sorted(rejects)]
-        fill_raw(con, ordered)
-        con.register("_good", pa.table({"g": pa.array([gg for gg, _ in good], pa.int32()),
-                                        "game_id": pa.array([gid for _, gid in good], pa.string())}))
-        con.execute("CREATE OR REPLACE TEMP TABLE st_good AS SELECT * FROM _good")
-        con.unregister("_good")
-        con.execute("BEGIN TRANSACTION")
+        in_tx, n_events = False, None
         try:
-            n_events = load_good_games(con) if good else 0
+            if judging.pending.in_pool and good:
+                # load every candidate while the workers replay them; undone below if one breaks a rule
+                _set_good(con, good)
+                con.execute("BEGIN TRANSACTION")
+                in_tx = True
+                n_events = load_good_games(con)
+            checks = judging.finish(rejects)
+            kept = [(gg, gid) for gg, gid in good if gg not in rejects]
+            stop = False
+            if strict and rejects:
+                first_bad = min(rejects)
+                kept = [(gg, gid) for gg, gid in kept if gg < first_bad]
+                dups = [gg for gg in dups if gg < first_bad]
+                rejects = {first_bad: rejects[first_bad]}
+                stop = True
+            if in_tx and len(kept) != len(good):  # the optimistic load holds games that must not be stored
+                con.execute("ROLLBACK")
+                in_tx, n_events = False, None
+            good = kept
+            ordered = [rejects[k] for k in sorted(rejects)]
+            fill_raw(con, ordered)
+            if not in_tx:
+                _set_good(con, good)
+                con.execute("BEGIN TRANSACTION")
+                in_tx = True
+            if n_events is None:
+                n_events = load_good_games(con) if good else 0
+            _record_checks(con, good, checks)
             record_rejects(con, run_id, ordered)
             _pause_hook(result)
             con.execute("COMMIT")
+            in_tx = False
         except BaseException:
-            con.execute("ROLLBACK")
+            if in_tx:
+                con.execute("ROLLBACK")
             raise
         result.batches_committed += 1
         result.loaded += len(good)
@@ -242,8 +292,12 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         result.duplicates += len(dups)
         result.rejected.extend(ordered)
         return stop
+    except duckdb.InterruptException as e:
+        raise KeyboardInterrupt from e
     except duckdb.Error as e:
-        raise StoreError(f"ingest failed: {str(e).strip().splitlines()[0]}") from e
+        why = explain_db_error(e)
+        raise StoreError(why if not why.startswith("the database could not be") else
+                         f"ingest failed: {str(e).strip().splitlines()[0]}") from e
     finally:
         try:
             drop_staging(con)
@@ -258,7 +312,9 @@ def _pause_hook(result: IngestResult) -> None:
     batch, seconds = hook.split(":")
     if result.batches_committed + 1 == int(batch):
         print(f"pausing before commit {batch}", file=sys.stderr, flush=True)
-        time.sleep(float(seconds))
+        until = time.monotonic() + float(seconds)
+        while time.monotonic() < until:  # short sleeps: a Ctrl-C taken by another thread is seen at once
+            time.sleep(0.05)
 
 
 def _rejection(con: duckdb.DuckDBPyConnection, p: Problem) -> Rejection:
@@ -289,3 +345,86 @@ def _dedupe(con: duckdb.DuckDBPyConnection, cands: list[tuple[int, str]]) -> tup
             seen.add(gid)
             good.append((g, gid))
     return good, dups
+
+
+#: How each stored game was checked (``game_checks.checked_by``).
+CHECKED_ENGINE = "engine replay"
+CHECKED_MANUAL = "manual log reader"
+SKIPPED_OWN = "skipped: written by this installation"
+
+
+def _set_good(con: duckdb.DuckDBPyConnection, good: list[tuple[int, str]]) -> None:
+    con.register("_good", pa.table({"g": pa.array([gg for gg, _ in good], pa.int32()),
+                                    "game_id": pa.array([gid for _, gid in good], pa.string())}))
+    con.execute("CREATE OR REPLACE TEMP TABLE st_good AS SELECT * FROM _good")
+    con.unregister("_good")
+
+
+@dataclass
+class _Judging:
+    """The rules check of a batch's candidates, under way."""
+
+    pending: Pending
+    how: dict[int, tuple[bool, str]]
+    info: dict[int, tuple[str, str, str, str]]
+
+    def finish(self, rejects: dict[int, Rejection]) -> dict[int, tuple[bool, str]]:
+        """Wait for the verdicts; a game that breaks a rule goes to ``rejects``. Returns how
+        each game that passed was checked: ``g -> (rules_checked, checked_by)``."""
+        for g, verdict in self.pending.result().items():
+            kind, _, file, events_file = self.info[g]
+            if g in rejects:  # the set-based checks found something already
+                continue
+            if verdict.error is not None:
+                rejects[g] = Rejection(events_file, None, None, "rules", verdict.error, None)
+            elif verdict.violations:
+                v = verdict.violations[0]
+                more = len(verdict.violations) - 1
+                at_header = v.seq is None
+                fld = PARQUET_FIELD[v.field] if kind == "parquet" and v.field in PARQUET_FIELD and not at_header \
+                    else v.field
+                message = f"breaks the rules: {v.message}" + (
+                    f" (and {more} more finding{'s' if more > 1 else ''}; `pmim replay verify` lists them)"
+                    if more else "")
+                rejects[g] = Rejection(file if at_header else events_file, v.line, fld, "rules", message, None)
+            else:
+                self.how[g] = (True, CHECKED_ENGINE)
+        return self.how
+
+
+def _judge_rules(con: duckdb.DuckDBPyConnection, judge: RulesJudge, buf: StageBuffer, gs: list[int],
+                 trusted: Callable[[str], bool]) -> _Judging:
+    """Start replaying the games ``gs`` through the rules (manual logs were replayed by
+    their reader; signed own replays skip it when trusted)."""
+    info: dict[int, tuple[str, str, str, str]] = {}
+    if gs:
+        con.register("_gs", pa.table({"g": pa.array(gs, pa.int32())}))
+        rows = con.execute("SELECT g, kind, path, file, events_file FROM st_games "
+                           "WHERE g IN (SELECT g FROM _gs)").fetchall()
+        con.unregister("_gs")
+        info = {g: (kind, path, file, events_file) for g, kind, path, file, events_file in rows}
+    how: dict[int, tuple[bool, str]] = {}
+    to_check = []
+    for g in gs:
+        kind, path, _, _ = info[g]
+        if kind == "manual":  # the manual-log reader replayed it by the rules as it read it
+            how[g] = (True, CHECKED_MANUAL)
+        elif trusted(path):
+            how[g] = (False, SKIPPED_OWN)
+        else:
+            header, head_line = buf.headers[g]
+            to_check.append((g, header, head_line))
+    return _Judging(judge.submit(con, to_check), how, info)
+
+
+def _record_checks(con: duckdb.DuckDBPyConnection, good: list[tuple[int, str]],
+                   how: dict[int, tuple[bool, str]]) -> None:
+    if not good:
+        return
+    con.register("_checks", pa.table({
+        "game_id": pa.array([gid for _, gid in good], pa.string()),
+        "rules_checked": pa.array([how.get(g, (False, "not checked"))[0] for g, _ in good], pa.bool_()),
+        "checked_by": pa.array([how.get(g, (False, "not checked"))[1] for g, _ in good], pa.string())}))
+    con.execute("INSERT OR REPLACE INTO game_checks (game_id, rules_checked, checked_by) "
+                "SELECT game_id, rules_checked, checked_by FROM _checks")
+    con.unregister("_checks")

@@ -18,7 +18,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pmim_analytics.errors import Location, ReplayError, display_path
+from pmim_analytics.errors import Location, PmimError, ReplayError, display_path
+from pmim_analytics.limits import MAX_LINE_BYTES, MAX_REPLAY_BYTES, LimitError, check_regular_file, loads_json
 from pmim_analytics.model.events import Event
 from pmim_analytics.replay.format import GameHeader, compute_game_id, game_id_of, iter_lines, parse_event
 from pmim_analytics.store import event_sql
@@ -26,7 +27,6 @@ from pmim_analytics.store.headers import HeaderParser, SideInfo, header_canonica
 from pmim_analytics.store.rejects import Rejection
 from pmim_analytics.store.staging import StageBuffer, forget_games
 
-MAX_REPLAY_BYTES = 64 * 1024 * 1024  # a 20-round game is well under 1 MB
 _INT64 = 2**63
 
 
@@ -46,13 +46,15 @@ def read_header_line(path: Path, name: str, parser: HeaderParser) -> tuple[GameH
     """Parse line 1 of a replay for the fast path, or return None to send it the careful way."""
     try:
         with path.open("rb") as fh:
-            raw = fh.readline(MAX_REPLAY_BYTES)
+            raw = fh.readline(MAX_LINE_BYTES + 1)
         text = raw.decode("utf-8")
         if not text.strip():
             return None
-        obj = json.loads(text)
+        obj = loads_json(text, Location(name, 1), check_depth=True)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
+    except LimitError as e:
+        raise ReplayError(e.message, e.where) from None
     head, sides = parser.parse(obj, Location(name, 1))
     return head, sides, header_canonical(obj)
 
@@ -74,7 +76,9 @@ def read_game_lines(path: Path, name: str, parser: HeaderParser) -> SlowGame:
         if not text.strip():
             continue
         try:
-            obj = json.loads(text.rstrip("\r\n"))
+            obj = loads_json(text.rstrip("\r\n"), Location(name, n), check_depth=header is None)
+        except LimitError as e:
+            raise ReplayError(e.message, e.where) from None
         except json.JSONDecodeError as e:
             raise ReplayError(f"invalid JSON: {e.msg}", Location(name, n, e.colno)) from None
         where = Location(name, n)
@@ -120,6 +124,8 @@ def stage_fast(con: duckdb.DuckDBPyConnection, files: list[tuple[int, str]]) -> 
                                           "path": pa.array([p for _, p in files], pa.string())}))
     try:
         _insert_fast(con, files)
+    except duckdb.InterruptException:
+        raise
     except duckdb.Error:  # a file vanished or became unreadable since it was listed: read each in Python
         con.unregister("_fast_files")
         forget_games(con, [g for g, _ in files], events_only=True)
@@ -169,14 +175,11 @@ def stage_files(con: duckdb.DuckDBPyConnection, files: list[Path], buf: StageBuf
         name = display_path(p)
         paths[g] = p
         try:
-            size = p.stat().st_size
-        except OSError as e:
-            rejects[g] = Rejection(name, None, None, "io", f"cannot be read ({e.strerror})", None)
-            g += 1
-            continue
-        if size > MAX_REPLAY_BYTES:
-            rejects[g] = Rejection(name, None, None, "size", f"{size / 2**20:.0f} MB is too large for one game "
-                                   f"(the limit is {MAX_REPLAY_BYTES >> 20} MB)", None)
+            check_regular_file(p, MAX_REPLAY_BYTES, "replay")
+        except LimitError as e:
+            rejects[g] = Rejection(name, None, None, "size" if "limit" in e.message else "io", e.message, None)
+        except PmimError as e:
+            rejects[g] = Rejection(name, None, None, "io", e.message, None)
         else:
             try:
                 head = read_header_line(p, name, parser)

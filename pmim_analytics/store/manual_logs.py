@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from pmim_analytics.errors import Location, PmimError, ReplayError, display_path
+from pmim_analytics.limits import check_name
 from pmim_analytics.replay.format import game_id_of
 from pmim_analytics.store.headers import HeaderParser
 from pmim_analytics.store.rejects import Rejection
@@ -32,6 +33,9 @@ def stage_logs(con: duckdb.DuckDBPyConnection, files: list[Path], buf: StageBuff
         name = display_path(p)
         try:
             rec = read_log(p)
+            for side, rec_side in rec.header.sides.items():
+                for fld in ("name", "player"):
+                    check_name(getattr(rec_side, fld), Location(name, field=f"{side} {fld}"), fld)
             sides = {k: parser.side_info(v) for k, v in rec.header.sides.items()}
             if set(sides) != {"blue", "red"}:
                 raise ReplayError("a game needs both sides, blue and red", Location(name, field="sides"))

@@ -93,11 +93,13 @@ class StageBuffer:
     units: dict[str, list] = field(default_factory=lambda: {c: [] for c, _ in UNIT_COLUMNS})
     events: list[dict[str, Any]] = field(default_factory=list)
     staged_sids: set[int] = field(default_factory=set)
+    headers: dict[int, tuple[GameHeader, int | None]] = field(default_factory=dict)  # g -> (header, its line)
 
     def add_game(self, g: int, header: GameHeader, sides: dict[str, SideInfo], *, file: str, events_file: str,
                  path: str, kind: str, head_line: int | None = 1, head_canon: str | None = None,
                  game_id: str | None = None) -> None:
         """Stage a game's header: the game row, its two sides and any roster not yet staged."""
+        self.headers[g] = (header, head_line)
         row = {"g": g, "file": file, "events_file": events_file, "head_line": head_line,
                "claimed_id": header.game_id, "game_id": game_id, "source": header.source,
                "rules_id": header.rules, "scenario": header.scenario, "seed": header.seed,

@@ -62,7 +62,8 @@ def test_simulate_prints_win_rates_and_writes_a_batch(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "A: Balanced" in r.stdout and "B: Tank-heavy" in r.stdout and "95% interval" in r.stdout
     assert "mean rounds" in r.stdout and "draws" in r.stdout
-    assert sorted(p.name for p in folder.iterdir()) == ["events.00000.parquet", "games.00000.parquet"]
+    assert sorted(p.name for p in folder.iterdir()) == ["events.00000.parquet", "games.00000.parquet",
+                                                        "pmim-signed.json"]  # signed as this installation's
     r = pmim("replay", "verify", str(folder))
     assert r.returncode == 0 and "8 game(s) checked, 0 with violations" in r.stderr
 
@@ -71,7 +72,14 @@ def test_simulate_defaults_to_json_lines_for_small_batches(tmp_path: Path) -> No
     r = runner.invoke(app, ["simulate", "--blue", BAL, "--red", TANKS, "--games", "3", "--workers", "1",
                             "--out", str(tmp_path / "small")])
     assert r.exit_code == 0, r.output
-    assert sorted(p.name for p in (tmp_path / "small").iterdir()) == [f"game-{i:06d}.jsonl" for i in range(3)]
+    assert sorted(p.name for p in (tmp_path / "small").iterdir()) == [f"game-{i:06d}.jsonl" for i in range(3)] + [
+        "pmim-signed.json"]
+    from pmim_analytics.replay.provenance import own_files_checker
+
+    own = own_files_checker()
+    assert all(own(str(tmp_path / "small" / f"game-{i:06d}.jsonl")) for i in range(3))
+    (tmp_path / "small" / "game-000000.jsonl").write_text("edited\n")
+    assert not own_files_checker()(str(tmp_path / "small" / "game-000000.jsonl"))
 
 
 def test_bad_input_is_one_sentence_and_exit_two(tmp_path: Path) -> None:

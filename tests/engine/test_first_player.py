@@ -19,8 +19,9 @@ from pmim_analytics.replay.format import read_game, write_game
 from pmim_analytics.replay.sources import read_game_with_lines
 from pmim_analytics.rules import load_army, validate_army
 from pmim_analytics.sim.batch import BatchSpec, play_batch_game
-from pmim_analytics.store import ingest_paths, read_frame
+from pmim_analytics.store import read_frame
 from tests.conftest import ARMIES
+from tests.support.own import ingest_own
 from tests.support.positions import roster
 
 BLUE2 = [("TY", ("HAC",), (0, 0)), ("TY", ("HAC",), (0, 0))]
@@ -214,7 +215,7 @@ def test_the_draw_survives_parquet_rows_and_the_database(tmp_path: Path) -> None
     path = write_game(record, tmp_path / "g.jsonl")
     assert read_game(path).events[0] == first
     db = tmp_path / "pmim.duckdb"
-    result = ingest_paths([path], db)
+    result = ingest_own([path], db)  # a small game off the army rules: stored as this installation's own
     assert result.loaded == 1 and not result.rejected, result
     row = read_frame("SELECT e.side, e.die1, e.reason, g.first_side FROM events e JOIN games g USING (game_id) "
                      "WHERE e.type = 'first_player'", db=db).row(0)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pmim_analytics.replay.format import GameRecord, write_game
+from pmim_analytics.replay.provenance import sign_files
 from pmim_analytics.store import read_frame
 
 
@@ -18,8 +19,12 @@ def db(tmp_path: Path) -> Path:
 
 
 def write_games(folder: Path, games: Iterable[GameRecord], prefix: str = "game") -> list[Path]:
-    """Write games as JSON Lines replays ``<prefix>-N.jsonl``."""
-    return [write_game(g, folder / f"{prefix}-{i:03d}.jsonl") for i, g in enumerate(games)]
+    """Write games as JSON Lines replays ``<prefix>-N.jsonl``, signed as this installation's
+    own (see tests/support/own.py): ``--trust-own`` ingests them without the rules check."""
+    paths = [write_game(g, folder / f"{prefix}-{i:03d}.jsonl") for i, g in enumerate(games)]
+    if paths:
+        sign_files(folder, paths)
+    return paths
 
 
 def table_counts(db: Path) -> dict[str, int]:

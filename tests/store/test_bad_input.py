@@ -11,11 +11,12 @@ import pytest
 
 from pmim_analytics.model.events import Event, event_from_dict
 from pmim_analytics.replay.format import GameHeader, format_game, game_id_of
-from pmim_analytics.store import ingest_paths, read_frame
 from pmim_analytics.store import jsonl as jsonl_mod
+from pmim_analytics.store import read_frame
 from pmim_analytics.store.check import check_db
 from tests.store.conftest import rows_of, table_counts, write_games
 from tests.support.games import short_game, wipeout_game
+from tests.support.own import ingest_own
 
 Lines = list[str]
 
@@ -97,7 +98,7 @@ def test_a_broken_replay_is_rejected_whole_and_the_others_load(
     bad.parent.mkdir()
     bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
     write_games(tmp_path / "in", [wipeout_game()], prefix="good")
-    result = ingest_paths([tmp_path / "in"], db)
+    result = ingest_own([tmp_path / "in"], db)
     assert result.loaded == 1 and len(result.rejected) == 1, result.rejected
     rej = result.rejected[0]
     assert rej.file.endswith("bad.jsonl")
@@ -113,7 +114,7 @@ def test_a_broken_replay_is_rejected_whole_and_the_others_load(
 
 def test_empty_file_is_rejected(tmp_path: Path, db: Path) -> None:
     (tmp_path / "empty.jsonl").write_bytes(b"")
-    result = ingest_paths([tmp_path / "empty.jsonl"], db)
+    result = ingest_own([tmp_path / "empty.jsonl"], db)
     assert [r.message for r in result.rejected] == ["the file is empty; a replay starts with a header line"]
     assert table_counts(db)["games"] == 0
 
@@ -123,7 +124,7 @@ def test_non_utf8_bytes_are_rejected_with_their_line(tmp_path: Path, db: Path) -
     lines = text.split(b"\n")
     lines[6] = lines[6].replace(b"B:TW1", b"B:\xffW1")
     (tmp_path / "latin.jsonl").write_bytes(b"\n".join(lines))
-    rej = ingest_paths([tmp_path / "latin.jsonl"], db).rejected
+    rej = ingest_own([tmp_path / "latin.jsonl"], db).rejected
     assert [(r.line, r.error_type) for r in rej] == [(7, "encoding")]
     assert "not UTF-8" in rej[0].message
 
@@ -132,7 +133,7 @@ def test_a_huge_file_is_refused_without_reading_it(tmp_path: Path, db: Path, mon
     monkeypatch.setattr(jsonl_mod, "MAX_REPLAY_BYTES", 4096)
     big = tmp_path / "huge.jsonl"
     big.write_text(format_game(short_game()) + ("\n" * 5000), encoding="utf-8")
-    rej = ingest_paths([big], db).rejected
+    rej = ingest_own([big], db).rejected
     assert [r.error_type for r in rej] == ["size"] and "too large" in rej[0].message
 
 
@@ -141,7 +142,7 @@ def test_duplicates_are_found_across_batches(tmp_path: Path, db: Path) -> None:
     text = format_game(game)
     for i in range(3):
         (tmp_path / f"g{i}.jsonl").write_text(text, encoding="utf-8")
-    result = ingest_paths([tmp_path], db, batch_files=1)
+    result = ingest_own([tmp_path], db, batch_files=1)
     assert (result.loaded, result.duplicates) == (1, 2)
 
 
@@ -149,7 +150,7 @@ def test_strict_stops_at_the_first_rejection(tmp_path: Path, db: Path) -> None:
     write_games(tmp_path, [wipeout_game()], prefix="a")
     (tmp_path / "b-bad.jsonl").write_text("{nonsense\n", encoding="utf-8")
     write_games(tmp_path, [short_game()], prefix="c")
-    result = ingest_paths([tmp_path], db, strict=True)
+    result = ingest_own([tmp_path], db, strict=True)
     assert (result.loaded, len(result.rejected)) == (1, 1)
     assert rows_of(db, short_game().header.game_id) == 0
     assert rows_of(db, wipeout_game().header.game_id) > 0

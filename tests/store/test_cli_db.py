@@ -19,17 +19,17 @@ runner = CliRunner()
 
 def test_ingest_prints_a_summary_and_exits_0(tmp_path: Path, db: Path) -> None:
     write_games(tmp_path / "in", [short_game(), wipeout_game()])
-    result = runner.invoke(app, ["ingest", str(tmp_path / "in"), "--db", str(db), "-q"])
+    result = runner.invoke(app, ["ingest", "--trust-own", str(tmp_path / "in"), "--db", str(db), "-q"])
     assert result.exit_code == 0, result.output
     assert "loaded 2 games (47 events), skipped 0 duplicates, rejected 0" in result.stdout
-    again = runner.invoke(app, ["ingest", str(tmp_path / "in"), "--db", str(db), "-q"])
+    again = runner.invoke(app, ["ingest", "--trust-own", str(tmp_path / "in"), "--db", str(db), "-q"])
     assert again.exit_code == 0 and "loaded 0 games" in again.stdout and "skipped 2 duplicates" in again.stdout
 
 
 def test_ingest_with_rejections_names_them_on_stderr_and_exits_1(tmp_path: Path, db: Path) -> None:
     write_games(tmp_path, [short_game()])
     (tmp_path / "broken.jsonl").write_text('{"format": "pmim-replay"\n', encoding="utf-8")
-    result = runner.invoke(app, ["ingest", str(tmp_path), "--db", str(db), "-q"])
+    result = runner.invoke(app, ["ingest", "--trust-own", str(tmp_path), "--db", str(db), "-q"])
     assert result.exit_code == 1
     assert "rejected 1" in result.stdout
     assert "broken.jsonl, line 1" in result.stderr and "invalid JSON" in result.stderr
@@ -37,7 +37,7 @@ def test_ingest_with_rejections_names_them_on_stderr_and_exits_1(tmp_path: Path,
 
 
 def test_ingest_of_a_path_that_does_not_exist_exits_2(db: Path) -> None:
-    result = runner.invoke(app, ["ingest", "no/such/folder", "--db", str(db)])
+    result = runner.invoke(app, ["ingest", "--trust-own", "no/such/folder", "--db", str(db)])
     assert result.exit_code == 2
     assert "no such file or folder" in result.stderr and "Traceback" not in result.output
 
@@ -46,13 +46,13 @@ def test_db_path_comes_from_the_environment(tmp_path: Path, monkeypatch: pytest.
     target = tmp_path / "env.duckdb"
     monkeypatch.setenv("PMIM_DB", str(target))
     write_games(tmp_path / "in", [short_game()])
-    assert runner.invoke(app, ["ingest", str(tmp_path / "in"), "-q"]).exit_code == 0
+    assert runner.invoke(app, ["ingest", "--trust-own", str(tmp_path / "in"), "-q"]).exit_code == 0
     assert target.exists()
 
 
 def test_db_info_shows_version_size_and_counts(tmp_path: Path, db: Path) -> None:
     write_games(tmp_path / "in", [short_game(), wipeout_game()])
-    runner.invoke(app, ["ingest", str(tmp_path / "in"), "--db", str(db), "-q"])
+    runner.invoke(app, ["ingest", "--trust-own", str(tmp_path / "in"), "--db", str(db), "-q"])
     result = runner.invoke(app, ["db", "info", "--db", str(db)])
     assert result.exit_code == 0, result.output
     out = result.stdout
@@ -69,7 +69,7 @@ def test_db_info_without_a_database_says_how_to_make_one(db: Path) -> None:
 
 def test_db_check_passes_then_finds_tampering(tmp_path: Path, db: Path) -> None:
     write_games(tmp_path / "in", [short_game(), wipeout_game()])
-    runner.invoke(app, ["ingest", str(tmp_path / "in"), "--db", str(db), "-q"])
+    runner.invoke(app, ["ingest", "--trust-own", str(tmp_path / "in"), "--db", str(db), "-q"])
     ok = runner.invoke(app, ["db", "check", "--db", str(db)])
     assert ok.exit_code == 0 and "ok: 2 games and 47 events check out" in ok.stdout
     con = duckdb.connect(str(db))

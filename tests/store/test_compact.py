@@ -11,11 +11,12 @@ from typer.testing import CliRunner
 from pmim_analytics.cli import app
 from pmim_analytics.errors import StoreError
 from pmim_analytics.sim.runner import run_batch
-from pmim_analytics.store import ingest_paths, open_writer, read_frame
+from pmim_analytics.store import open_writer, read_frame
 from pmim_analytics.store.check import check_db
 from pmim_analytics.store.compact import compact_db, file_bytes
 from pmim_analytics.store.rollups import rebuild_rollups
 from tests.sim.test_batch_and_parquet import batch
+from tests.support.own import ingest_own
 
 runner = CliRunner()
 
@@ -29,7 +30,7 @@ def parts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_compact_gives_back_the_space_of_deleted_games_and_keeps_the_rest(tmp_path: Path, parts: Path) -> None:
     db = tmp_path / "x.duckdb"
-    assert ingest_paths([str(parts)], db).loaded == 60
+    assert ingest_own([str(parts)], db).loaded == 60
     with open_writer(db) as con:  # forget most games, as a clean-up would
         for table in ("events", "units", "unit_game_stats", "sides"):
             con.execute(f"DELETE FROM {table} WHERE game_id IN (SELECT game_id FROM games ORDER BY game_id "
@@ -49,12 +50,12 @@ def test_compact_gives_back_the_space_of_deleted_games_and_keeps_the_rest(tmp_pa
         keys = con.execute("SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'games' "
                            "AND constraint_type = 'PRIMARY KEY'").fetchone()[0]
     assert keys == 1
-    assert ingest_paths([str(parts)], db).duplicates == 10  # the games kept are still recognised
+    assert ingest_own([str(parts)], db).duplicates == 10  # the games kept are still recognised
 
 
 def test_cli_compact(tmp_path: Path, parts: Path) -> None:
     db = tmp_path / "y.duckdb"
-    ingest_paths([str(parts)], db)
+    ingest_own([str(parts)], db)
     r = runner.invoke(app, ["db", "compact", "--db", str(db)])
     assert r.exit_code == 0 and "rewritten:" in r.output and " MB -> " in r.output
     r = runner.invoke(app, ["db", "compact", "--db", str(db), "--checkpoint-only"])

@@ -22,10 +22,11 @@ import pytest
 
 from pmim_analytics.errors import StoreError
 from pmim_analytics.rules.catalogue import REPO_ROOT
-from pmim_analytics.store import ingest_paths, open_writer, read_frame
+from pmim_analytics.store import open_writer, read_frame
 from pmim_analytics.store.check import check_db
 from pmim_analytics.store.ingest import PAUSE_HOOK_ENV
 from tests.store.conftest import write_games
+from tests.support.own import ingest_own
 from tests.support.synthetic import iter_games
 
 PMIM = str(Path(sys.executable).with_name("pmim"))
@@ -61,8 +62,8 @@ def _games(db: Path) -> int:
 
 
 def test_sigkill_inside_a_transaction_leaves_whole_batches_and_a_rerun_completes(replays: Path, db: Path) -> None:
-    code = (f"from pmim_analytics.store import ingest_paths; "
-            f"ingest_paths([{str(replays)!r}], {str(db)!r}, batch_files=20)")
+    code = (f"from tests.support.own import ingest_own; "
+            f"ingest_own([{str(replays)!r}], {str(db)!r}, batch_files=20)")
     proc = _python(code, {PAUSE_HOOK_ENV: "2:60"})
     _wait_for(proc, "pausing before commit 2")  # batch 1 committed, batch 2 inserted but not committed
     proc.send_signal(signal.SIGKILL)
@@ -71,7 +72,7 @@ def test_sigkill_inside_a_transaction_leaves_whole_batches_and_a_rerun_completes
     report = check_db(db)
     assert report.ok, report.findings
     assert report.games == 20
-    again = ingest_paths([replays], db)
+    again = ingest_own([replays], db)
     assert (again.loaded, again.duplicates, again.rejected) == (40, 20, [])
     report = check_db(db)
     assert report.ok and report.games == 60
@@ -80,8 +81,8 @@ def test_sigkill_inside_a_transaction_leaves_whole_batches_and_a_rerun_completes
 
 def test_sigkill_at_any_moment_never_leaves_a_broken_database(replays: Path, db: Path) -> None:
     # Small batches with pauses between them: the run lasts a few seconds, so each kill lands mid-run.
-    code = (f"from pmim_analytics.store import ingest_paths; "
-            f"ingest_paths([{str(replays)!r}], {str(db)!r}, batch_files=5, yield_every=0)")
+    code = (f"from tests.support.own import ingest_own; "
+            f"ingest_own([{str(replays)!r}], {str(db)!r}, batch_files=5, yield_every=0)")
     counts = []
     for delay in (1.3, 1.9, 2.5):
         proc = _python(code)
@@ -94,13 +95,13 @@ def test_sigkill_at_any_moment_never_leaves_a_broken_database(replays: Path, db:
             assert report.games % 5 == 0, "a killed run left part of a batch"
             counts.append(report.games)
     assert counts and counts[-1] < 60, "the runs should have been killed before the end"
-    ingest_paths([replays], db)
+    ingest_own([replays], db)
     report = check_db(db)
     assert report.ok and report.games == 60
 
 
 def test_ctrl_c_rolls_back_the_batch_in_flight(replays: Path, db: Path) -> None:
-    proc = subprocess.Popen([PMIM, "ingest", str(replays), "--db", str(db), "-q"], cwd=REPO_ROOT,
+    proc = subprocess.Popen([PMIM, "ingest", "--trust-own", str(replays), "--db", str(db), "-q"], cwd=REPO_ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, PAUSE_HOOK_ENV: "1:60"})
     _wait_for(proc, "pausing before commit 1")
@@ -109,7 +110,7 @@ def test_ctrl_c_rolls_back_the_batch_in_flight(replays: Path, db: Path) -> None:
     assert proc.returncode == 130
     assert "rolled back" in errs and "loaded 0 games" in out
     assert check_db(db).ok and _games(db) == 0
-    assert ingest_paths([replays], db).loaded == 60
+    assert ingest_own([replays], db).loaded == 60
 
 
 HOLD = """
@@ -157,7 +158,7 @@ def test_the_writer_waits_for_readers(tmp_path: Path, db: Path) -> None:
         pass
     holder = _hold("reader", db, 1.5)
     waits: list[str] = []
-    result = ingest_paths([tmp_path / "in"], db, on_wait=waits.append)
+    result = ingest_own([tmp_path / "in"], db, on_wait=waits.append)
     assert result.loaded == 3
     assert waits and "locked" in waits[0]
     holder.wait(timeout=30)
@@ -166,8 +167,8 @@ def test_the_writer_waits_for_readers(tmp_path: Path, db: Path) -> None:
 def test_a_dashboard_polling_during_a_long_ingest_sees_only_whole_batches(replays: Path, db: Path) -> None:
     with open_writer(db):
         pass
-    code = (f"from pmim_analytics.store import ingest_paths; "
-            f"ingest_paths([{str(replays)!r}], {str(db)!r}, batch_files=10, yield_every=0)")
+    code = (f"from tests.support.own import ingest_own; "
+            f"ingest_own([{str(replays)!r}], {str(db)!r}, batch_files=10, yield_every=0)")
     proc = _python(code)
     seen: list[int] = []
     while proc.poll() is None:

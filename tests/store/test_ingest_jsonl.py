@@ -9,10 +9,11 @@ import pytest
 
 from pmim_analytics.model.events import EVENT_COLUMN_NAMES, event_to_row
 from pmim_analytics.replay.format import format_game, write_game
-from pmim_analytics.store import ingest_paths, read_frame
+from pmim_analytics.store import read_frame
 from pmim_analytics.store.check import check_db
 from tests.store.conftest import table_counts, write_games
 from tests.support.games import SHORT_GAME_STATS, WIPEOUT_GAME_STATS, short_game, wipeout_game
+from tests.support.own import ingest_own
 from tests.support.synthetic import iter_games
 
 STAT_COLS = ("attacks", "hits", "damage_dealt", "overkill", "damage_taken", "kills", "destroyed",
@@ -28,7 +29,7 @@ def _stats(db: Path, game_id: str) -> dict[str, tuple]:
 def test_hand_built_games_land_with_the_aggregates_their_events_give(tmp_path: Path, db: Path) -> None:
     short, wipe = short_game(), wipeout_game()
     write_games(tmp_path / "in", [short, wipe])
-    result = ingest_paths([tmp_path / "in"], db)
+    result = ingest_own([tmp_path / "in"], db)
     assert (result.loaded, result.events, result.rejected) == (2, 47, [])
     assert _stats(db, short.header.game_id) == SHORT_GAME_STATS
     assert _stats(db, wipe.header.game_id) == WIPEOUT_GAME_STATS
@@ -48,7 +49,7 @@ def test_hand_built_games_land_with_the_aggregates_their_events_give(tmp_path: P
 def test_events_are_stored_exactly_as_the_shared_wide_rows(tmp_path: Path, db: Path) -> None:
     games = list(iter_games(3, seed=5))
     write_games(tmp_path, games)
-    assert ingest_paths([tmp_path], db).loaded == 3
+    assert ingest_own([tmp_path], db).loaded == 3
     for g in games:
         stored = read_frame(f"SELECT {', '.join(chr(34) + c + chr(34) for c in EVENT_COLUMN_NAMES)} FROM events "
                             "WHERE game_id = ? ORDER BY seq", [g.header.game_id], db=db).to_dicts()
@@ -58,9 +59,9 @@ def test_events_are_stored_exactly_as_the_shared_wide_rows(tmp_path: Path, db: P
 
 def test_ingesting_again_adds_nothing_and_says_so(tmp_path: Path, db: Path) -> None:
     write_games(tmp_path, iter_games(4, seed=1))
-    first = ingest_paths([tmp_path], db)
+    first = ingest_own([tmp_path], db)
     before = table_counts(db)
-    second = ingest_paths([tmp_path], db)
+    second = ingest_own([tmp_path], db)
     assert (first.loaded, first.duplicates) == (4, 0)
     assert (second.loaded, second.duplicates, second.rejected) == (0, 4, [])
     assert "skipped 4 duplicates" in second.summary()
@@ -71,7 +72,7 @@ def test_the_same_game_twice_in_one_run_is_loaded_once(tmp_path: Path, db: Path)
     game = short_game()
     write_game(game, tmp_path / "a.jsonl")
     write_game(game, tmp_path / "copy" / "b.jsonl")
-    result = ingest_paths([tmp_path / "a.jsonl", tmp_path / "copy"], db)
+    result = ingest_own([tmp_path / "a.jsonl", tmp_path / "copy"], db)
     assert (result.loaded, result.duplicates) == (1, 1)
 
 
@@ -79,10 +80,10 @@ def test_a_replay_written_by_another_tool_with_spaces_loads_with_the_same_id(tmp
     game = short_game()
     lines = [json.dumps(json.loads(line), indent=None) for line in format_game(game).splitlines()]
     (tmp_path / "spaced.jsonl").write_text("\r\n".join(lines) + "\r\n\r\n", encoding="utf-8")
-    result = ingest_paths([tmp_path / "spaced.jsonl"], db)
+    result = ingest_own([tmp_path / "spaced.jsonl"], db)
     assert (result.loaded, result.rejected) == (1, [])
     assert read_frame("SELECT game_id FROM games", db=db).item() == game.header.game_id
-    assert ingest_paths([tmp_path / "spaced.jsonl"], db).duplicates == 1
+    assert ingest_own([tmp_path / "spaced.jsonl"], db).duplicates == 1
 
 
 def test_non_ascii_names_survive(tmp_path: Path, db: Path) -> None:
@@ -92,13 +93,13 @@ def test_non_ascii_names_survive(tmp_path: Path, db: Path) -> None:
 
     record = make_record({k: v for k, v in header.model_dump(mode="json").items() if k != "game_id"}, game.events)
     write_game(record, tmp_path / "umlaut.jsonl")
-    result = ingest_paths([tmp_path / "umlaut.jsonl"], db)
+    result = ingest_own([tmp_path / "umlaut.jsonl"], db)
     assert (result.loaded, result.rejected) == (1, [])
 
 
 def test_many_synthetic_games_load_in_several_batches_and_check_out(tmp_path: Path, db: Path) -> None:
     write_games(tmp_path, iter_games(30, seed=40))
-    result = ingest_paths([tmp_path], db, batch_files=7)
+    result = ingest_own([tmp_path], db, batch_files=7)
     assert (result.loaded, result.rejected) == (30, [])
     report = check_db(db)
     assert report.ok, report.findings
@@ -109,7 +110,7 @@ def test_many_synthetic_games_load_in_several_batches_and_check_out(tmp_path: Pa
 def test_globs_are_expanded(tmp_path: Path, db: Path, pattern: str, monkeypatch: pytest.MonkeyPatch) -> None:
     write_games(tmp_path / "sub", iter_games(2, seed=3))
     monkeypatch.chdir(tmp_path / ("sub" if pattern == "*.jsonl" else "."))
-    assert ingest_paths([pattern], db).loaded == 2
+    assert ingest_own([pattern], db).loaded == 2
 
 
 def test_when_duckdb_cannot_read_the_files_python_reads_them(tmp_path: Path, db: Path,
@@ -124,6 +125,6 @@ def test_when_duckdb_cannot_read_the_files_python_reads_them(tmp_path: Path, db:
     monkeypatch.setattr(jsonl, "_insert_fast", unreadable)
     write_games(tmp_path, iter_games(3, seed=2))
     (tmp_path / "gone.jsonl").write_text("", encoding="utf-8")
-    result = ingest_paths([tmp_path], db)
+    result = ingest_own([tmp_path], db)
     assert result.loaded == 3 and [r.file.endswith("gone.jsonl") for r in result.rejected] == [True]
     assert check_db(db).ok

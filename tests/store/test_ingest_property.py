@@ -19,10 +19,11 @@ from hypothesis import strategies as st
 from pmim_analytics.errors import ReplayError
 from pmim_analytics.model.events import EVENT_COLUMN_NAMES, event_from_dict, event_to_row
 from pmim_analytics.replay.format import GameHeader, format_game, game_id_of, read_game
-from pmim_analytics.store import ingest_paths, read_frame
+from pmim_analytics.store import read_frame
 from pmim_analytics.store.check import check_db
 from tests.store.conftest import table_counts
 from tests.support.games import short_game, wipeout_game
+from tests.support.own import ingest_own
 from tests.support.synthetic import generate_game
 
 BASES = [format_game(g) for g in (short_game(), wipeout_game(), generate_game(3, "v2"))]
@@ -126,7 +127,7 @@ def _ingest_and_check(shared: tuple[Path, Path], base: int, muts: list[tuple], r
     path.write_bytes(raw)
     before = table_counts(db) if db.exists() else dict.fromkeys(("games", "sides", "units", "events",
                                                                    "unit_game_stats"), 0)
-    result = ingest_paths([path], db)
+    result = ingest_own([path], db)
     after = table_counts(db)
     assert result.loaded + result.duplicates + len(result.rejected) == 1
     outcome = "loaded" if result.loaded else "duplicate" if result.duplicates else "rejected"

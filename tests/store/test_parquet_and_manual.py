@@ -10,10 +10,11 @@ import pytest
 
 from pmim_analytics.replay.format import write_game
 from pmim_analytics.rules.catalogue import REPO_ROOT
-from pmim_analytics.store import ingest_paths, read_frame
+from pmim_analytics.store import read_frame
 from pmim_analytics.store.check import check_db
 from tests.store.conftest import table_counts, write_games
 from tests.support.games import short_game, wipeout_game
+from tests.support.own import ingest_own
 from tests.support.parquet import events_table, games_table, write_parquet_parts
 from tests.support.synthetic import iter_games
 
@@ -25,20 +26,20 @@ def test_a_parquet_batch_loads_like_the_same_games_as_json_lines(tmp_path: Path)
     write_parquet_parts(tmp_path / "batch", games, part_size=5)
     write_games(tmp_path / "jsonl", games)
     a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
-    assert ingest_paths([tmp_path / "batch"], a).loaded == 12
-    assert ingest_paths([tmp_path / "jsonl"], b).loaded == 12
+    assert ingest_own([tmp_path / "batch"], a).loaded == 12
+    assert ingest_own([tmp_path / "jsonl"], b).loaded == 12
     for sql in ("SELECT * EXCLUDE (file, ingested_at) FROM games ORDER BY game_id", "SELECT * FROM sides ORDER BY ALL",
                 "SELECT * FROM units ORDER BY ALL", "SELECT * FROM events ORDER BY game_id, seq", STATS):
         assert read_frame(sql, db=a).equals(read_frame(sql, db=b)), sql
     # The same games from the other format are duplicates.
-    again = ingest_paths([tmp_path / "jsonl"], a)
+    again = ingest_own([tmp_path / "jsonl"], a)
     assert (again.loaded, again.duplicates) == (0, 12)
 
 
 def test_an_unfinished_part_is_skipped_and_said_so(tmp_path: Path, db: Path) -> None:
     write_parquet_parts(tmp_path, list(iter_games(4, seed=3)), part_size=2)
     (tmp_path / "games.00001.parquet").unlink()  # the engine writes events first, games last
-    result = ingest_paths([tmp_path], db)
+    result = ingest_own([tmp_path], db)
     assert result.loaded == 2
     assert any("events.00001.parquet" in n and "not there yet" in n for n in result.notes)
 
@@ -51,7 +52,7 @@ def test_a_part_with_a_wrong_column_type_is_refused_whole(tmp_path: Path, db: Pa
                                pa.array([None if v is None else str(v) for v in events.column("die1").to_pylist()]))
     pq.write_table(events, tmp_path / "events.00000.parquet")
     pq.write_table(games_table(games), tmp_path / "games.00000.parquet")
-    result = ingest_paths([tmp_path], db)
+    result = ingest_own([tmp_path], db)
     assert result.loaded == 0
     [rej] = result.rejected
     assert (rej.field, rej.error_type) == ("die1", "schema") and "whole part" in rej.message
@@ -67,7 +68,7 @@ def test_bad_rows_reject_their_game_only_naming_the_row(tmp_path: Path, db: Path
     head[1]["header_json"] = head[1]["header_json"].replace('"rules":"v2"', '"rules":"v7"')
     pq.write_table(pa.Table.from_pylist(head, schema=games_table(games).schema), tmp_path / "games.00000.parquet")
     write_parquet_parts(tmp_path / "more", [*iter_games(2, seed=9)])
-    result = ingest_paths([tmp_path], db)
+    result = ingest_own([tmp_path], db)
     assert result.loaded == 2
     by_file = {Path(r.file).name: r for r in result.rejected}
     assert by_file["events.00000.parquet"].line == 8 and by_file["events.00000.parquet"].field == "die1/die2"
@@ -77,7 +78,7 @@ def test_bad_rows_reject_their_game_only_naming_the_row(tmp_path: Path, db: Path
 
 
 def test_the_designers_playtests_ingest_as_manual_games(db: Path) -> None:
-    result = ingest_paths([REPO_ROOT / "data" / "playtests"], db)
+    result = ingest_own([REPO_ROOT / "data" / "playtests"], db)
     assert result.rejected == [] and result.loaded >= 2
     games = read_frame("SELECT file, source, rules_id, winner, blue_vp, red_vp FROM games "
                        "WHERE file LIKE '%playtest-%' ORDER BY file", db=db).rows()
@@ -94,7 +95,7 @@ def test_a_broken_manual_log_is_rejected_with_its_line(tmp_path: Path, db: Path)
     text = (REPO_ROOT / "data" / "playtests" / "sample-quick-v3.pmimlog").read_text(encoding="utf-8")
     bad = tmp_path / "bad.pmimlog"
     bad.write_text(text.replace("rules: v3", "rules: v33", 1), encoding="utf-8")
-    result = ingest_paths([bad], db)
+    result = ingest_own([bad], db)
     [rej] = result.rejected
     assert rej.file.endswith("bad.pmimlog") and rej.line is not None and "v33" in rej.message
 
@@ -107,7 +108,7 @@ def test_manual_logs_are_routed_to_the_manual_reader(tmp_path: Path, db: Path, m
     monkeypatch.setattr(manual, "read_log", lambda path, strict=True: manual_game)
     (tmp_path / "x.pmimlog").write_text("anything", encoding="utf-8")
     write_game(wipeout_game(), tmp_path / "y.jsonl")
-    result = ingest_paths([tmp_path], db)
+    result = ingest_own([tmp_path], db)
     assert result.loaded == 2
     assert read_frame("SELECT source FROM games ORDER BY source", db=db).to_series().to_list() == ["engine", "manual"]
 
@@ -119,7 +120,7 @@ def test_a_part_with_corrupt_pages_is_refused_and_the_other_parts_load(tmp_path:
     for i in range(4, len(data) // 2):  # scramble the pages, keep the footer (the schema still reads)
         data[i] = (data[i] * 7 + 13) % 256
     events.write_bytes(bytes(data))
-    result = ingest_paths([tmp_path], db)
+    result = ingest_own([tmp_path], db)
     assert result.loaded == 4
     [rej] = result.rejected
     assert rej.file.endswith("events.00001.parquet") and rej.error_type == "io" and "cannot be read" in rej.message

@@ -12,12 +12,13 @@ from polars.testing import assert_frame_equal
 
 from pmim_analytics.rules.catalogue import REPO_ROOT
 from pmim_analytics.sim.runner import run_batch
-from pmim_analytics.store import ingest_paths, open_writer, read_frame
+from pmim_analytics.store import open_writer, read_frame
 from pmim_analytics.store.check import check_db
 from pmim_analytics.store.connection import forget_migrated
 from pmim_analytics.store.readers import DuckDBData
 from pmim_analytics.store.rollups import ROLLUPS, ROLLUPS_SINCE, rebuild_rollups
 from tests.sim.test_batch_and_parquet import batch
+from tests.support.own import ingest_own
 
 FRAMES = ["unit_sums", "survival_counts", "attack_strata", "side_attack_strata", "matchup_cells", "game_cells",
           "army_rosters", "round_scores"]
@@ -39,7 +40,7 @@ def frames(db: Path) -> dict[str, pl.DataFrame]:
 def test_rollups_kept_batch_by_batch_equal_a_recomputation(tmp_path: Path, parts: Path) -> None:
     db = tmp_path / "x.duckdb"
     for part in range(6):  # six ingest runs: six sets of partial aggregates
-        ingest_paths([str(parts / f"games.{part:05d}.parquet")], db)
+        ingest_own([str(parts / f"games.{part:05d}.parquet")], db)
     assert check_db(db).ok
     rows = read_frame("SELECT count(*) AS n FROM rollup_matchup_cells", db=db)["n"].item()
     incremental = frames(db)
@@ -55,7 +56,7 @@ def test_rollups_kept_batch_by_batch_equal_a_recomputation(tmp_path: Path, parts
 
 def test_check_finds_a_rollup_that_no_longer_matches_the_tables(tmp_path: Path, parts: Path) -> None:
     db = tmp_path / "x.duckdb"
-    ingest_paths([str(parts)], db)
+    ingest_own([str(parts)], db)
     with open_writer(db) as con:
         gid = con.execute("SELECT min(game_id) FROM games").fetchone()[0]
         for table in ("events", "units", "unit_game_stats", "sides", "games"):
@@ -67,7 +68,7 @@ def test_check_finds_a_rollup_that_no_longer_matches_the_tables(tmp_path: Path, 
 
 def test_a_database_from_before_the_rollups_gets_them_on_migration(tmp_path: Path, parts: Path) -> None:
     db = tmp_path / "x.duckdb"
-    ingest_paths([str(parts)], db)
+    ingest_own([str(parts)], db)
     expected = frames(db)
     with duckdb.connect(str(db)) as con:  # as the database was before migration 3
         for r in ROLLUPS:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pmim_analytics.errors import Location, ReplayError, display_path
+from pmim_analytics.limits import MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_PASTE_BYTES, LimitError, check_regular_file
 from pmim_analytics.model.events import Event, GameEnd
 from pmim_analytics.replay.format import GameHeader, GameRecord, compute_game_id
 from pmim_analytics.replay.manual.builder import LogBuilder
@@ -36,7 +37,7 @@ from pmim_analytics.replay.manual.writer import format_log
 
 LOG_SUFFIX = ".pmimlog"
 
-__all__ = ["LOG_SUFFIX", "LogReader", "format_log", "parse_log", "read_log", "read_log_text"]
+__all__ = ["LOG_SUFFIX", "MAX_PASTE_BYTES", "LogReader", "format_log", "parse_log", "read_log", "read_log_text"]
 
 
 class LogReader:
@@ -121,6 +122,13 @@ def parse_log(text: str, source: str = "<log>", strict: bool = True,
     otherwise every problem is collected and returned with the game built from the
     lines that could be read (``None`` when none can be built: no rules, army or result).
     """
+    if len(text) > MAX_LOG_BYTES or any(len(line) > MAX_LINE_BYTES for line in text.splitlines()):
+        what = (f"{len(text) / 2**20:.1f} MB, over the {MAX_LOG_BYTES >> 20} MB limit for a manual log"
+                if len(text) > MAX_LOG_BYTES else f"a line is over the {MAX_LINE_BYTES >> 20} MB line-length limit")
+        err = LimitError(f"the log is refused: {what} (pmim_analytics.limits)", Location(source))
+        if strict:
+            raise err
+        return None, [err]
     reader = LogReader(source, strict, base_dir)
     game = reader.read(text)
     return game, reader.errors
@@ -129,6 +137,8 @@ def parse_log(text: str, source: str = "<log>", strict: bool = True,
 def read_log_text(path: str | Path) -> str:
     """The text of a log file; raises :class:`ReplayError` when it is missing or not UTF-8."""
     p = Path(path)
+    if p.exists() and not p.is_dir():
+        check_regular_file(p, MAX_LOG_BYTES, "manual log")
     try:
         return p.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:

@@ -67,6 +67,8 @@ def check_result(res: ResultLine, vp: tuple[int, int] | None, rounds: int | None
     vp_tok = res.vp_tok or win_tok
     vp_text = vp_tok.text if res.vp_tok else f"{vp[0]}-{vp[1]}" if vp else ""
     target = scenario.victory.vp_to_win
+    if vp is not None:
+        _check_vp_possible(vp, vp_tok, vp_text, rounds, scenario)
     wiped = {side for side in ("blue", "red") if all(u.is_destroyed for u in units if u.side == side)}
     if winner in wiped:
         raise Reject(win_tok, f"{win_tok.text!r} cannot have won: the log destroys every {winner} unit")
@@ -106,6 +108,17 @@ def check_result(res: ResultLine, vp: tuple[int, int] | None, rounds: int | None
                              f"gives {ahead or 'a draw'}")
     if winner is None and vp is not None and vp[0] != vp[1] and reason not in ("manual", "round_limit"):
         raise Reject(vp_tok, f"a draw with VP {vp_text!r} is inconsistent")
+
+
+def _check_vp_possible(vp: tuple[int, int], vp_tok: Token, vp_text: str, rounds: int | None,
+                       scenario: Scenario) -> None:
+    """Each objective gives at most one VP a round, to one side: the two totals together
+    cannot exceed objectives x rounds (the round limit when the log gives no round count)."""
+    n_rounds = rounds if rounds is not None else scenario.victory.round_limit
+    most = len(scenario.objectives.hexes) * n_rounds
+    if vp[0] < 0 or vp[1] < 0 or vp[0] + vp[1] > most:
+        raise Reject(vp_tok, f"VP {vp_text!r} are impossible: {len(scenario.objectives.hexes)} objectives "
+                     f"give at most one VP each a round, {most} in {n_rounds} rounds")
 
 
 def score_objectives(units: list[UnitState], scenario: Scenario) -> list[tuple[str, tuple[str, ...],

@@ -62,13 +62,20 @@ def _err(tok: Token, source: str, message: str) -> ReplayError:
 
 
 def find_army_file(value: str, base_dir: Path | None) -> Path | None:
-    """The army file a tag names: beside the log first, then in ``data/armies``."""
+    """The army file a tag names: a path relative to the log, then a file of ``data/armies``.
+    Only files inside the log's folder or ``data/armies`` are ever read: an absolute path,
+    or one leading anywhere else (``../../x``), finds nothing."""
     names = [value] if value.endswith((".yaml", ".yml")) else [value, value + ".yaml"]
-    roots = [base_dir or Path.cwd(), data_dir() / "armies"]
-    for root in roots:
+    base = base_dir or Path.cwd()
+    armies = data_dir() / "armies"
+    allowed = [base.resolve(), armies.resolve()]
+    for root in (base, armies):
         for name in names:
-            p = root / name
-            if p.is_file():
+            rel = Path(name)
+            if rel.is_absolute():
+                return None
+            p = root / rel
+            if p.is_file() and any(p.resolve().is_relative_to(a) for a in allowed):
                 return p
     return None
 

@@ -1,0 +1,108 @@
+"""Hard limits on every input: named sizes beyond which an input is refused, not read.
+
+No input may make a command or the dashboard allocate without bound. Each limit is far
+above anything a real game, army or log reaches, and each refusal is one sentence naming
+the limit. ``pmim replay verify`` and ``pmim ingest`` share the file-size limits, so a file
+one refuses the other refuses too. docs/limits.md lists them with their reasons.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pmim_analytics.errors import Location, PmimError, ReplayError, display_path
+
+MAX_REPLAY_BYTES = 16 * 1024 * 1024
+"""A JSON Lines replay: a 20-round game of two large armies is well under 1 MB."""
+MAX_LOG_BYTES = 4 * 1024 * 1024
+"""A manual playtest log (``.pmimlog``): a fully written-out 20-round game is under 200 KB."""
+MAX_ARMY_BYTES = 1024 * 1024
+"""An army list file (YAML)."""
+MAX_LINE_BYTES = 1024 * 1024
+"""One line of a replay or a log: a header of 200 units is about 40 KB."""
+MAX_JSON_DEPTH = 32
+"""Nesting of a JSON value: a replay header nests 4 deep (sides, a side, units, a unit's weapons)."""
+MAX_UNITS_PER_ARMY = 200
+"""Units in one army (after counts are expanded): a 100-point army fields at most a few dozen."""
+MAX_COUNT_PER_ENTRY = 50
+"""The ``count`` of one army entry (or ``N x`` in a log's inline army)."""
+MAX_NAME_CHARS = 200
+"""An army, side, player or unit name."""
+MAX_PASTE_BYTES = 1024 * 1024
+"""Text pasted or uploaded into the dashboard (a log or an army)."""
+
+
+class LimitError(ReplayError):
+    """An input beyond one of the hard limits, or not a regular file (exit 2: unusable input).
+    A :class:`ReplayError`, so every reader that refuses a bad replay or log refuses it too."""
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:.0f} MB" if n >= 2**20 else f"{n / 1024:.0f} KB"
+
+
+def check_regular_file(path: str | Path, limit: int, what: str) -> int:
+    """The size of ``path`` if it is a regular file no bigger than ``limit``.
+
+    Raises :class:`LimitError` for anything else (a FIFO, a device such as ``/dev/zero``
+    behind a link, a folder) or a file over the limit, before a byte is read; a FIFO is
+    never opened, so this cannot block.
+    """
+    p = Path(path)
+    where = Location(display_path(p))
+    try:
+        st = os.stat(p)
+    except OSError as e:
+        raise PmimError(f"cannot be read ({e.strerror})", where) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise LimitError(f"not a regular file; only regular files are read as {what}s", where)
+    if st.st_size > limit:
+        article = "an" if what[0] in "aeiou" else "a"
+        raise LimitError(f"{_mb(st.st_size)} is too large: over the {_mb(limit)} limit for {article} {what} "
+                         "(pmim_analytics.limits); split or shorten it", where)
+    return st.st_size
+
+
+def json_depth(obj: Any) -> int:
+    """How deep a parsed JSON value nests (a scalar is 0), without recursion."""
+    depth, stack = 0, [(obj, 1)]
+    while stack:
+        value, d = stack.pop()
+        children: Iterable[Any]
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        depth = max(depth, d)
+        if d > MAX_JSON_DEPTH:
+            return d
+        stack.extend((c, d + 1) for c in children)
+    return depth
+
+
+def loads_json(text: str | bytes, where: Location, *, check_depth: bool = False) -> Any:
+    """``json.loads`` that turns a line too long or too deep into a :class:`LimitError`
+    (never a ``RecursionError``) and bad JSON into ``json.JSONDecodeError`` as usual."""
+    if len(text) > MAX_LINE_BYTES:
+        raise LimitError(f"the line is {_mb(len(text))} long, over the {_mb(MAX_LINE_BYTES)} limit", where)
+    try:
+        obj = json.loads(text)
+    except RecursionError:
+        raise LimitError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels", where) from None
+    if check_depth and json_depth(obj) > MAX_JSON_DEPTH:
+        raise LimitError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels", where)
+    return obj
+
+
+def check_name(name: object, where: Location, what: str = "name") -> None:
+    """Refuse a name over :data:`MAX_NAME_CHARS` characters."""
+    if isinstance(name, str) and len(name) > MAX_NAME_CHARS:
+        raise LimitError(f"the {what} is {len(name)} characters long, over the {MAX_NAME_CHARS}-character limit",
+                         where)

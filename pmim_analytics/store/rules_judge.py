@@ -1,0 +1,165 @@
+"""The ingest's rules check: every staged game replayed through the rules, on every core.
+
+After a batch is staged and its set-based checks have run, the events of the games about
+to be stored are read back from the staging tables (the very rows that will be inserted)
+and handed, in chunks, to worker processes that replay them through the rules
+(:func:`pmim_analytics.replay.rules_check.check_staged`, the judge of ``pmim replay
+verify``). A small batch is checked in this process: starting workers costs more.
+
+Workers ignore SIGINT: Ctrl-C reaches the ingest itself, which drops the pool at once.
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import os
+import signal
+from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from pmim_analytics.replay.rules_check import StagedVerdict, check_staged
+from pmim_analytics.store.staging import EVENT_STAGE_COLUMNS
+
+#: Below this many events a batch is checked in the ingest's own process.
+INLINE_EVENTS = 30_000
+#: Chunks per worker, so a slow chunk does not leave a core idle at the end.
+CHUNKS_PER_WORKER = 4
+
+_COLUMNS = ", ".join(f'"{c}"' for c, _ in EVENT_STAGE_COLUMNS)
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _warm() -> None:
+    from pmim_analytics.rules.catalogue import list_rules_ids, load_rules
+
+    for rid in list_rules_ids():
+        try:
+            load_rules(rid)
+        except Exception:  # noqa: BLE001, S110 -- only a warm-up; the check reports real problems
+            pass
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return sink.getvalue()
+
+
+class RulesJudge:
+    """Replays staged games through the rules, in a process pool started on first need."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
+        self._pool: ProcessPoolExecutor | None = None
+
+    def start(self) -> None:
+        """Start the workers now (they import the engine while the first batch is staged)."""
+        if self.workers > 1:
+            try:
+                pool = self._get_pool()
+                for _ in range(self.workers):
+                    pool.submit(_warm)
+            except (RuntimeError, OSError):
+                self.workers = 1
+
+    def _get_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_ignore_sigint)
+        return self._pool
+
+    def submit(self, con: duckdb.DuckDBPyConnection, games: list[tuple[int, Any, int | None]]) -> Pending:
+        """Start checking ``games`` (``(g, GameHeader, header line)``, staged); the
+        verdicts come from :meth:`Pending.result`, so the caller can work meanwhile."""
+        if not games:
+            return Pending(self, None, [], done={})
+        games = sorted(games, key=lambda t: t[0])
+        con.register("_judge", pa.table({"g": pa.array([g for g, _, _ in games], pa.int32())}))
+        try:
+            table = con.sql(f"SELECT g, line, {_COLUMNS} FROM st_events "
+                                "WHERE g IN (SELECT g FROM _judge) ORDER BY g, line").to_arrow_table()
+        finally:
+            con.unregister("_judge")
+        return self._submit(table, games)
+
+    def check(self, con: duckdb.DuckDBPyConnection,
+              games: list[tuple[int, Any, int | None]]) -> dict[int, StagedVerdict]:
+        """The verdict on each of ``games`` (``(g, GameHeader, header line)``, staged)."""
+        return self.submit(con, games).result()
+
+    def _submit(self, table: pa.Table, games: list[tuple[int, Any, int | None]]) -> Pending:
+        if table.num_rows < INLINE_EVENTS or self.workers == 1:
+            return Pending(self, table, games, done={v.g: v for v in check_staged(_ipc(table), games)})
+        try:
+            return Pending(self, table, games, futures=self._submit_pool(table, games))
+        except (BrokenProcessPool, RuntimeError, OSError):
+            return Pending(self, table, games, done=self._inline(table, games))
+
+    def _inline(self, table: pa.Table, games: list[tuple[int, Any, int | None]]) -> dict[int, StagedVerdict]:
+        # no workers (e.g. a script without the ``if __name__ == "__main__"`` guard spawn needs):
+        # the same check, in this process
+        self.close(now=True)
+        self.workers = 1
+        return {v.g: v for v in check_staged(_ipc(table), games)}
+
+    def _submit_pool(self, table: pa.Table, games: list[tuple[int, Any, int | None]]) -> list[Future]:
+        n = table.num_rows
+        gcol = table.column("g").to_numpy()
+        starts = np.searchsorted(gcol, np.array([g for g, _, _ in games]), side="left")
+        target = max(1, n // (self.workers * CHUNKS_PER_WORKER))
+        futures: list[Future[list[StagedVerdict]]] = []
+        pool = self._get_pool()
+        first, row0 = 0, 0
+        for k in range(1, len(games) + 1):
+            end = int(starts[k]) if k < len(games) else n
+            if end - row0 >= target or k == len(games):
+                futures.append(pool.submit(check_staged, _ipc(table.slice(row0, end - row0)), games[first:k]))
+                first, row0 = k, end
+        return futures
+
+    def close(self, *, now: bool = False) -> None:
+        """Stop the workers (``now``: without waiting for chunks in flight)."""
+        if self._pool is not None:
+            if now:
+                for p in list(getattr(self._pool, "_processes", {}).values()):
+                    p.kill()
+            self._pool.shutdown(wait=not now, cancel_futures=True)
+            self._pool = None
+
+
+class Pending:
+    """Verdicts being worked out by the pool (or already known)."""
+
+    def __init__(self, judge: RulesJudge, table: pa.Table | None, games: list[tuple[int, Any, int | None]], *,
+                 futures: list[Future] | None = None, done: dict[int, StagedVerdict] | None = None) -> None:
+        self.judge, self.table, self.games = judge, table, games
+        self.futures = futures or []
+        self.done = done
+
+    @property
+    def in_pool(self) -> bool:
+        """True while workers are replaying the games."""
+        return self.done is None
+
+    def result(self) -> dict[int, StagedVerdict]:
+        """The verdict on every game (waits for the workers)."""
+        if self.done is None:
+            try:
+                pending = set(self.futures)
+                while pending:  # short waits, so a Ctrl-C (raised between them) is not held up
+                    _, pending = wait(pending, timeout=0.1)
+                self.done = {v.g: v for f in self.futures for v in f.result()}
+            except BrokenProcessPool:
+                assert self.table is not None
+                self.done = self.judge._inline(self.table, self.games)
+        return self.done

@@ -1,0 +1,108 @@
+"""The dashboard is safe by default: it listens on this machine only, its database is the one
+chosen at start (``-- --db PATH``), and a browser cannot point it at another file.
+
+A real ``streamlit run`` (started the way the Makefile starts it, from the repository, so
+``.streamlit/config.toml`` applies) and Debian's Chromium.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.app.browser.test_dashboard_browser import ARGS, CHROMIUM, free_port, settle
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.browser
+
+
+def _outside_address() -> str | None:
+    """An address of this machine that is not loopback, if it has one."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the outgoing interface
+            ip = s.getsockname()[0]
+    except OSError:
+        return None
+    return None if ip.startswith("127.") else ip
+
+
+@pytest.fixture(scope="module")
+def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int, Path]]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (make test runs scripts/ensure-chromium.sh)")
+    tmp = tmp_path_factory.mktemp("safe")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PMIM_DB"}
+    env.update(PMIM_LOG_DIR=str(tmp / "logs"), PMIM_SIM_DIR=str(tmp / "sims"))
+    log = (tmp / "streamlit.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "streamlit_app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+         "--", "--db", str(small_demo_db)],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("streamlit did not start:\n" + (tmp / "streamlit.log").read_text())
+            time.sleep(0.3)
+        yield url, port, small_demo_db
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def test_the_server_listens_on_localhost_only(server: tuple[str, int, Path]) -> None:
+    _, port, _ = server
+    ip = _outside_address()
+    if ip is None:
+        pytest.skip("this machine has no address besides loopback")
+    with socket.socket() as s:
+        s.settimeout(2)
+        assert s.connect_ex((ip, port)) != 0, f"the dashboard answers on {ip}:{port}"
+    with socket.socket() as s:
+        s.settimeout(2)
+        assert s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_the_database_path_cannot_be_edited_from_the_browser(server: tuple[str, int, Path]) -> None:
+    from playwright.sync_api import sync_playwright
+
+    url, _, db = server
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(url)
+            page.get_by_role("heading", name="PMIM balance overview").first.wait_for(timeout=60_000)
+            settle(page)
+            sidebar = page.locator("[data-testid='stSidebar']")
+            assert str(db) in sidebar.inner_text()  # the start-up choice is shown...
+            inputs = sidebar.locator("input, textarea")
+            for i in range(inputs.count()):  # ...and no field of the page holds a path to edit
+                assert inputs.nth(i).input_value() != str(db)
+            assert page.get_by_label("Database file").count() == 0
+            assert page.locator("[data-testid='stException']").count() == 0
+        finally:
+            browser.close()

@@ -1,0 +1,174 @@
+"""Ingest replays every game through the rules: nothing that `pmim replay verify` flags is stored.
+
+320 mutated engine replays (a line dropped, duplicated or swapped, a field edited; seq
+renumbered and the content id recomputed, as a careless or malicious writer would) go
+in together with untouched games. Every game stored must pass the rules check; every
+mutant not stored must be named among the rejections with its reason; the good games of
+the same batch are stored.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import cache
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+
+from pmim_analytics.engine.verify import verify_game
+from pmim_analytics.model.events import event_from_dict
+from pmim_analytics.replay.format import GameHeader, GameRecord, format_game, game_id_of, read_game, write_game
+from pmim_analytics.replay.parquet import write_part
+from pmim_analytics.rules import load_army, validate_army
+from pmim_analytics.sim.batch import BatchSpec, play_batch_game
+from pmim_analytics.store import ingest_paths, read_frame
+from tests.conftest import ARMIES
+
+N_BASE = 4
+
+
+@cache
+def base_games() -> tuple[GameRecord, ...]:
+    a = validate_army(load_army(ARMIES / "v3-balanced.yaml"), "v3")
+    b = validate_army(load_army(ARMIES / "v3-tank-heavy.yaml"), "v3")
+    batch = BatchSpec("v3", "take-and-hold", a, b, "greedy", "random", seed=5, games=N_BASE)
+    return tuple(play_batch_game(batch, n) for n in range(N_BASE))
+
+
+def _reidentify(header: dict, event_lines: list[dict]) -> list[str]:
+    """Renumber seq 1..n and give the header the id of the new content."""
+    for n, obj in enumerate(event_lines, start=1):
+        obj["seq"] = n
+    events = [event_from_dict(o) for o in event_lines]
+    header["game_id"] = game_id_of(GameHeader.model_validate(header), events)
+    return [json.dumps(header, separators=(",", ":"))] + [json.dumps(o, separators=(",", ":")) for o in event_lines]
+
+
+EDITS = {  # field edits: (event type, field, new value from the old)
+    "path": ("move", "path", lambda v: v + 1),
+    "to_hex": ("move", "to_hex", lambda v: [v[0], (v[1] + 7) % 14]),
+    "roll": ("attack", "roll", lambda v: [7 - v[0], v[1]]),
+    "hit": ("attack", "hit", lambda v: not v),
+    "damage": ("attack", "damage", lambda v: v + 2),
+    "target": ("attack", "target", lambda v: "B:" + v[2:] if v.startswith("R:") else "R:" + v[2:]),
+    "winner": ("game_end", "winner", lambda v: {"blue": "red", "red": "blue"}.get(v, "blue")),
+    "final_vp": ("game_end", "blue_vp", lambda v: v + 1),
+    "vp_side": ("vp", "side", lambda v: "red" if v == "blue" else "blue"),
+    "deploy": ("deploy", "hex", lambda v: [v[0], 20]),
+    "unit": ("activate", "unit", lambda v: v[:-1] + ("2" if v[-1] != "2" else "1")),
+}
+
+KINDS = ["drop", "duplicate", "swap", *EDITS]
+N_MUTANTS = 320
+
+
+def mutate(game: GameRecord, kind: str, k: int) -> list[str] | None:
+    lines = format_game(game).splitlines()
+    header, events = json.loads(lines[0]), [json.loads(x) for x in lines[1:]]
+    if kind in ("drop", "duplicate", "swap"):
+        i = k % (len(events) - 1)
+        if kind == "drop":
+            del events[i]
+        elif kind == "duplicate":
+            events.insert(i, dict(events[i]))
+        else:
+            if events[i]["type"] == events[i + 1]["type"] and events[i].get("unit") == events[i + 1].get("unit"):
+                return None
+            events[i], events[i + 1] = events[i + 1], events[i]
+    else:
+        etype, fld, change = EDITS[kind]
+        idx = [n for n, e in enumerate(events) if e["type"] == etype]
+        if not idx:
+            return None
+        e = events[idx[k % len(idx)]]
+        new = change(e[fld])
+        if new == e[fld]:
+            return None
+        e[fld] = new
+    return _reidentify(header, events)
+
+
+def test_no_mutated_replay_that_breaks_the_rules_is_stored(tmp_path: Path) -> None:
+    folder, db = tmp_path / "in", tmp_path / "pmim.duckdb"
+    good = [write_game(g, folder / f"good-{n}.jsonl") for n, g in enumerate(base_games())]
+    rng = random.Random(16)
+    mutants: dict[str, Path] = {}
+    seen = {format_game(g) for g in base_games()}
+    while len(mutants) < N_MUTANTS:
+        base, kind, k = rng.randrange(N_BASE), rng.choice(KINDS), rng.randrange(10_000)
+        lines = mutate(base_games()[base], kind, k)
+        text = "\n".join(lines) + "\n" if lines else None
+        if text is None or text in seen:
+            continue
+        seen.add(text)
+        p = folder / f"mut-{len(mutants):03d}-{kind}.jsonl"
+        p.write_text(text, encoding="utf-8")
+        mutants[p.name] = p
+    result = ingest_paths([folder], db, workers=2)
+    stored = {gid for (gid,) in read_frame("SELECT game_id FROM games", db=db).rows()}
+    rejected = {Path(r.file).name: r for r in result.rejected}
+    for p in good:
+        assert read_game(p).header.game_id in stored, f"good game {p.name} not stored"
+    for name, p in mutants.items():
+        record = read_game(p) if name not in rejected or rejected[name].error_type != "syntax" else None
+        if record is not None and record.header.game_id in stored:
+            assert verify_game(record) == [], f"{name} was stored but breaks the rules"
+        else:
+            assert name in rejected, f"{name} neither stored nor named among the rejections"
+            assert rejected[name].message
+    checked = read_frame("SELECT count(*) FILTER (WHERE rules_checked) AS n, count(*) AS total FROM game_checks",
+                         db=db).row(0)
+    assert checked[0] == checked[1] == len(stored)
+
+
+def test_a_parquet_part_with_a_flipped_winner_or_a_cut_game_is_refused(tmp_path: Path) -> None:
+    games = list(base_games())
+    folder = tmp_path / "batch"
+    write_part(folder, 0, games)
+    events = folder / "events.00000.parquet"
+    t = pq.read_table(events).to_pylist()
+    first, second = games[0].header.game_id, games[1].header.game_id
+    for row in t:  # flip the winner of game 0
+        if row["game_id"] == first and row["type"] == "game_end":
+            row["side"] = "red" if row["side"] == "blue" else "blue"
+    # cut game 1 after round 1, ending it there with a consistent-looking game_end
+    kept, cut_done = [], False
+    for row in t:
+        if row["game_id"] != second:
+            kept.append(row)
+        elif not cut_done and (row["round"] or 0) <= 1 and row["type"] != "game_end":
+            kept.append(row)
+            if row["type"] == "round_end" and row["round"] == 1:
+                end = dict(row, seq=row["seq"] + 1, type="game_end", side="blue", reason="vp", rounds=1)
+                kept.append(end)
+                cut_done = True
+    pq.write_table(pq.read_table(events).schema.empty_table().from_pylist(kept, schema=pq.read_schema(events)),
+                   events)
+    result = ingest_paths([folder], tmp_path / "pmim.duckdb")
+    con = duckdb.connect(str(tmp_path / "pmim.duckdb"), read_only=True)
+    stored = {gid for (gid,) in con.execute("SELECT game_id FROM games").fetchall()}
+    con.close()
+    assert first not in stored and second not in stored
+    assert {g.header.game_id for g in games[2:]} <= stored
+    assert len(result.rejected) == 2 and all(r.error_type == "rules" for r in result.rejected)
+    assert any("winner" in r.message for r in result.rejected)
+
+
+def test_mutants_are_rejected_for_breaking_the_rules_not_only_for_format(tmp_path: Path) -> None:
+    """The mutations bite: with seq renumbered and the id recomputed, only the rules check
+    can refuse most of them (the set-based checks see a well-formed game)."""
+    rng = random.Random(3)
+    folder = tmp_path / "in"
+    n = 0
+    while n < 40:
+        lines = mutate(base_games()[rng.randrange(N_BASE)], rng.choice(KINDS), rng.randrange(10_000))
+        if lines:
+            (folder / f"m{n}.jsonl").parent.mkdir(exist_ok=True)
+            (folder / f"m{n}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+            n += 1
+    result = ingest_paths([folder], tmp_path / "pmim.duckdb")
+    kinds = [r.error_type for r in result.rejected]
+    assert kinds.count("rules") >= 20, kinds
+    assert all(r.line is not None and r.file for r in result.rejected if r.error_type == "rules")
