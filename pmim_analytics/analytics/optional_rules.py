@@ -101,5 +101,38 @@ def overheat_expectation(ev: pl.DataFrame) -> pl.DataFrame:
     ).sort("game_id", "side")
 
 
-__all__ = ["EVENT_COLUMNS", "OPTIONAL_TYPES", "heat_by_weapon", "heat_table", "initiative_table",
+def optional_dice_luck(ev: pl.DataFrame) -> pl.DataFrame:
+    """Each side's luck with the optional rules' dice, per game, as z scores (positive = lucky).
+
+    ``heat_z``: overheats against the exact expectation of the overheat rolls the side made,
+    sign turned (fewer overheats than expected is good luck); variance sum p(1 - p).
+    ``initiative_z``: rounds the side won the initiative against half the decided rolls
+    (exactly 1/2 each); variance n/4. Null where the side made no such roll. Columns:
+    ``game_id side heat_rolls overheats expected_overheats heat_z initiative_rounds
+    initiative_won initiative_z``.
+    """
+    rolls = ev.filter(pl.col("type") == "overheat_roll").with_columns(
+        side=pl.when(pl.col("unit").str.starts_with("B:")).then(pl.lit("blue")).otherwise(pl.lit("red")),
+        p=pl.col("needed").map_elements(_exact_chance, return_dtype=pl.Float64))
+    heat = rolls.group_by("game_id", "side").agg(
+        heat_rolls=pl.len().cast(pl.Int64), overheats=pl.col("hit").cast(pl.Int64).sum(),
+        expected_overheats=pl.col("p").sum(), var=(pl.col("p") * (1 - pl.col("p"))).sum(),
+    ).with_columns(heat_z=pl.when(pl.col("var") > 0).then(
+        (pl.col("expected_overheats") - pl.col("overheats")) / pl.col("var").sqrt())).drop("var")
+    decided = ev.filter((pl.col("type") == "initiative_roll") & pl.col("side").is_not_null())
+    per_game = decided.group_by("game_id").agg(initiative_rounds=pl.len().cast(pl.Int64),
+                                               blue=(pl.col("side") == "blue").sum().cast(pl.Int64))
+    init = pl.concat([
+        per_game.select("game_id", pl.lit("blue").alias("side"), "initiative_rounds",
+                        pl.col("blue").alias("initiative_won")),
+        per_game.select("game_id", pl.lit("red").alias("side"), "initiative_rounds",
+                        (pl.col("initiative_rounds") - pl.col("blue")).alias("initiative_won")),
+    ]).with_columns(initiative_z=(pl.col("initiative_won") - pl.col("initiative_rounds") / 2)
+                    / (pl.col("initiative_rounds") / 4).sqrt())
+    return heat.join(init, on=["game_id", "side"], how="full", coalesce=True).select(
+        "game_id", "side", "heat_rolls", "overheats", "expected_overheats", "heat_z", "initiative_rounds",
+        "initiative_won", "initiative_z")
+
+
+__all__ = ["optional_dice_luck", "EVENT_COLUMNS", "OPTIONAL_TYPES", "heat_by_weapon", "heat_table", "initiative_table",
            "optional_rule_events", "overheat_expectation", "rush_table"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pmim_analytics.analytics import compositions, costs, impact, luck, quality, units, weapons
+from pmim_analytics.analytics import compositions, costs, impact, luck, optional_rules, quality, units, weapons
 from pmim_analytics.analytics.dataset import GameData
 
 
@@ -79,11 +79,13 @@ class LuckTables:
 
 
 def luck_report(data: GameData) -> LuckTables:
-    """Luck index of every side in every game with attack events."""
+    """Luck index of every side in every game with attack events (with the optional rules'
+    overheat and initiative dice where there are any: ``heat_z``, ``initiative_z``, ``dice_z``)."""
     with data.session():
         ru, rw = data.rules_tables()
         sums = data.side_luck_sums(ru, rw)
-    table = luck.luck_from_sums(sums)
+        optional = optional_rules.optional_dice_luck(data.optional_rule_events())
+    table = luck.with_optional_dice(luck.luck_from_sums(sums), optional)
     return LuckTables(table, luck.luck_summary(table))
 
 

@@ -338,6 +338,7 @@ def luck_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db:
             Col("attacks", field("attacks")), Col("damage", field("damage")),
             Col("expected", field("expected_damage", lambda v: num(v, 1))),
             Col("luck z", field("luck_z", lambda v: "" if v is None else f"{v:+.2f}")),
+            Col("with optional dice", field("dice_z", lambda v: "" if v is None else f"{v:+.2f}")),
             Col("won", field("won"))]
     sides = Listing("luck_sides", "Luck per game and side", lk.sides, cols, limit)
     emit([summary, sides] if fmt is not Format.csv else [sides, summary], fmt)

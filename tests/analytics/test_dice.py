@@ -184,3 +184,38 @@ def test_pmim_dice_overheat_prints_the_exact_odds_and_refuses_a_version_without_
     bad = subprocess.run([sys.executable, "-m", "pmim_analytics", "dice", "--rules", "v3", "--overheat",
                           "Timber Wolf:GG"], capture_output=True, text=True)
     assert bad.returncode == 2 and "no heat rule" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_luck_index_counts_overheat_and_initiative_dice() -> None:
+    """Hand-made events: blue made two overheat rolls (excess 1 and 3: expected 1/6 + 1/2) and
+    overheated once; blue won the initiative in 3 of 4 decided rounds (a tie is not counted)."""
+    import math
+
+    import polars as pl
+
+    from pmim_analytics.analytics.luck import luck_summary, with_optional_dice
+    from pmim_analytics.analytics.optional_rules import optional_dice_luck
+
+    rows = [
+        {"game_id": "g", "type": "overheat_roll", "unit": "B:TW1", "needed": 1, "hit": False, "side": None},
+        {"game_id": "g", "type": "overheat_roll", "unit": "B:TW1", "needed": 3, "hit": True, "side": None},
+        *({"game_id": "g", "type": "initiative_roll", "unit": None, "needed": None, "hit": None, "side": s}
+          for s in ("blue", "blue", None, "red", "blue")),
+    ]
+    ev = pl.DataFrame(rows, schema={"game_id": pl.Utf8, "type": pl.Utf8, "unit": pl.Utf8, "needed": pl.Int64,
+                                    "hit": pl.Boolean, "side": pl.Utf8})
+    t = {r["side"]: r for r in optional_dice_luck(ev).iter_rows(named=True)}
+    exp, var = 1 / 6 + 1 / 2, 1 / 6 * 5 / 6 + 1 / 4
+    assert t["blue"]["expected_overheats"] == pytest.approx(exp)
+    assert t["blue"]["heat_z"] == pytest.approx((exp - 1) / math.sqrt(var))  # one overheat: unlucky
+    assert t["blue"]["initiative_z"] == pytest.approx((3 - 2) / 1.0) and t["red"]["initiative_z"] == -1.0
+    assert t["red"]["heat_z"] is None
+    luck = pl.DataFrame({"game_id": ["g", "g"], "rules_id": ["v3-x"] * 2, "source": ["engine"] * 2,
+                         "side": ["blue", "red"], "luck_z": [0.5, -0.5], "won": [True, False]})
+    combined = {r["side"]: r["dice_z"] for r in with_optional_dice(luck, optional_dice_luck(ev)).iter_rows(named=True)}
+    assert combined["blue"] == pytest.approx((0.5 + t["blue"]["heat_z"] + 1.0) / math.sqrt(3))
+    assert combined["red"] == pytest.approx((-0.5 - 1.0) / math.sqrt(2))
+    # without optional-rule dice the index is the damage luck, as before
+    plain = with_optional_dice(luck, optional_dice_luck(ev.head(0)))
+    assert plain["dice_z"].to_list() == [0.5, -0.5]
+    assert luck_summary(plain)["luckier_won"].to_list() == [1]
