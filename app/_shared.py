@@ -141,6 +141,7 @@ REPORTS: dict[str, Callable[[DuckDBData], Any]] = {
     "costs": tables.cost_report,
     "luck": tables.luck_report,
     "quality": tables.quality_report,
+    "optional_rules": tables.optional_rules_report,
 }
 
 

@@ -90,6 +90,29 @@ def luck_report(data: GameData) -> LuckTables:
 
 
 @dataclass(frozen=True)
+class OptionalRulesTables:
+    """What the optional rules did: overheat rates by excess (with the exact odds), weapons lost
+    to heat, initiative wins, rushes (:mod:`.optional_rules`)."""
+
+    heat: pl.DataFrame
+    weapons_lost: pl.DataFrame
+    initiative: pl.DataFrame
+    rushes: pl.DataFrame
+
+    def is_empty(self) -> bool:
+        """True when the selected games hold no optional-rule event."""
+        return not any(t.height for t in (self.heat, self.weapons_lost, self.initiative, self.rushes))
+
+
+def optional_rules_report(data: GameData) -> OptionalRulesTables:
+    """The optional rules' effects in the selected games."""
+    with data.session():
+        ev = data.optional_rule_events()
+    return OptionalRulesTables(optional_rules.heat_table(ev), optional_rules.heat_by_weapon(ev),
+                               optional_rules.initiative_table(ev), optional_rules.rush_table(ev))
+
+
+@dataclass(frozen=True)
 class QualityTables:
     """Game length, endings, lead changes and VP by round."""
 

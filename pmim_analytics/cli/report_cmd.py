@@ -13,7 +13,7 @@ import polars as pl
 import typer
 from rich.table import Table
 
-from pmim_analytics.analytics import optional_rules, tables
+from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.dice import dice_table, warmech_overheat_table
 from pmim_analytics.cli import output
 from pmim_analytics.cli._common import err, guarded, out
@@ -294,25 +294,24 @@ def optional_rules_cmd(rules: str | None = RULES_OPT, source: str | None = SOURC
     """
     if not (data := _data(rules, source, db)):
         return
-    with data.session():
-        ev = data.optional_rule_events()
+    rep = tables.optional_rules_report(data)
     rid = Col("rules", text("rules_id"), "left")
     emit([
-        Listing("overheat", "Overheat rolls by excess (observed vs exact)", optional_rules.heat_table(ev),
+        Listing("overheat", "Overheat rolls by excess (observed vs exact)", rep.heat,
                 [rid, Col("excess", field("excess")), Col("rolls", field("rolls")),
                  Col("overheats", field("overheats")), Col("rate", field("rate", pct)),
                  Col("95% CI", lambda x: f"{pct(x['rate_lo'])}-{pct(x['rate_hi'])}"),
                  Col("exact", field("exact", pct))], None, "No overheat rolls in these games."),
-        Listing("weapons_lost", "Weapons lost to heat", optional_rules.heat_by_weapon(ev),
+        Listing("weapons_lost", "Weapons lost to heat", rep.weapons_lost,
                 [rid, Col("weapon", text("weapon"), "left"), Col("rolls", field("rolls")), Col("lost", field("lost")),
                  Col("self damage", field("self_damage"))], None, "No overheat rolls in these games."),
         Listing("initiative", "Rolled initiative: rounds blue went first (exactly 1/2)",
-                optional_rules.initiative_table(ev),
+                rep.initiative,
                 [rid, Col("rolls", field("rolls")), Col("ties", field("ties")), Col("rounds", field("rounds")),
                  Col("blue first", field("share", pct)),
                  Col("95% CI", lambda x: f"{pct(x['share_lo'])}-{pct(x['share_hi'])}")], None,
                 "No initiative rolls in these games."),
-        Listing("rushes", "Rushes", optional_rules.rush_table(ev),
+        Listing("rushes", "Rushes", rep.rushes,
                 [rid, Col("rushes", field("rushes")), Col("games", field("games"))], None,
                 "No rushes in these games."),
     ], fmt)
