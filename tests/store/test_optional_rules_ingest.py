@@ -88,3 +88,14 @@ def test_the_optional_rules_report_counts_what_the_events_say(tmp_path: Path, db
         "v3-rolled-initiative", len(inits), sum(e.first == "blue" for e in inits))
     only_heat = DuckDBData(db, rules_ids=["v3-heat"]).optional_rule_events()
     assert set(only_heat["type"].to_list()) <= {"overheat_roll", "weapon_lost"}
+
+
+def test_the_exported_report_has_an_optional_rules_section(tmp_path: Path, db: Path) -> None:
+    from pmim_analytics.report.export import export_report
+
+    write_games(tmp_path / "replays", _games("v3-heat", 8) + _games("v3-rolled-initiative", 2))
+    ingest_paths([tmp_path / "replays"], db)
+    export_report(db, ["v3-heat", "v3-rolled-initiative"], tmp_path / "notes")
+    report = (tmp_path / "notes" / "report.md").read_text()
+    assert "## Optional rules" in report and "| v3-rolled-initiative |" in report.split("## Optional rules")[1]
+    assert (tmp_path / "notes" / "tables" / "optional_overheat.csv").exists()
