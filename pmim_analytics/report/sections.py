@@ -135,7 +135,8 @@ OVERHEAT_COLS = [
 ]
 WEAPONS_LOST_COLS = [
     Col("rules", text("rules_id"), "left"), Col("weapon", text("weapon"), "left"),
-    Col("overheat rolls", field("rolls")), Col("weapons lost", field("lost")), Col("damage to itself", field("self_damage")),
+    Col("overheat rolls", field("rolls")), Col("weapons lost", field("lost")),
+    Col("damage to itself", field("self_damage")),
 ]
 INITIATIVE_COLS = [
     Col("rules", text("rules_id"), "left"), Col("initiative rolls", field("rolls")), Col("ties", field("ties")),
