@@ -152,3 +152,31 @@ def test_verify_rejects_a_replay_whose_header_drops_the_optional_rules() -> None
     header = game.header.model_copy(update={"optional_rules": None})
     found = [v.message for v in verify_game(GameRecord(header, game.events))]
     assert any("the header records optional rules none, but rules v3-heat has" in m for m in found), found
+
+
+def test_pmim_replay_verify_passes_a_played_game_and_rejects_a_forged_initiative(tmp_path: Any) -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    replay = tmp_path / "g.jsonl"
+
+    def pmim(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pmim_analytics", *args], capture_output=True, text=True)
+
+    played = pmim("play", "--rules", "v3-rolled-initiative", "--blue", str(root / "data/armies/v3-balanced.yaml"),
+                  "--red", str(root / "data/armies/v3-mech-heavy.yaml"), "--seed", "3", "--out", str(replay))
+    assert played.returncode == 0, played.stderr
+    assert pmim("replay", "verify", str(replay)).returncode == 0
+    lines = replay.read_text().splitlines()
+    for i, line in enumerate(lines):
+        ev = json.loads(line)
+        if ev.get("type") == "initiative_roll" and ev["first"] is not None:
+            ev["first"] = "red" if ev["first"] == "blue" else "blue"
+            lines[i] = json.dumps(ev, separators=(",", ":"))
+            break
+    replay.write_text("\n".join(lines) + "\n")
+    forged = pmim("replay", "verify", str(replay))
+    assert forged.returncode == 1 and "initiative_roll" in forged.stdout + forged.stderr
