@@ -317,3 +317,23 @@ def test_overheat_risk_is_zero_within_the_rating_and_grows_with_the_excess() -> 
     base = opt_position({}, [GRUMBLER], [TARGET])
     base.apply(ActivateUnit("B:GR1"))
     assert overheat_risk(base, base.unit("B:GR1"), 2) == 0.0
+
+
+@pytest.mark.parametrize("bot", ["greedy", "tactician"])
+def test_scripted_bots_rush_toward_their_objective_when_nothing_is_in_reach(bot: str) -> None:
+    import random
+
+    from pmim_analytics.engine.bots import make_bot, parse_bot_spec
+
+    far = [("IN", ("LL",), (19, 0))]
+    st = opt_position({"rush": {}}, [("TW", ("GG", "ML"), (5, 13))], far)
+    chooser = make_bot(parse_bot_spec(bot), random.Random(1))
+    st.apply(chooser.choose(st))  # activate
+    action = chooser.choose(st)
+    assert isinstance(action, RushUnit)
+    assert st.grid.dist[st.grid.index(Hex(5, 13))][st.grid.index(action.to)] > 2  # beyond a plain move
+    # without the rule the same bot walks
+    base = opt_position({}, [("TW", ("GG", "ML"), (5, 13))], far)
+    plain = make_bot(parse_bot_spec(bot), random.Random(1))
+    base.apply(plain.choose(base))
+    assert isinstance(plain.choose(base), MoveUnit)
