@@ -180,3 +180,22 @@ def test_pmim_replay_verify_passes_a_played_game_and_rejects_a_forged_initiative
     replay.write_text("\n".join(lines) + "\n")
     forged = pmim("replay", "verify", str(replay))
     assert forged.returncode == 1 and "initiative_roll" in forged.stdout + forged.stderr
+
+
+def test_optional_rule_batches_are_the_same_games_whatever_the_workers(tmp_path: Any) -> None:
+    from pmim_analytics.rules import load_army
+    from pmim_analytics.sim.batch import BatchSpec
+    from pmim_analytics.sim.runner import run_batch
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2] / "data" / "armies"
+    for rules in ("v3-heat", "v3-rolled-initiative"):
+        a = validate_army(load_army(root / "v3-mech-heavy.yaml"), rules)
+        b = validate_army(load_army(root / "v3-balanced.yaml"), rules)
+        spec = BatchSpec(rules, "take-and-hold", a, b, "random", "greedy", 11, 6, name="opt", played="x")
+        run_batch(spec, workers=1, out=tmp_path / f"{rules}-1", fmt="jsonl", part_size=2)
+        run_batch(spec, workers=2, out=tmp_path / f"{rules}-2", fmt="jsonl", part_size=2)
+        for i in range(6):
+            name = f"game-{i:06d}.jsonl"
+            one = (tmp_path / f"{rules}-1" / name).read_bytes()
+            assert one == (tmp_path / f"{rules}-2" / name).read_bytes()
+            assert b'"version":2' in one.split(b"\n")[0]
