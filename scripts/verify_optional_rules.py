@@ -1,6 +1,6 @@
 """Play games under each optional-rule variant with every bot and verify each one.
 
-Run: .venv/bin/python scripts/verify_optional_rules.py [--games 500] [--workers 2] [--budget 100]
+Run: .venv/bin/python scripts/verify_optional_rules.py [--games 500] [--workers 2] [--budget 100] [--only v3-rush]
 
 For each variant that switches on an optional rule (v3-heat, v3-rolled-initiative,
 v3-catch-up, v3-rush) it plays ``--games`` games, shared out over the bots (random,
@@ -44,9 +44,11 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=500, help="games per variant, over all bots (default 500)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--budget", type=int, default=100, help="the search bot's budget (default 100)")
+    parser.add_argument("--only", default=",".join(VARIANTS), help="comma-separated variants (default: all four)")
     args = parser.parse_args()
     bots = ["random", "greedy", "tactician", f"search:budget={args.budget}"]
-    jobs = [(r, bots[i % len(bots)], i) for r in VARIANTS for i in range(args.games)]
+    variants = [v for v in args.only.split(",") if v]
+    jobs = [(r, bots[i % len(bots)], i) for r in variants for i in range(args.games)]
     games: Counter[tuple[str, str]] = Counter()
     events: dict[tuple[str, str], Counter[str]] = {}
     bad: Counter[tuple[str, str]] = Counter()

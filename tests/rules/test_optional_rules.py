@@ -106,3 +106,16 @@ def test_rules_show_lists_the_optional_rules_as_data() -> None:
     import json
     data = json.loads(proc.stdout)
     assert data["optional_rules"] == [{"rule": "catch_up", "settings": "ratio=2, activations=2"}]
+
+
+def test_a_table_log_under_an_optional_rule_variant_is_refused_with_one_sentence(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "data" / "playtests" / "sample-detailed-v3.pmimlog").read_text().replace("rules: v3\n",
+                                                                                              "rules: v3-heat\n")
+    log = tmp_path / "heat.pmimlog"
+    log.write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "pmim_analytics", "log", "check", str(log)], capture_output=True,
+                          text=True, cwd=root)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    out = proc.stdout + proc.stderr
+    assert "switches on optional rules (heat)" in out and "log the game under v3" in out and "Traceback" not in out
