@@ -99,3 +99,23 @@ def test_the_exported_report_has_an_optional_rules_section(tmp_path: Path, db: P
     report = (tmp_path / "notes" / "report.md").read_text()
     assert "## Optional rules" in report and "| v3-rolled-initiative |" in report.split("## Optional rules")[1]
     assert (tmp_path / "notes" / "tables" / "optional_overheat.csv").exists()
+
+
+def test_the_impact_report_pairs_v3_with_v3_plus_an_optional_rule(tmp_path: Path, db: Path) -> None:
+    from pmim_analytics.analytics import tables
+    from pmim_analytics.rules import load_army
+    from pmim_analytics.sim.batch import BatchSpec
+    from pmim_analytics.sim.runner import run_batch
+    from pmim_analytics.store.readers import DuckDBData
+
+    root = Path(__file__).resolve().parents[2] / "data" / "armies"
+    for rules in ("v3", "v3-heat"):
+        a = validate_army(load_army(root / "v3-mech-heavy.yaml"), rules)
+        b = validate_army(load_army(root / "v3-balanced.yaml"), rules)
+        run_batch(BatchSpec(rules, "take-and-hold", a, b, "greedy", "greedy", 21, 8, name=f"imp-{rules}",
+                            played="x"), out=tmp_path / rules, fmt="jsonl")
+    assert ingest_paths([tmp_path / "v3", tmp_path / "v3-heat"], db).loaded == 16
+    imp = tables.impact_report(DuckDBData(db, ["v3", "v3-heat"]), "v3", "v3-heat")
+    rows = {r["composition"]: r for r in imp.compositions.iter_rows(named=True)}
+    assert set(rows) == {"Mech-heavy", "Balanced"}
+    assert all(r["games_a"] == 8 and r["games_b"] == 8 for r in rows.values())
