@@ -20,8 +20,7 @@ import streamlit as st
 
 from pmim_analytics.analytics import Provenance, dice_table, tables
 from pmim_analytics.errors import PmimError, StoreError
-from pmim_analytics.rules import list_rules_ids, load_rules, load_scenario
-from pmim_analytics.rules.catalogue import rules_label
+from pmim_analytics.rules import list_rules_ids, load_rules, load_scenario, rules_label
 from pmim_analytics.store.connection import is_lock_error, resolve_db_path
 from pmim_analytics.store.games import list_games, read_stored_game, selection_choices
 from pmim_analytics.store.info import db_info

@@ -199,3 +199,19 @@ def test_optional_rule_batches_are_the_same_games_whatever_the_workers(tmp_path:
             one = (tmp_path / f"{rules}-1" / name).read_bytes()
             assert one == (tmp_path / f"{rules}-2" / name).read_bytes()
             assert b'"version":2' in one.split(b"\n")[0]
+
+
+def test_optional_rule_games_survive_a_parquet_batch(tmp_path: Any) -> None:
+    from pmim_analytics.replay.parquet import read_batch
+    from pmim_analytics.rules import load_army
+    from pmim_analytics.sim.batch import BatchSpec, play_batch_game
+    from pmim_analytics.sim.runner import run_batch
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2] / "data" / "armies"
+    a = validate_army(load_army(root / "v3-mech-heavy.yaml"), "v3-heat")
+    b = validate_army(load_army(root / "v3-balanced.yaml"), "v3-heat")
+    spec = BatchSpec("v3-heat", "take-and-hold", a, b, "random", "random", 4, 6, name="pq", played="x")
+    run_batch(spec, workers=1, out=tmp_path, fmt="parquet", part_size=3)
+    back = list(read_batch(tmp_path))
+    assert [format_game(g) for g in back] == [format_game(play_batch_game(spec, i)) for i in range(6)]
+    assert any(e.type == "overheat_roll" for g in back for e in g.events)
