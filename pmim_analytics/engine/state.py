@@ -102,7 +102,7 @@ class UnitState:
 
     def can_use(self, m: int) -> bool:
         """True when the weapon on mount number ``m`` is usable (its location stands, it has not overheated)."""
-        if (self.lost >> m) & 1:
+        if self.lost and (self.lost >> m) & 1:
             return False
         loc = self.p.mounts[m].loc
         return loc < 0 or self.loc_hp[loc] > 0

@@ -75,7 +75,7 @@ class GreedyBot(Bot):
                 m = self._fire_first.pop()
                 if m in state.fireable_mounts(u):
                     value, t = self.target(state, u, m, u.pos)
-                    if t is not None and value > 0 and value > overheat_risk(state, u, m):
+                    if t is not None and value > 0 and (u.p.heat_rating < 0 or value > overheat_risk(state, u, m)):
                         return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
             if self._dest >= 0 and self._dest != u.pos and state.can_move(u) and state.occ[self._dest] < 0:
                 if self._rushing and state.can_rush(u) and self._dest in state.rush_reachable(u):
@@ -83,7 +83,7 @@ class GreedyBot(Bot):
                 return MoveUnit(u.id, state.grid.hexes[self._dest])
         for m in state.fireable_mounts(u):
             value, t = self.target(state, u, m, u.pos)
-            if t is not None and value > 0 and value > overheat_risk(state, u, m):
+            if t is not None and value > 0 and (u.p.heat_rating < 0 or value > overheat_risk(state, u, m)):
                 return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
         return EndActivation(u.id)
 
