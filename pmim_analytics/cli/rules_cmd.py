@@ -28,12 +28,15 @@ def list_cmd(fmt: Format = FORMAT_OPT) -> None:
     for rid in list_rules_ids():
         r = load_rules(rid)
         rows.append({"id": r.id, "name": r.name, "based_on": r.base or r.parent or None, "chassis": len(r.chassis),
-                     "weapons": len(r.weapons), "warmechs": len(r.warmechs)})
+                     "weapons": len(r.weapons), "warmechs": len(r.warmechs),
+                     "optional_rules": " ".join(r.optional.names()) or None})
     frame = pl.DataFrame(rows, schema={"id": pl.String, "name": pl.String, "based_on": pl.String,
-                                       "chassis": pl.Int64, "weapons": pl.Int64, "warmechs": pl.Int64})
+                                       "chassis": pl.Int64, "weapons": pl.Int64, "warmechs": pl.Int64,
+                                       "optional_rules": pl.String})
     cols = [Col("id", text("id"), "left"), Col("name", text("name"), "left"),
             Col("based on", lambda x: x["based_on"] or "-", "left"), Col("chassis", field("chassis")),
-            Col("weapons", field("weapons")), Col("Warmechs", field("warmechs"))]
+            Col("weapons", field("weapons")), Col("Warmechs", field("warmechs")),
+            Col("optional rules", lambda x: (x["optional_rules"] or "-").replace("_", " "), "left")]
     emit([Listing("rules", "PMIM rules catalogue", frame, cols)], fmt)
 
 
