@@ -136,6 +136,7 @@ REPORTS: dict[str, Callable[[DuckDBData], Any]] = {
     "weapons": tables.weapon_report,
     "compositions": tables.composition_report,
     "matchups": tables.matchup_report,
+    "matchups_by_list": lambda data: tables.matchup_report(data, key="list"),
     "sides": tables.side_report,
     "costs": tables.cost_report,
     "luck": tables.luck_report,

@@ -17,8 +17,9 @@ from math import comb
 from pathlib import Path
 
 from pmim_analytics.replay.parquet import write_part
-from pmim_analytics.rules import data_dir, load_army, validate_army
+from pmim_analytics.rules import Roster, data_dir, load_army, load_scenario, validate_army
 from pmim_analytics.rules.generate import random_army
+from pmim_analytics.rules.translate import translate_army
 from pmim_analytics.sim.batch import BatchSpec, play_batch_game, run_batch
 from pmim_analytics.store.ingest import IngestResult, ingest_paths
 
@@ -39,6 +40,8 @@ class DemoPlan:
     levels_rules: tuple[str, ...] | None = None
     #: Games per pairing of the levels (``games`` when None).
     level_games: int | None = None
+    #: Carry each list to the plan's rules id first (``pmim army translate``).
+    translate: bool = False
 
 
 def demo_bot() -> str:
@@ -59,6 +62,8 @@ DEMO_SEARCH_BUDGET = 100
 def demo_games() -> int:
     """Games per pairing of the demo's bot: fewer for the search bot, so the demo builds in a few minutes."""
     return 20 if demo_bot() != "tactician" else 40
+
+
 #: The scripted levels played beside the demo's bot.
 SCRIPTED_LEVELS = ("random", "greedy", "tactician")
 
@@ -66,19 +71,24 @@ SCRIPTED_LEVELS = ("random", "greedy", "tactician")
 V3_ARMIES = ("v3-balanced", "v3-tank-heavy", "v3-infantry-swarm", "v3-mech-heavy", "v3-fast-gev")
 V2_ARMIES = ("v2-playtest-balanced", "v2-playtest1-heavy", "v2-playtest2-infantry", "v2-lances-example")
 
+#: The playtest lists that still fit v3 once translated (the infantry list is 74 points there).
+V2_LISTS_IN_V3 = ("v2-playtest-balanced", "v2-playtest1-heavy", "v2-lances-example")
+
 #: The sample variants that switch on one optional rule each (docs/rules-notes.md, "Optional rules").
 OPTIONAL_RULE_VARIANTS = ("v3-heat", "v3-rolled-initiative", "v3-catch-up", "v3-rush")
 
-#: The default demo: the v3 archetypes under v3, two of the designer's what-ifs and the four
-#: optional-rule variants (same seeds as v3, so the impact report pairs their games), and the
-#: playtest lists under v2 as printed and as played (heavy Warmechs at DEF 6).
+#: The default demo: the v3 archetypes under v3 and every v3 variant (the designer's what-ifs,
+#: and the four optional-rule variants on v3's seeds, so the impact report pairs their games),
+#: the playtest lists under v2 as printed and as played (heavy Warmechs at DEF 6), and the same
+#: playtest lists translated to v3, so "the same list under v2 and v3" has games to compare.
 DEFAULT_PLANS = (
-    DemoPlan(("v3", "v3-llaser-rpt4", "v3-heavy-def6", *OPTIONAL_RULE_VARIANTS), V3_ARMIES, demo_games(),
-             bot=demo_bot(),
+    DemoPlan(("v3", "v3-llaser-rpt4", "v3-heavy-def6", "v3-mjolnir-16", *OPTIONAL_RULE_VARIANTS), V3_ARMIES,
+             demo_games(), bot=demo_bot(),
              levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v3",), level_games=40),
     DemoPlan(("v2", "v2-heavy-def6"), V2_ARMIES, demo_games(), bot=demo_bot(),
              levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v2-heavy-def6",),
              level_games=40),
+    DemoPlan(("v3",), V2_LISTS_IN_V3, demo_games(), bot=demo_bot(), translate=True),
 )
 
 
@@ -90,11 +100,18 @@ def iter_batches(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS) -> list[tuple[str,
     """Every (folder name, batch) of the plans, in a fixed order with fixed seeds."""
     armies_dir = data_dir() / "armies"
     out: list[tuple[str, BatchSpec]] = []
+
+    def roster(name: str, rules_id: str, translate: bool) -> Roster:
+        army = load_army(armies_dir / f"{name}.yaml")
+        if translate:
+            army = translate_army(army, rules_id).army
+            return validate_army(army)
+        return validate_army(army, rules_id=rules_id)
+
     for plan in plans:
         for rules_id in plan.rules_ids:
             for i, (a, b) in enumerate(combinations(plan.armies, 2)):
-                army_a = validate_army(load_army(armies_dir / f"{a}.yaml"), rules_id=rules_id)
-                army_b = validate_army(load_army(armies_dir / f"{b}.yaml"), rules_id=rules_id)
+                army_a, army_b = roster(a, rules_id, plan.translate), roster(b, rules_id, plan.translate)
                 levels = plan.levels if plan.levels_rules is None or rules_id in plan.levels_rules else ()
                 for bot in (plan.bot, *levels):
                     name = f"demo-{rules_id}-{a}-vs-{b}"
@@ -115,8 +132,11 @@ class RandomPlan:
     bot: str = "tactician"
     seed: int = 7
     pairs_per_part: int = 50
+    min_points: int = 56  # each army spends a random budget from here to the limit
 
 
+#: Random armies spend 56 to 72 points: a point can only be priced when the sides' totals
+#: differ (the cost fit needs a spread of several points; lists that all spend 71-72 cannot).
 DEFAULT_RANDOM = (RandomPlan("v3", 600),)
 #: Games each random pair plays (one with each army as blue).
 GAMES_PER_RANDOM_PAIR = 2
@@ -138,8 +158,10 @@ def count_planned_games(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS,
 def random_pair_batch(plan: RandomPlan, pair: int) -> BatchSpec:
     """Pair ``pair`` of a random plan: two random armies (seeded by the pair), two games."""
     rng = random.Random(f"{plan.seed}:{plan.rules_id}:{pair}")
-    a = validate_army(random_army(plan.rules_id, rng, name=f"random {pair}a"))
-    b = validate_army(random_army(plan.rules_id, rng, name=f"random {pair}b"))
+    limit = load_scenario("take-and-hold").points_limit
+    budgets = [rng.randint(min(plan.min_points, limit), limit) for _ in range(2)]
+    a = validate_army(random_army(plan.rules_id, rng, name=f"random {pair}a", budget=budgets[0]))
+    b = validate_army(random_army(plan.rules_id, rng, name=f"random {pair}b", budget=budgets[1]))
     name = f"demo-random-{plan.rules_id}"
     return BatchSpec(plan.rules_id, "take-and-hold", a, b, plan.bot, plan.bot, plan.seed * 100_003 + pair,
                      GAMES_PER_RANDOM_PAIR, name=name)

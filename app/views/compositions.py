@@ -60,11 +60,18 @@ def body() -> None:
     tabs = st.tabs([f"rules {r}" for r in ids])
     for tab, rid in zip(tabs, ids, strict=True):
         tab.plotly_chart(figures.matchup_heatmap(m, rid, prov, source=source), key=f"matchups_{rid}")
+    # the diff pairs lists by content, so a list and its translation to another version are one row
+    by_list = sh.report("matchups_by_list", f).filter(pl.col("list").is_in(picked) & pl.col("opp_list").is_in(picked))
+    ids = sorted(by_list["rules_id"].unique().to_list())
     if len(ids) >= 2:
         c = st.columns(2)
         a = c[0].selectbox("Difference from", ids, index=0, key="diff_a")
         b = c[1].selectbox("to", ids, index=1, key="diff_b")
-        st.plotly_chart(matchup_difference_heatmap(m, a, b, prov, source=source), key="matchup_diff")
+        st.plotly_chart(matchup_difference_heatmap(by_list, a, b, prov, key="list", source=source),
+                        key="matchup_diff")
+        st.caption("Lists are matched by their units and weapons, so a list translated to another rules version "
+                   "(`pmim army translate`) is compared with itself. ~ marks a saturated pairing (won or lost "
+                   "95-100% of the time: a change cannot show), * a change whose interval excludes 0.")
 
 
 sh.page_errors(body)

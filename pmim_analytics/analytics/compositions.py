@@ -4,8 +4,10 @@
 bots, side, first player, result), the additive input of everything here (the loader
 computes the same cells in SQL). Each game gives two rows, one from each side's view.
 
-Compositions are keyed by ``composition`` (the army list's name) or ``army_hash`` (same
-units and weapons, whatever the name; the hash includes the rules id). Mirror games (both
+Compositions are keyed by ``composition`` (the army list's name), ``army_hash`` (same
+units and weapons, whatever the name; the hash includes the rules id) or ``list`` (same
+units and weapons whatever the rules id: a list and its translation; see :mod:`.lineups`,
+and :func:`with_lists` to add it to the cells). Mirror games (both
 sides on the same key) say nothing about a composition's strength and are left out of
 composition and matchup tables. Win rates carry Wilson 95% intervals.
 """
@@ -14,11 +16,17 @@ from __future__ import annotations
 
 import polars as pl
 
-from pmim_analytics.analytics.stats import exact_strata_p_value, mean_exprs, normal_two_sided_p, wilson_exprs
+from pmim_analytics.analytics.stats import (
+    exact_strata_p_value,
+    mean_exprs,
+    newcombe_exprs,
+    normal_two_sided_p,
+    wilson_exprs,
+)
 
 CELL_KEYS = ("rules_id", "source", "composition", "army_hash", "bot", "side", "opp_composition", "opp_army_hash",
              "opp_bot", "first", "result")
-KEYS = ("composition", "army_hash")
+KEYS = ("composition", "army_hash", "list")
 
 
 def matchup_cells(sides: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
@@ -74,6 +82,12 @@ def fold_estimated(cells: pl.DataFrame, include: bool) -> pl.DataFrame:
         cells = cells.with_columns(*[(pl.col(f"margin_{k}") + pl.col(f"est_margin_{k}").fill_null(0))
                                      .alias(f"margin_{k}") for k in ("n", "sum", "sq")])
     return cells.drop(EST_MARGIN_COLS)
+def with_lists(cells: pl.DataFrame, keys: pl.DataFrame) -> pl.DataFrame:
+    """Add ``list``/``opp_list`` (and their keys) to :func:`matchup_cells` output from :func:`.lineups.list_keys`."""
+    k = keys.select("rules_id", "army_hash", "list_key", "list")
+    return cells.join(k, on=["rules_id", "army_hash"], how="left").join(
+        k.rename({"army_hash": "opp_army_hash", "list_key": "opp_list_key", "list": "opp_list"}),
+        on=["rules_id", "opp_army_hash"], how="left")
 
 
 def _check_key(key: str) -> str:
@@ -132,15 +146,57 @@ def composition_table(cells: pl.DataFrame, key: str = "composition") -> pl.DataF
     return _outcome_columns(t).sort(keys)
 
 
+#: A win rate this close to 0 or 1 cannot move much further: a change read from it is floored.
+SATURATION = 0.05
+
+
+def _saturated(rate: pl.Expr) -> pl.Expr:
+    return (rate <= SATURATION) | (rate >= 1 - SATURATION)
+
+
 def matchup_table(cells: pl.DataFrame, key: str = "composition") -> pl.DataFrame:
     """Per rules id, source, composition and opponent composition: the row side's results.
 
-    Every non-mirror pairing appears twice, once from each side's view.
+    Every non-mirror pairing appears twice, once from each side's view. ``games`` is the
+    cell's n, ``win_lo``/``win_hi`` its Wilson interval; ``saturated`` marks a win rate
+    within 5% of 0 or 1 (a change there is bounded by the floor or the ceiling).
     """
     key = _check_key(key)
     keys = ["rules_id", "source", key, f"opp_{key}"]
     t = cells.filter(~_mirror(key)).group_by(keys).agg(*_outcome_aggs())
-    return _outcome_columns(t).sort(keys)
+    return _outcome_columns(t).with_columns(saturated=_saturated(pl.col("win_rate"))).sort(keys)
+
+
+def matchup_diff(matchups: pl.DataFrame, rules_a: str, rules_b: str, key: str = "composition",
+                 source: str | None = None) -> pl.DataFrame:
+    """Per pairing played under both rules ids: the row's win rate under each, the change, flags.
+
+    ``matchups`` is :func:`matchup_table` output. Columns: ``source``, the key and its
+    ``opp_`` twin, ``games_a games_b win_a win_b diff diff_lo diff_hi`` (Newcombe 95%),
+    ``saturated`` (either win rate within 5% of 0 or 1: the change is bounded, "+0" may
+    hide a real change) and ``significant``.
+    """
+    key = _check_key(key)
+    m = matchups.filter(pl.col("rules_id").is_in([rules_a, rules_b]))
+    if source is not None:
+        m = m.filter(pl.col("source") == source)
+    keys = ["source", key, f"opp_{key}"]
+
+    def side(rid: str, sfx: str) -> pl.DataFrame:
+        return m.filter(pl.col("rules_id") == rid).group_by(keys).agg(
+            pl.col("wins").sum().alias(f"wins_{sfx}"), pl.col("games").sum().alias(f"games_{sfx}"))
+
+    t = side(rules_a, "a").join(side(rules_b, "b"), on=keys).filter((pl.col("games_a") > 0) & (pl.col("games_b") > 0))
+    a_lo, a_hi = wilson_exprs(pl.col("wins_a"), pl.col("games_a"))
+    b_lo, b_hi = wilson_exprs(pl.col("wins_b"), pl.col("games_b"))
+    t = t.with_columns(win_a=pl.col("wins_a") / pl.col("games_a").cast(pl.Float64), _alo=a_lo, _ahi=a_hi,
+                       win_b=pl.col("wins_b") / pl.col("games_b").cast(pl.Float64), _blo=b_lo, _bhi=b_hi)
+    lo, hi = newcombe_exprs(pl.col("win_b"), pl.col("_blo"), pl.col("_bhi"), pl.col("win_a"), pl.col("_alo"),
+                            pl.col("_ahi"))
+    return t.select(
+        *keys, "games_a", "games_b", "win_a", "win_b", diff=pl.col("win_b") - pl.col("win_a"), diff_lo=lo,
+        diff_hi=hi, saturated=_saturated(pl.col("win_a")) | _saturated(pl.col("win_b")),
+    ).with_columns(significant=(pl.col("diff_lo") > 0) | (pl.col("diff_hi") < 0)).sort(keys)
 
 
 def matchup_matrix(matchups: pl.DataFrame, rules_id: str, source: str | None = None, key: str = "composition",

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import polars as pl
 
-from pmim_analytics.analytics import compositions, costs, luck, optional_rules, quality, units, weapons
+from pmim_analytics.analytics import compositions, costs, lineups, luck, optional_rules, quality, units, weapons
 from pmim_analytics.analytics.frames import Frames, content_hash
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
 
@@ -54,6 +54,9 @@ class GameData(Protocol):
     def session(self) -> contextlib.AbstractContextManager[GameData]: ...
     def unit_sums(self, by_loadout: bool = False, count_games: bool = True) -> pl.DataFrame: ...
     def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame: ...
+    def unit_game_sums(self, by_loadout: bool = False) -> pl.DataFrame: ...
+    def game_lineups(self) -> pl.DataFrame: ...
+    def army_contents(self) -> pl.DataFrame: ...
     def attack_strata(self) -> pl.DataFrame: ...
     def side_attack_strata(self) -> pl.DataFrame: ...
     def side_luck_sums(self, rules_units: pl.DataFrame, rules_weapons: pl.DataFrame) -> pl.DataFrame: ...
@@ -96,6 +99,15 @@ class FrameData:
 
     def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame:
         return units.survival_counts(self.frames.unit_game_stats, by_loadout)
+
+    def unit_game_sums(self, by_loadout: bool = False) -> pl.DataFrame:
+        return units.unit_game_sums(self.frames.unit_game_stats, by_loadout)
+
+    def game_lineups(self) -> pl.DataFrame:
+        return lineups.game_lineups(self.frames.games, self.frames.sides)
+
+    def army_contents(self) -> pl.DataFrame:
+        return lineups.army_contents(self.frames.sides, self.frames.units, self.frames.games)
 
     def attack_strata(self) -> pl.DataFrame:
         return weapons.attack_strata(self.frames.events, self.frames.units, self.frames.games)

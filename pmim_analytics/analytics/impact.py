@@ -1,95 +1,185 @@
-"""Rules-version impact: the same compositions and bots under two rules ids.
+"""Rules-version impact, paired: the same lists, opponents, bots and sides under two rules ids.
 
-A composition's results depend on whom it meets, so by default (``paired=True``) only the
-matchups played under both rules ids count: the same composition against the same
-opponent composition with the same bots on both sides. Compositions are matched by name
-(``composition``): ``army_hash`` includes the rules id, so it never matches across versions.
+A list's results depend on whom it meets and who plays it, so a change of rules can only be
+read from games that differ in nothing else. A game's **stratum** is its source, the blue
+list (by content: :mod:`.lineups`), the blue bot, the red list and the red bot. Only strata
+played under both rules ids count; every other game is left out, with the first reason that
+applies, looking at the other rules id:
 
-Per unit type the change in damage and VP share per point compares all unit-games of that
-type under each rules id. Differences are B minus A, with Newcombe (win rate) or Welch
-(means) 95% intervals.
+- ``list not played``: one of its lists was never fielded there;
+- ``matchup not played``: both lists were, but never against each other;
+- ``other bots``: they met, but played by other bots;
+- ``sides swapped``: they met with these bots, but on the other sides.
+
+Within a paired stratum the rules id with more games has them weighted down so that both
+count the same (weight ``min(n_a, n_b) / n``): a stratum played 40 times under A and 10
+times under B cannot tilt A's figure towards itself. With equal numbers of games (a sweep)
+every weight is 1.
+
+Figures are B minus A with game-clustered 95% intervals (:mod:`.cluster`; the two rules ids'
+games are independent, so the variances add). ``significant`` says the interval excludes 0.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from pmim_analytics.analytics.stats import mean_diff_exprs, newcombe_exprs, wilson_exprs
+from pmim_analytics.analytics.cluster import cluster_sums, ratio_se_expr
+from pmim_analytics.analytics.stats import Z95
+from pmim_analytics.analytics.units import unit_clusters
+
+STRATUM = ("source", "blue_list_key", "blue_bot", "red_list_key", "red_bot")
+REASONS = ("list not played", "matchup not played", "other bots", "sides swapped")
 
 
-def composition_impact(cells: pl.DataFrame, rules_a: str, rules_b: str, paired: bool = True) -> pl.DataFrame:
-    """Per source and composition: win rate and VP margin under ``rules_a`` and ``rules_b``.
+def pair_games(lineups: pl.DataFrame, rules_a: str, rules_b: str) -> pl.DataFrame:
+    """Mark each game of ``rules_a``/``rules_b`` as paired (with its weight) or left out (with why).
 
-    ``cells`` is :func:`~.compositions.matchup_cells` output. Mirrors are left out. Columns:
-    ``source composition games_a games_b win_a win_a_lo win_a_hi win_b win_b_lo win_b_hi
-    win_diff win_diff_lo win_diff_hi vp_margin_a vp_margin_b vp_margin_diff vp_margin_diff_ci``.
+    ``lineups`` is :func:`.lineups.with_list_keys` output. Adds ``paired`` (bool), ``weight``
+    (0 when left out) and ``reason`` (null when paired).
     """
-    matchup = ["source", "composition", "opp_composition", "bot", "opp_bot"]
-    c = cells.filter(pl.col("composition") != pl.col("opp_composition"))
-    a = c.filter(pl.col("rules_id") == rules_a)
-    b = c.filter(pl.col("rules_id") == rules_b)
-    if paired:
-        common = a.select(matchup).unique().join(b.select(matchup).unique(), on=matchup)
-        a, b = a.join(common, on=matchup, how="semi"), b.join(common, on=matchup, how="semi")
+    g = lineups.filter(pl.col("rules_id").is_in([rules_a, rules_b]))
+    counts = g.group_by("rules_id", *STRATUM).agg(n=pl.len())
+    other = pl.when(pl.col("rules_id") == rules_a).then(pl.lit(rules_b)).otherwise(pl.lit(rules_a))
+    g = g.with_columns(_other=other)
+    theirs = counts.select(pl.col("rules_id").alias("_other"), *STRATUM, pl.col("n").alias("_n_other"))
+    mine = counts.select("rules_id", *STRATUM, pl.col("n").alias("_n"))
+    g = g.join(mine, on=["rules_id", *STRATUM]).join(theirs, on=["_other", *STRATUM], how="left", nulls_equal=True)
 
-    def agg(df: pl.DataFrame, sfx: str) -> pl.DataFrame:
-        return df.group_by("source", "composition").agg(
-            pl.col("n").sum().alias(f"games_{sfx}"),
-            pl.col("n").filter(pl.col("result") == "win").sum().alias(f"wins_{sfx}"),
-            pl.col("margin_n").sum().alias(f"mn_{sfx}"),
-            pl.col("margin_sum").sum().alias(f"ms_{sfx}"),
-            pl.col("margin_sq").sum().alias(f"mq_{sfx}"),
-        )
+    # what the other rules id played, for the reasons
+    def sides_of(df: pl.DataFrame) -> pl.DataFrame:
+        return pl.concat([df.select("rules_id", "source", list_key="blue_list_key"),
+                          df.select("rules_id", "source", list_key="red_list_key")]).unique()
 
-    t = agg(a, "a").join(agg(b, "b"), on=["source", "composition"], how="inner")
-    a_lo, a_hi = wilson_exprs(pl.col("wins_a"), pl.col("games_a"))
-    b_lo, b_hi = wilson_exprs(pl.col("wins_b"), pl.col("games_b"))
-    t = t.with_columns(
-        win_a=pl.col("wins_a") / pl.col("games_a").cast(pl.Float64), win_a_lo=a_lo, win_a_hi=a_hi,
-        win_b=pl.col("wins_b") / pl.col("games_b").cast(pl.Float64), win_b_lo=b_lo, win_b_hi=b_hi,
+    lists = sides_of(g).rename({"rules_id": "_other"})
+    pair = pl.concat_list(pl.min_horizontal("blue_list_key", "red_list_key"),
+                          pl.max_horizontal("blue_list_key", "red_list_key")).alias("_pair")
+    bots = pl.concat_list(
+        pl.when(pl.col("blue_list_key") <= pl.col("red_list_key")).then(pl.col("blue_bot")).otherwise("red_bot"),
+        pl.when(pl.col("blue_list_key") <= pl.col("red_list_key")).then(pl.col("red_bot")).otherwise("blue_bot"),
+    ).alias("_bots")
+    g = g.with_columns(pair, bots)
+    met = g.select(pl.col("rules_id").alias("_other"), "source", "_pair").unique().with_columns(_met=pl.lit(True))
+    met_bots = g.select(pl.col("rules_id").alias("_other"), "source", "_pair", "_bots").unique().with_columns(
+        _met_bots=pl.lit(True))
+    g = (
+        g.join(lists.rename({"list_key": "blue_list_key"}).with_columns(_blue_there=pl.lit(True)),
+               on=["_other", "source", "blue_list_key"], how="left", nulls_equal=True)
+        .join(lists.rename({"list_key": "red_list_key"}).with_columns(_red_there=pl.lit(True)),
+              on=["_other", "source", "red_list_key"], how="left", nulls_equal=True)
+        .join(met, on=["_other", "source", "_pair"], how="left", nulls_equal=True)
+        .join(met_bots, on=["_other", "source", "_pair", "_bots"], how="left", nulls_equal=True)
     )
-    d_lo, d_hi = newcombe_exprs(pl.col("win_b"), pl.col("win_b_lo"), pl.col("win_b_hi"),
-                                pl.col("win_a"), pl.col("win_a_lo"), pl.col("win_a_hi"))
-    m_diff, m_ci = mean_diff_exprs(pl.col("mn_a"), pl.col("ms_a"), pl.col("mq_a"),
-                                   pl.col("mn_b"), pl.col("ms_b"), pl.col("mq_b"))
-    t = t.with_columns(
-        win_diff=pl.col("win_b") - pl.col("win_a"), win_diff_lo=d_lo, win_diff_hi=d_hi,
-        vp_margin_a=pl.col("ms_a") / pl.col("mn_a"), vp_margin_b=pl.col("ms_b") / pl.col("mn_b"),
-        vp_margin_diff=m_diff, vp_margin_diff_ci=m_ci,
+    paired = pl.col("_n_other").is_not_null()
+    reason = (
+        pl.when(paired).then(None)
+        .when(~(pl.col("_blue_there").fill_null(False) & pl.col("_red_there").fill_null(False)))
+        .then(pl.lit(REASONS[0]))
+        .when(pl.col("_met").is_null()).then(pl.lit(REASONS[1]))
+        .when(pl.col("_met_bots").is_null()).then(pl.lit(REASONS[2]))
+        .otherwise(pl.lit(REASONS[3]))
     )
-    return t.select(
-        pl.lit(rules_a).alias("rules_a"), pl.lit(rules_b).alias("rules_b"), "source", "composition",
-        "games_a", "games_b", "win_a", "win_a_lo", "win_a_hi", "win_b", "win_b_lo", "win_b_hi",
-        "win_diff", "win_diff_lo", "win_diff_hi", "vp_margin_a", "vp_margin_b", "vp_margin_diff",
-        "vp_margin_diff_ci",
-    ).sort("source", "composition")
+    weight = pl.when(paired).then(pl.min_horizontal("_n", "_n_other") / pl.col("_n").cast(pl.Float64)).otherwise(0.0)
+    return g.with_columns(paired=paired, weight=weight, reason=reason).drop(
+        [c for c in g.columns if c.startswith("_")]).sort("game_id")
 
 
-def unit_impact(sums: pl.DataFrame, rules_a: str, rules_b: str) -> pl.DataFrame:
-    """Per source and unit type: points, damage and VP share per point under both rules ids.
+def pairing_summary(paired: pl.DataFrame) -> pl.DataFrame:
+    """Per rules id: games paired, games left out, and how many for each reason."""
+    base = paired.group_by("rules_id").agg(games=pl.len(), paired=pl.col("paired").sum(),
+                                           strata=pl.struct(*STRATUM).filter(pl.col("paired")).n_unique())
+    why = paired.filter(~pl.col("paired")).group_by("rules_id", "reason").agg(n=pl.len())
+    wide = base.with_columns(left_out=pl.col("games") - pl.col("paired"))
+    for r in REASONS:
+        wide = wide.join(why.filter(pl.col("reason") == r).select("rules_id", pl.col("n").alias(r)),
+                         on="rules_id", how="left").with_columns(pl.col(r).fill_null(0))
+    return wide.sort("rules_id")
 
-    ``sums`` is :func:`~.units.unit_sums` output (by type) covering both rules ids.
+
+def _diff(name: str, out: str) -> list[pl.Expr]:
+    ma, sa = ratio_se_expr(name, "_a")
+    mb, sb = ratio_se_expr(name, "_b")
+    half = Z95 * (sa * sa + sb * sb).sqrt()
+    d = mb - ma
+    return [ma.alias(f"{out}_a"), mb.alias(f"{out}_b"), d.alias(f"{out}_diff"), (d - half).alias(f"{out}_diff_lo"),
+            (d + half).alias(f"{out}_diff_hi")]
+
+
+def _both(clusters: pl.DataFrame, keys: list[str], rules_a: str, rules_b: str) -> pl.DataFrame:
+    """Cluster sums of A and B side by side (suffix ``_a``/``_b``), keys present under both."""
+    vals = [c for c in clusters.columns if c not in (*keys, "rules_id")]
+    a = clusters.filter(pl.col("rules_id") == rules_a).select(*keys, *[pl.col(c).alias(f"{c}_a") for c in vals])
+    b = clusters.filter(pl.col("rules_id") == rules_b).select(*keys, *[pl.col(c).alias(f"{c}_b") for c in vals])
+    return a.join(b, on=keys, how="inner", nulls_equal=True)
+
+
+def _significant(*outs: str) -> pl.Expr:
+    return pl.any_horizontal(*[(pl.col(f"{o}_diff_lo") > 0) | (pl.col(f"{o}_diff_hi") < 0) for o in outs]).fill_null(
+        False)
+
+
+def composition_impact(paired: pl.DataFrame, rules_a: str, rules_b: str) -> pl.DataFrame:
+    """Per source and list: win rate, score and VP margin under both rules ids, paired games only.
+
+    ``paired`` is :func:`pair_games` output. Mirror games are left out (a mirror is one win
+    and one loss). Columns: ``rules_a rules_b source list list_key composition_a
+    composition_b games_a games_b`` then ``win_*`` and ``vp_margin_*`` (``_a _b _diff
+    _diff_lo _diff_hi``), ``significant`` and ``saturated`` (a win rate within 5% of 0 or 1
+    under either rules id: a change of win rate cannot show there).
     """
-    keys = ["source", "code", "type"]
-    cols = ["n", "pts_sum", "dpp_n", "dpp_sum", "dpp_sq", "vpp_n", "vpp_sum", "vpp_sq"]
-
-    def side(rid: str, sfx: str) -> pl.DataFrame:
-        return sums.filter(pl.col("rules_id") == rid).group_by(keys).agg(
-            *[pl.col(c).sum().alias(f"{c}_{sfx}") for c in cols])
-
-    t = side(rules_a, "a").join(side(rules_b, "b"), on=keys, how="inner")
-    d_diff, d_ci = mean_diff_exprs(pl.col("dpp_n_a"), pl.col("dpp_sum_a"), pl.col("dpp_sq_a"),
-                                   pl.col("dpp_n_b"), pl.col("dpp_sum_b"), pl.col("dpp_sq_b"))
-    v_diff, v_ci = mean_diff_exprs(pl.col("vpp_n_a"), pl.col("vpp_sum_a"), pl.col("vpp_sq_a"),
-                                   pl.col("vpp_n_b"), pl.col("vpp_sum_b"), pl.col("vpp_sq_b"))
+    g = paired.filter(pl.col("paired") & (pl.col("blue_list_key") != pl.col("red_list_key")))
+    views = []
+    for me, opp in (("blue", "red"), ("red", "blue")):
+        views.append(g.select(
+            "game_id", "rules_id", "source", "weight", list_key=pl.col(f"{me}_list_key"), list=pl.col(f"{me}_list"),
+            composition=pl.col(f"{me}_composition"),
+            win=(pl.col("winner") == me).cast(pl.Float64).fill_null(0.0),
+            margin=(pl.col(f"{me}_vp") - pl.col(f"{opp}_vp")).cast(pl.Float64), one=pl.lit(1.0)))
+    v = pl.concat(views)
+    keys = ["source", "list_key", "list"]
+    clusters = cluster_sums(v, ["rules_id", *keys], {
+        "win": (pl.col("win"), pl.col("one")),
+        "margin": (pl.col("margin").fill_null(0.0), pl.col("margin").is_not_null().cast(pl.Float64)),
+    }, weight=pl.col("weight"))
+    names = v.group_by("rules_id", "list_key").agg(pl.col("composition").unique().sort().str.join(", "),
+                                                   games=pl.len())
+    t = _both(clusters, keys, rules_a, rules_b)
+    for sfx, rid in (("a", rules_a), ("b", rules_b)):
+        t = t.join(names.filter(pl.col("rules_id") == rid).select(
+            "list_key", pl.col("composition").alias(f"composition_{sfx}"), pl.col("games").alias(f"games_{sfx}")),
+            on="list_key", how="left")
     return t.select(
-        pl.lit(rules_a).alias("rules_a"), pl.lit(rules_b).alias("rules_b"), *keys,
-        units_a=pl.col("n_a"), units_b=pl.col("n_b"),
-        pts_a=pl.col("pts_sum_a") / pl.col("n_a"), pts_b=pl.col("pts_sum_b") / pl.col("n_b"),
-        damage_per_pt_a=pl.col("dpp_sum_a") / pl.col("dpp_n_a"),
-        damage_per_pt_b=pl.col("dpp_sum_b") / pl.col("dpp_n_b"),
-        damage_per_pt_diff=d_diff, damage_per_pt_diff_ci=d_ci,
-        vp_per_pt_a=pl.col("vpp_sum_a") / pl.col("vpp_n_a"),
-        vp_per_pt_b=pl.col("vpp_sum_b") / pl.col("vpp_n_b"),
-        vp_per_pt_diff=v_diff, vp_per_pt_diff_ci=v_ci,
-    ).sort(keys)
+        pl.lit(rules_a).alias("rules_a"), pl.lit(rules_b).alias("rules_b"), *keys, "composition_a", "composition_b",
+        "games_a", "games_b", *_diff("win", "win"), *_diff("margin", "vp_margin"),
+    ).with_columns(
+        significant=_significant("win", "vp_margin"),
+        saturated=pl.any_horizontal(*[(pl.col(c) <= 0.05) | (pl.col(c) >= 0.95) for c in ("win_a", "win_b")]),
+    ).sort("source", "list")
+
+
+def unit_impact(paired: pl.DataFrame, game_sums: pl.DataFrame, rules_a: str, rules_b: str) -> pl.DataFrame:
+    """Per source and unit type: per-unit figures under both rules ids, paired games only.
+
+    ``game_sums`` is :func:`.units.unit_game_sums` output (by type) of the same games.
+    Columns: ``rules_a rules_b source code type units_a units_b pts_a pts_b`` then
+    ``vp_share_* vp_per_pt_* damage_per_pt_* survival_*`` (``_a _b _diff _diff_lo
+    _diff_hi``) and ``significant`` (any of them).
+    """
+    w = paired.filter(pl.col("paired")).select("game_id", "weight")
+    per_game = game_sums.filter(pl.col("rules_id").is_in([rules_a, rules_b])).join(w, on="game_id")
+    clusters = unit_clusters(per_game, weight=pl.col("weight"))
+    counts = per_game.group_by("rules_id", "source", "code").agg(units=pl.col("n").sum(),
+                                                                 pts=pl.col("pts_sum").sum() / pl.col("n").sum())
+    keys = ["source", "code", "type", "kind"]
+    t = _both(clusters, keys, rules_a, rules_b)
+    for sfx, rid in (("a", rules_a), ("b", rules_b)):
+        t = t.join(counts.filter(pl.col("rules_id") == rid).select(
+            "source", "code", pl.col("units").alias(f"units_{sfx}"), pl.col("pts").alias(f"pts_{sfx}")),
+            on=["source", "code"], how="left")
+    return t.select(
+        pl.lit(rules_a).alias("rules_a"), pl.lit(rules_b).alias("rules_b"), "source", "code", "type",
+        "units_a", "units_b", "pts_a", "pts_b",
+        *_diff("vp", "vp_share"), *_diff("vpp", "vp_per_pt"), *_diff("dpp", "damage_per_pt"),
+        *_diff("surv", "survival"),
+    ).with_columns(significant=_significant("vp_share", "vp_per_pt", "damage_per_pt", "survival")).sort(
+        "source", "code")

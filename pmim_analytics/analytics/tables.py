@@ -10,35 +10,75 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pmim_analytics.analytics import compositions, costs, impact, luck, optional_rules, quality, units, weapons
+from pmim_analytics.analytics import (
+    compositions,
+    costs,
+    impact,
+    lineups,
+    luck,
+    optional_rules,
+    quality,
+    units,
+    weapons,
+)
 from pmim_analytics.analytics.dataset import GameData
 
 
 def unit_report(data: GameData, by_loadout: bool = False) -> pl.DataFrame:
-    """Per unit type (or type and weapons): damage, hit rate, kills, survival, VP share, per point."""
-    return units.unit_table(data.unit_sums(by_loadout))
+    """Per unit type (or type and weapons): damage, hit rate, kills, survival, VP share, per point.
+
+    Intervals are game-clustered (:mod:`.cluster`).
+    """
+    with data.session():
+        sums, per_game = data.unit_sums(by_loadout), data.unit_game_sums(by_loadout)
+    return units.unit_table(sums, units.unit_clusters(per_game))
 
 
 def survival_report(data: GameData, by_loadout: bool = False) -> pl.DataFrame:
-    """Kaplan-Meier survival by round per unit type (or type and weapons)."""
-    return units.km_curves(data.survival_counts(by_loadout))
+    """Kaplan-Meier survival by round per unit type (or type and weapons), with numbers at risk.
+
+    Greenwood limits widened by each type's game-clustered design effect (:func:`.units.km_curves`).
+    """
+    with data.session():
+        counts = data.survival_counts(by_loadout)
+        table = unit_report(data, by_loadout)
+    keys = [c for c in (*units.UNIT_KEYS, "weapons") if c in counts.columns]
+    deff = table.select(*keys, deff=pl.col("survival_deff"))
+    return units.km_curves(counts, design_effects=deff)
 
 
 def weapon_report(data: GameData, by: str = "target_kind") -> pl.DataFrame:
-    """Per weapon and target class: observed hit rate and damage against the exact expectation."""
+    """Per weapon and target class: observed hit rate and damage against the exact expectation.
+
+    Hit-rate and damage intervals are game-clustered (:mod:`.cluster`).
+    """
     with data.session():
         ru, rw = data.rules_tables()
-        return weapons.weapon_table(data.attack_strata(), ru, rw, by=by)
+        table = weapons.weapon_table(data.attack_strata(), ru, rw, by=by)
+        clusters = weapons.weapon_clusters(data.side_attack_strata(), ru, rw, by=by)
+    return weapons.with_clustered_intervals(table, clusters, by)
+
+
+def _cells(data: GameData, key: str) -> pl.DataFrame:
+    with data.session():
+        cells = data.matchup_cells()
+        return compositions.with_lists(cells, list_keys(data)) if key == "list" else cells
 
 
 def composition_report(data: GameData, key: str = "composition") -> pl.DataFrame:
-    """Per composition: W/D/L, win rate with Wilson interval, VP margin, game length (no mirrors)."""
-    return compositions.composition_table(data.matchup_cells(), key)
+    """Per composition: W/D/L, win rate with Wilson interval, VP margin, game length (no mirrors).
+
+    ``key`` is ``composition`` (name), ``army_hash`` or ``list`` (content across rules ids).
+    """
+    return compositions.composition_table(_cells(data, key), key)
 
 
 def matchup_report(data: GameData, key: str = "composition") -> pl.DataFrame:
-    """Per composition and opponent composition: the row side's results (no mirrors)."""
-    return compositions.matchup_table(data.matchup_cells(), key)
+    """Per composition and opponent composition: the row side's results (no mirrors).
+
+    ``key`` as in :func:`composition_report`; ``list`` pairs a list with its translation.
+    """
+    return compositions.matchup_table(_cells(data, key), key)
 
 
 def side_report(data: GameData) -> pl.DataFrame:
@@ -48,19 +88,33 @@ def side_report(data: GameData) -> pl.DataFrame:
 
 @dataclass(frozen=True)
 class ImpactTables:
-    """What changed between two rules ids: per composition and per unit type."""
+    """What changed between two rules ids: per list and per unit type, and which games were paired."""
 
     compositions: pl.DataFrame
     units: pl.DataFrame
+    pairing: pl.DataFrame
+
+
+def list_keys(data: GameData) -> pl.DataFrame:
+    """Per rules id and army hash: the list key (content, whatever the rules id) and its label."""
+    return lineups.list_keys(data.army_contents())
 
 
 def impact_report(data: GameData, rules_a: str, rules_b: str, paired: bool = True) -> ImpactTables:
-    """The change from ``rules_a`` to ``rules_b`` (both must be in the selection)."""
+    """The change from ``rules_a`` to ``rules_b`` on paired games (see :mod:`.impact`).
+
+    With ``paired=False`` every game of both rules ids counts, with weight 1 (the old,
+    confounded comparison; ``pairing`` still says what pairing would have kept).
+    """
     with data.session():
-        return ImpactTables(
-            impact.composition_impact(data.matchup_cells(), rules_a, rules_b, paired),
-            impact.unit_impact(data.unit_sums(count_games=False), rules_a, rules_b),
-        )
+        games = lineups.with_list_keys(data.game_lineups(), list_keys(data))
+        per_game = data.unit_game_sums()
+    p = impact.pair_games(games, rules_a, rules_b)
+    summary = impact.pairing_summary(p)
+    if not paired:
+        p = p.with_columns(paired=pl.lit(True), weight=pl.lit(1.0))
+    return ImpactTables(impact.composition_impact(p, rules_a, rules_b),
+                        impact.unit_impact(p, per_game, rules_a, rules_b), summary)
 
 
 def cost_report(data: GameData, alpha: float = costs.ALPHA) -> costs.CostFit:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from pmim_analytics.analytics.cluster import cluster_sums, clustered_wilson_exprs, design_effect_expr, ratio_se_expr
 from pmim_analytics.analytics.stats import Z95, mean_exprs, wilson_exprs
 
 UNIT_KEYS = ("rules_id", "source", "code", "type", "kind")
@@ -86,8 +87,70 @@ def unit_sums(ugs: pl.DataFrame, by_loadout: bool = False, count_games: bool = T
     )
 
 
-def unit_table(sums: pl.DataFrame) -> pl.DataFrame:
+#: Columns of :func:`unit_game_sums` (after the game id and the keys).
+GAME_SUM_COLS = ("n", "pts_sum", "attacks", "hits", "damage_dealt", "kills", "destroyed", "vp_n", "vp_sum",
+                 "dpp_n", "dpp_sum", "vpp_n", "vpp_sum", "combat_n", "fate_n")
+
+
+def unit_game_sums(ugs: pl.DataFrame, by_loadout: bool = False) -> pl.DataFrame:
+    """Reduce ``unit_game_stats`` rows to sums per game and unit type (and loadout).
+
+    The input of every game-clustered interval (:mod:`.cluster`) and of paired impact.
+    Columns: ``game_id``, the keys, then :data:`GAME_SUM_COLS`.
+    """
+    pts = pl.col("pts").cast(pl.Float64)
+    dpp = pl.when(pl.col("pts") > 0).then(pl.col("damage_dealt") / pts)
+    vpp = pl.when(pl.col("pts") > 0).then(pl.col("vp_share") / pts)
+    return (
+        ugs.group_by(["game_id", *group_keys(by_loadout)])
+        .agg(
+            type=pl.col("type").min(), kind=pl.col("kind").min(),
+            n=pl.len().cast(pl.Int64),
+            pts_sum=pl.col("pts").cast(pl.Int64).sum(),
+            attacks=pl.col("attacks").cast(pl.Int64).sum(),
+            hits=pl.col("hits").cast(pl.Int64).sum(),
+            damage_dealt=pl.col("damage_dealt").cast(pl.Int64).sum(),
+            kills=pl.col("kills").cast(pl.Int64).sum(),
+            destroyed=pl.col("destroyed").cast(pl.Int64).sum(),
+            vp_n=pl.col("vp_share").is_not_null().cast(pl.Int64).sum(),
+            vp_sum=pl.col("vp_share").fill_null(0.0).sum(),
+            dpp_n=dpp.is_not_null().cast(pl.Int64).sum(),
+            dpp_sum=dpp.fill_null(0.0).sum(),
+            vpp_n=vpp.is_not_null().cast(pl.Int64).sum(),
+            vpp_sum=vpp.fill_null(0.0).sum(),
+            combat_n=pl.col("attacks").is_not_null().cast(pl.Int64).sum(),
+            fate_n=pl.col("destroyed").is_not_null().cast(pl.Int64).sum(),
+        )
+        .select("game_id", *unit_keys(by_loadout), *GAME_SUM_COLS)
+        .sort(["game_id", *unit_keys(by_loadout)])
+    )
+
+
+#: The ratio metrics of a unit type, each a (numerator, denominator) over a game's sums.
+UNIT_METRICS: dict[str, tuple[pl.Expr, pl.Expr]] = {
+    "dmg": (pl.col("damage_dealt"), pl.col("combat_n")),
+    "dpp": (pl.col("dpp_sum"), pl.col("dpp_n")),
+    "vp": (pl.col("vp_sum"), pl.col("vp_n")),
+    "vpp": (pl.col("vpp_sum"), pl.col("vpp_n")),
+    "surv": (pl.col("fate_n") - pl.col("destroyed"), pl.col("fate_n")),
+    "hit": (pl.col("hits"), pl.col("attacks")),
+    "kills": (pl.col("kills"), pl.col("combat_n")),
+}
+
+
+def unit_clusters(game_sums: pl.DataFrame, weight: pl.Expr | None = None) -> pl.DataFrame:
+    """Per unit type (and loadout): the cluster sums of :data:`UNIT_METRICS` over games."""
+    keys = [c for c in (*UNIT_KEYS, "weapons") if c in game_sums.columns]
+    return cluster_sums(game_sums, keys, UNIT_METRICS, weight)
+
+
+def unit_table(sums: pl.DataFrame, clusters: pl.DataFrame | None = None) -> pl.DataFrame:
     """Rates and means with 95% intervals from :func:`unit_sums` output.
+
+    With ``clusters`` (:func:`unit_clusters` of the same games) every interval is
+    game-clustered (:mod:`.cluster`): ``_ci`` half-widths are 1.96 clustered SEs, shares get
+    Wilson limits on the effective number of units, and ``survival_deff`` says how much
+    wider than the independent-units interval the survival one is (its design effect).
 
     Columns: the keys, ``games``, ``units`` (unit-games), ``pts`` (mean cost), ``damage_dealt``
     ``damage_taken`` ``overkill`` ``kills`` (means per unit-game), ``damage_per_pt`` (+ ``_ci``
@@ -108,7 +171,7 @@ def unit_table(sums: pl.DataFrame) -> pl.DataFrame:
     dpp, dpp_ci = mean_exprs(pl.col("dpp_n"), pl.col("dpp_sum"), pl.col("dpp_sq"))
     vp, vp_ci = mean_exprs(pl.col("vp_n"), pl.col("vp_sum"), pl.col("vp_sq"))
     vpp, vpp_ci = mean_exprs(pl.col("vpp_n"), pl.col("vpp_sum"), pl.col("vpp_sq"))
-    return sums.select(
+    base = sums.select(
         *keys,
         "games",
         units=pl.col("n"),
@@ -133,7 +196,22 @@ def unit_table(sums: pl.DataFrame) -> pl.DataFrame:
         vp_per_pt_ci=vpp_ci,
         combat_not_recorded=pl.col("n") - pl.col("combat_n"),
         fate_not_recorded=pl.col("n") - fate,
-    ).sort(keys)
+    )
+    if clusters is None:
+        return base.sort(keys)
+    c = sums.select(keys).join(clusters, on=keys, how="left", nulls_equal=True)
+    cl = {name: ratio_se_expr(name)[1] for name in UNIT_METRICS}
+    s_lo, s_hi = clustered_wilson_exprs("surv")
+    h_lo, h_hi = clustered_wilson_exprs("hit")
+    c = c.select(
+        *keys,
+        damage_dealt_ci=Z95 * cl["dmg"], damage_per_pt_ci=Z95 * cl["dpp"], vp_share_ci=Z95 * cl["vp"],
+        vp_per_pt_ci=Z95 * cl["vpp"], hit_rate_lo=h_lo, hit_rate_hi=h_hi, survival_lo=s_lo, survival_hi=s_hi,
+        survival_deff=design_effect_expr("surv"),
+    )
+    replaced = [col for col in c.columns if col not in keys]
+    return base.drop([col for col in replaced if col in base.columns]).join(
+        c, on=keys, how="left", nulls_equal=True).select(*base.columns, "survival_deff").sort(keys)
 
 
 def survival_counts(ugs: pl.DataFrame, by_loadout: bool = False) -> pl.DataFrame:
@@ -156,7 +234,7 @@ def survival_counts(ugs: pl.DataFrame, by_loadout: bool = False) -> pl.DataFrame
     )
 
 
-def km_curves(counts: pl.DataFrame, z: float = Z95) -> pl.DataFrame:
+def km_curves(counts: pl.DataFrame, z: float = Z95, design_effects: pl.DataFrame | None = None) -> pl.DataFrame:
     """Kaplan-Meier survival by round per group from :func:`survival_counts` output.
 
     ``survival`` at round r is the estimated probability that a unit is still on the table
@@ -164,6 +242,11 @@ def km_curves(counts: pl.DataFrame, z: float = Z95) -> pl.DataFrame:
     ``at_risk_t`` counts units destroyed at or after t plus units censored at or after t (a
     unit alive when its game ended after round t was at risk in round t). A row for round 0
     (survival 1) starts each curve. ``lo``/``hi`` are Greenwood 95% limits, clipped to [0, 1].
+
+    Greenwood counts units as independent; the units of a game are not. With
+    ``design_effects`` (the keys and ``deff``, e.g. ``survival_deff`` of :func:`unit_table`)
+    each group's Greenwood variance is multiplied by its design effect (never below 1), which
+    widens the limits by as much as the game-clustered interval of the final survival share.
     """
     keys = [c for c in (*UNIT_KEYS, "weapons") if c in counts.columns]
     per_round = (
@@ -183,6 +266,10 @@ def km_curves(counts: pl.DataFrame, z: float = Z95) -> pl.DataFrame:
         survival=(1 - d / r).cum_prod().over(keys),
         _gw=pl.when(r > d).then(d / (r * (r - d))).otherwise(None).cum_sum().over(keys),
     )
+    if design_effects is not None:
+        curves = curves.join(design_effects.select(*keys, _deff="deff"), on=keys, how="left", nulls_equal=True)
+        curves = curves.with_columns(
+            _gw=pl.col("_gw") * pl.max_horizontal(pl.col("_deff").fill_null(1.0), pl.lit(1.0))).drop("_deff")
     half = z * pl.col("survival") * pl.col("_gw").sqrt()
     curves = curves.with_columns(
         lo=pl.max_horizontal(pl.lit(0.0), pl.col("survival") - half),
@@ -201,3 +288,25 @@ def median_survival(curves: pl.DataFrame) -> pl.DataFrame:
     return curves.group_by(keys).agg(
         median_round=pl.col("round").filter(pl.col("survival") <= 0.5).min()
     ).sort(keys)
+
+
+def km_every_round(curves: pl.DataFrame) -> pl.DataFrame:
+    """:func:`km_curves` with a row for every round from 1 to each group's last one.
+
+    A round in which no unit of the group was destroyed or censored keeps the survival and
+    limits of the round before; its number at risk is that of the next round with a row
+    (nobody left in between). ``destroyed`` and ``censored`` are 0 there.
+    """
+    keys = [c for c in (*UNIT_KEYS, "weapons") if c in curves.columns]
+    c = curves.filter(pl.col("round") > 0)
+    if c.height == 0:
+        return c
+    grid = (c.group_by(keys).agg(last=pl.col("round").max())
+            .with_columns(round=pl.int_ranges(1, pl.col("last") + 1)).explode("round").drop("last")
+            .with_columns(pl.col("round").cast(c.schema["round"])))
+    full = grid.join(c, on=[*keys, "round"], how="left", nulls_equal=True).sort([*keys, "round"])
+    return full.with_columns(
+        pl.col("survival", "lo", "hi").forward_fill().over(keys).fill_null(1.0),
+        pl.col("at_risk").backward_fill().over(keys),
+        pl.col("destroyed", "censored").fill_null(0),
+    ).select(c.columns)

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from pmim_analytics.analytics.stats import exact_strata_p_value, normal_two_sided_p, wilson_exprs
+from pmim_analytics.analytics.cluster import cluster_sums, clustered_wilson_exprs, ratio_se_expr
+from pmim_analytics.analytics.stats import Z95, exact_strata_p_value, normal_two_sided_p, wilson_exprs
 from pmim_analytics.model.combat import attack_damage
 from pmim_analytics.model.combat import two_d6_at_least as p_at_least
 
@@ -151,3 +152,36 @@ def weapon_table(strata: pl.DataFrame, rules_units: pl.DataFrame, rules_weapons:
         "hit_z", "hit_p", "hit_p_exact", "mean_damage", "expected_mean_damage", "damage_diff", "damage_z",
         "damage_p", "unrated", "damage_mismatch",
     )
+
+
+def weapon_clusters(side_strata: pl.DataFrame, rules_units: pl.DataFrame, rules_weapons: pl.DataFrame,
+                    by: str = "target_kind") -> pl.DataFrame:
+    """Per weapon and target class: game-clustered sums of hits and damage per attack.
+
+    ``side_strata`` holds one game's attacks per row (:func:`.luck.side_attack_strata`);
+    attacks whose weapon or target the rules tables lack are left out, as in
+    :func:`weapon_table`. Metrics ``hit`` (hits / attacks) and ``dmg`` (damage / attack).
+    """
+    targets = rules_units.select("rules_id", target_code="code", target_type="name", target_kind="kind")
+    rated = side_strata.join(targets, on=["rules_id", "target_code"]).join(
+        rules_weapons.select("rules_id", weapon="code"), on=["rules_id", "weapon"], how="semi")
+    keys = ["rules_id", "source", "weapon", by]
+    per_game = rated.group_by("game_id", *keys).agg(
+        n=pl.col("n").sum(), hits=pl.col("hits").sum(), damage=pl.col("damage").sum())
+    return cluster_sums(per_game, keys, {"hit": (pl.col("hits"), pl.col("n")),
+                                         "dmg": (pl.col("damage"), pl.col("n"))})
+
+
+def with_clustered_intervals(table: pl.DataFrame, clusters: pl.DataFrame, by: str = "target_kind") -> pl.DataFrame:
+    """:func:`weapon_table` with game-clustered hit-rate limits and a ``mean_damage_ci`` half-width.
+
+    The tests against the dice keep assuming independent attacks: given the to-hit numbers,
+    every roll is a fresh roll of the dice, which is exactly what they test.
+    """
+    keys = ["rules_id", "source", "weapon", by]
+    lo, hi = clustered_wilson_exprs("hit")
+    c = clusters.select(*keys, hit_rate_lo=lo, hit_rate_hi=hi, mean_damage_ci=Z95 * ratio_se_expr("dmg")[1])
+    cols = table.columns
+    out = table.drop("hit_rate_lo", "hit_rate_hi").join(c, on=keys, how="left", nulls_equal=True)
+    at = cols.index("mean_damage") + 1
+    return out.select(*cols[:at], "mean_damage_ci", *cols[at:])

@@ -35,6 +35,7 @@ from pmim_analytics.cli import (  # noqa: E402
     rules_cmd,
     sweep_cmd,
 )
+from pmim_analytics.cli import meta_cmd as _meta_cmd  # noqa: E402, F401 (adds `report meta` and `report power`)
 
 if _loading_handler is not None:
     signal.signal(signal.SIGINT, _loading_handler)

@@ -14,8 +14,9 @@ from pmim_analytics.errors import PmimError, display_path
 from pmim_analytics.report.markdown import Col, field, text
 from pmim_analytics.rules import army_violations, build_roster, load_army, load_rules, load_scenario
 from pmim_analytics.rules.catalogue import find_unit
+from pmim_analytics.rules.translate import default_output, format_army_yaml, translate_army
 
-app = typer.Typer(help="Army lists: validate them against a rules version and a scenario.", no_args_is_help=True)
+app = typer.Typer(help="Army lists: validate, show, and translate them to another rules version.", no_args_is_help=True)
 
 
 @app.command("validate")
@@ -99,3 +100,49 @@ def show_cmd(
     emit([Listing("roster", f"{army.name} ({r.id}): {roster.points} points", frame, cols)], fmt)
     for v in roster.violations:
         err.print(f"[yellow]warning:[/] {escape(v)}", highlight=False)
+
+
+@app.command("translate")
+@guarded
+def translate_cmd(
+    file: Path = typer.Argument(..., help="An army list YAML file."),
+    to: str = typer.Option(..., "--to", help="Target rules id, e.g. v3."),
+    out_file: Path | None = typer.Option(None, "--out", help="Where to write the translated list (default: beside "
+                                                             "the input, v2-x.yaml -> v3-x.yaml)."),
+    scenario: str = typer.Option("take-and-hold", "--scenario", help="Scenario whose limits the result must fit."),
+    force: bool = typer.Option(False, "--force", help="Overwrite the output file if it exists."),
+) -> None:
+    """Carry a list to another rules version: new names, new points, what no longer exists or fits.
+
+    Units and weapons keep their codes across versions, so renames (Mastodon -> Tyrant,
+    L. Particle Cannon -> L. Particle Beam) carry over and points are re-priced. Each unit
+    or weapon the target lacks is a finding (that entry is left out), and so is every limit
+    the list no longer fits. The YAML records the list it came from (`translated_from`),
+    and reports pair the two as the same list when nothing was lost. Exit 0 exact, 1 with
+    findings (the file is still written when anything carried over), 2 unreadable input or
+    an existing output without --force.
+
+    Example: pmim army translate data/armies/v2-playtest-balanced.yaml --to v3
+    """
+    army = load_army(file)
+    result = translate_army(army, to, scenario, display_path(file))
+    for c in result.changes:
+        out.print(f"  {escape(c)}", highlight=False)
+    for f in result.findings:
+        out.print(f"[yellow]finding:[/] {escape(f)}", highlight=False)
+    if result.army is army:  # nothing carried over
+        raise typer.Exit(1)
+    dest = out_file or default_output(file, army.rules, to)
+    if dest.exists() and not force:
+        err.print(f"[bold red]error:[/] {display_path(dest)} exists; pass --force to overwrite it or --out to write "
+                  "elsewhere", highlight=False)
+        raise typer.Exit(2)
+    try:
+        dest.write_text(format_army_yaml(result.army), encoding="utf-8")
+    except OSError as e:
+        err.print(f"[bold red]error:[/] cannot write {display_path(dest)} ({e.strerror})", highlight=False)
+        raise typer.Exit(2) from None
+    out.print(f"wrote {display_path(dest)}: {army.name!r} {army.rules} -> {to}, {result.points_before} -> "
+              f"{result.points_after} points, {len(result.findings)} finding"
+              f"{'' if len(result.findings) == 1 else 's'}", highlight=False)
+    raise typer.Exit(1 if result.findings else 0)

@@ -1,7 +1,8 @@
 """``pmim report``, ``pmim dice`` and ``pmim export``: balance tables in the terminal and on disk.
 
-Exit codes: 0 ok (an empty database is not an error: it says so), 2 bad usage or no
-database.
+Exit codes: 0 ok (an empty database is not an error: it says so), 1 when a report has
+nothing to show for the options given (``matchups`` with every composition under
+``--min-games``: a sentence says so), 2 bad usage or no database.
 """
 
 from __future__ import annotations
@@ -13,15 +14,16 @@ import polars as pl
 import typer
 from rich.table import Table
 
-from pmim_analytics.analytics import tables
+from pmim_analytics.analytics import compositions, tables
 from pmim_analytics.analytics.dice import dice_table, warmech_overheat_table
+from pmim_analytics.analytics.units import km_every_round
 from pmim_analytics.cli import output
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
 from pmim_analytics.errors import PmimError, display_path
 from pmim_analytics.report import sections
 from pmim_analytics.report.export import check_out_dir, export_report
-from pmim_analytics.report.markdown import Col, field, num, pct, text
+from pmim_analytics.report.markdown import Col, field, interval, num, pct, points_change, text
 from pmim_analytics.rules import find_unit, find_weapon, load_rules
 from pmim_analytics.rules.diff import diff_rules
 from pmim_analytics.store.readers import DuckDBData, default_db_path
@@ -121,25 +123,45 @@ def units_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db
 @app.command("survival")
 @guarded
 def survival_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                 long: bool = typer.Option(False, "--long", help="One row per unit type and round: at risk, "
+                                                                 "destroyed, censored, survival and its limits."),
+                 unit: str | None = typer.Option(None, "--unit", help="Only this unit type (name or code)."),
                  limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
     """Kaplan-Meier survival per unit type: share still on the table after each round.
 
-    The table shows one column per round; csv and json hold the curves, one row per type
-    and round.
+    Each cell reads "survival [95% interval] n=units at risk in that round". A unit alive
+    when its game ended counts as at risk up to the game's last round (censored), so long
+    games do not make units look sturdier. The limits are Greenwood's, widened by the type's
+    game-clustered design effect (units of one game live and die together). csv and json
+    always hold one row per unit type and round (as --long).
 
     Example: pmim report survival --rules v3
+    Example: pmim report survival --rules v3 --unit Tyrant --long
     """
-    if data := _data(rules, source, db):
-        curves = tables.survival_report(data)
-        wide = curves.filter(pl.col("round") > 0).pivot(on="round", index=["rules_id", "source", "type"],
-                                                        values="survival", sort_columns=True)
-        rounds = [c for c in wide.columns if c not in ("rules_id", "source", "type")]
-        rounds = sorted(rounds, key=int)
+    if not (data := _data(rules, source, db)):
+        return
+    curves = km_every_round(tables.survival_report(data))
+    if unit:
+        key = unit.strip().lower()
+        curves = curves.filter((pl.col("code").str.to_lowercase() == key) | (pl.col("type").str.to_lowercase() == key))
+    curves = curves.sort("rules_id", "source", "type", "round")
+    empty = "No units with a known round of destruction or game length" + (f" for {unit!r}." if unit else ".")
+    if long or fmt in (Format.csv, Format.json):
         cols = [Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"),
-                Col("unit", text("type"), "left"), *[Col(f"r{r}", field(r, pct)) for r in rounds]]
-        emit([Listing("survival", "Units still on the table after each round (KM)", curves, cols, limit,
-                      "No units with a known round of destruction or game length.",
-                      display=wide.sort("rules_id", "source", "type"))], fmt)
+                Col("unit", text("type"), "left"), Col("round", field("round")), Col("at risk", field("at_risk")),
+                Col("destroyed", field("destroyed")), Col("censored", field("censored")),
+                Col("survival", lambda r: interval(r["survival"], r["lo"], r["hi"], as_pct=True))]
+        emit([Listing("survival", "Kaplan-Meier survival by round", curves, cols, limit, empty)], fmt)
+        return
+    cells = curves.with_columns(cell=pl.format("{}% [{}–{}] n={}", (pl.col("survival") * 100).round(0).cast(pl.Int64),
+                                               (pl.col("lo") * 100).round(0).cast(pl.Int64),
+                                               (pl.col("hi") * 100).round(0).cast(pl.Int64), pl.col("at_risk")))
+    wide = cells.pivot(on="round", index=["rules_id", "source", "type"], values="cell", sort_columns=True)
+    rounds = sorted((c for c in wide.columns if c not in ("rules_id", "source", "type")), key=int)
+    cols = [Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"),
+            Col("unit", text("type"), "left"), *[Col(f"r{r}", text(r)) for r in rounds]]
+    emit([Listing("survival", "Units still on the table after each round (KM): survival [95% interval] n=at risk",
+                  curves, cols, limit, empty, display=wide.sort("rules_id", "source", "type"))], fmt)
 
 
 @app.command("weapons")
@@ -183,47 +205,90 @@ def compositions_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_
                       "(--min-games).", highlight=False)
 
 
-def _matrix(grp: pl.DataFrame) -> tuple[pl.DataFrame, list[Col]]:
-    """A matchup group as a matrix: one row per composition, one column per opponent."""
-    cell = {(a, b): (w, g) for a, b, w, g in grp.select("composition", "opp_composition", "wins",
-                                                        "games").iter_rows()}
+def _matchup_cell(w: int, n: int, lo: float | None, hi: float | None) -> str:
+    """``62% [48–75] n=40``: the row's win rate, its Wilson interval and the number of games."""
+    if not n:
+        return "—"
+    rng = "" if lo is None or hi is None else f" [{100 * lo:.0f}–{100 * hi:.0f}]"
+    return f"{w / n:.0%}{rng} n={n}"
+
+
+def _matrix(grp: pl.DataFrame, key: str) -> tuple[pl.DataFrame, list[Col]]:
+    """A matchup group as a matrix: one row per composition (or list), one column per opponent."""
+    opp = f"opp_{key}"
+    cell = {(a, b): (w, g, lo, hi) for a, b, w, g, lo, hi in grp.select(key, opp, "wins", "games", "win_lo",
+                                                                         "win_hi").iter_rows()}
     names = sorted({k for pair in cell for k in pair})
-    rows = [{"composition": a, **{b: (f"{cell[(a, b)][0] / cell[(a, b)][1]:.0%} ({cell[(a, b)][1]})"
-                                      if (a, b) in cell else "—") for b in names}} for a in names]
-    frame = pl.DataFrame(rows, schema={"composition": pl.String, **{n: pl.String for n in names}})
-    return frame, [Col("composition", text("composition"), "left"),
-                   *[Col(n, lambda r, n=n: r[n]) for n in names]]
+    rows = [{key: a, **{b: _matchup_cell(*cell[(a, b)]) if (a, b) in cell else "—" for b in names}} for a in names]
+    frame = pl.DataFrame(rows, schema={key: pl.String, **{n: pl.String for n in names}})
+    return frame, [Col(key, text(key), "left"), *[Col(n, lambda r, n=n: r[n]) for n in names]]
 
 
 @app.command("matchups")
 @guarded
 def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
                  long: bool = typer.Option(False, "--long", help="One row per pairing instead of a matrix."),
+                 diff: str | None = typer.Option(None, "--diff", help="Two rules ids A,B: each pairing's change "
+                                                                      "of win rate from A to B, with flags."),
+                 by: str = typer.Option("composition", "--by", help="composition (list name) or list (content: a "
+                                                                    "list and its translation are one)."),
                  min_games: int = MIN_GAMES_OPT, limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
-    """The matchup matrix: each row composition's win rate against each column.
+    """The matchup matrix: each row composition's win rate against each column, with n and interval.
 
-    csv and json always hold one row per pairing (as --long).
+    Every cell reads "win rate [95% Wilson interval] n=games". With --diff A,B each
+    pairing played under both gets its change with a Newcombe interval; "saturated" flags
+    a pairing won or lost 95-100% of the time under either rules id, where a change cannot
+    show (it reads "+0" whatever the rules did). Compositions with fewer than --min-games
+    games against others are left out. csv and json always hold one row per pairing (as
+    --long). Exit 0 when something is shown, 1 when every composition has fewer than
+    --min-games games (a sentence says so), 2 bad usage.
 
     Example: pmim report matchups --rules v3 --source engine
+    Example: pmim report matchups --diff v3,v3-llaser-rpt4 --by list --format csv
     """
-    if not (data := _data(rules, source, db)):
+    if by not in ("composition", "list"):
+        raise typer.BadParameter("use composition or list", param_hint="--by")
+    pair = _rules(diff) if diff else None
+    if pair is not None and len(pair) != 2:
+        raise typer.BadParameter("give exactly two rules ids, e.g. v3,v3-llaser-rpt4", param_hint="--diff")
+    if not (data := _data(rules if pair is None else ",".join(pair), source, db)):
         return
-    m = tables.matchup_report(data)
-    totals = m.group_by("rules_id", "source", "composition").agg(pl.col("games").sum().alias("_total"))
-    m = m.join(totals, on=["rules_id", "source", "composition"]).join(
-        totals.rename({"composition": "opp_composition", "_total": "_opp_total"}),
-        on=["rules_id", "source", "opp_composition"])
-    m = m.filter((pl.col("_total") >= min_games) & (pl.col("_opp_total") >= min_games)).drop("_total", "_opp_total")
+    key, opp = by, f"opp_{by}"
+    m = tables.matchup_report(data, key=by)
+    totals = m.group_by("rules_id", "source", key).agg(pl.col("games").sum().alias("_total"))
+    m = m.join(totals, on=["rules_id", "source", key]).join(
+        totals.rename({key: opp, "_total": "_opp_total"}), on=["rules_id", "source", opp])
+    kept = m.filter((pl.col("_total") >= min_games) & (pl.col("_opp_total") >= min_games)).drop("_total", "_opp_total")
+    if kept.height == 0:
+        most = int(totals["_total"].max() or 0) if totals.height else 0
+        err.print(f"Every composition has fewer than {min_games} games against others (the most is {most}); nothing "
+                  f"shown. Lower --min-games (e.g. --min-games {max(1, most)}) or play more games.", highlight=False)
+        raise typer.Exit(1)
+    if pair is not None:
+        d = compositions.matchup_diff(kept, pair[0], pair[1], key=by)
+        cols = [Col("source", text("source"), "left"), Col(by, text(key), "left"), Col("against", text(opp), "left"),
+                Col("games", lambda r: f"{r['games_a']} / {r['games_b']}"),
+                Col("win rate", lambda r: f"{pct(r['win_a'])} → {pct(r['win_b'])}"),
+                Col("change", lambda r: points_change(r["diff"], r["diff_lo"], r["diff_hi"])),
+                Col("flags", lambda r: ", ".join(x for x, on in (("significant", r["significant"]),
+                                                                  ("saturated", r["saturated"])) if on), "left")]
+        emit([Listing("matchup_diff", f"Matchups, {pair[0]} → {pair[1]}: change of the row's win rate", d, cols,
+                      limit, "No pairing was played under both rules ids (try --by list if the lists were "
+                             "translated).")], fmt)
+        return
     if long or fmt in (Format.csv, Format.json):
-        cols = [*sections.COMP_COLS[:3], Col("against", text("opp_composition"), "left"), *sections.COMP_COLS[3:-1]]
-        emit([Listing("matchups", "Matchups", m, cols, limit, "Only mirror games.")], fmt)
+        cols = [*sections.COMP_COLS[:3], Col("against", text(opp), "left"), *sections.COMP_COLS[3:-1]]
+        if by == "list":
+            cols = [Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"),
+                    Col("list", text("list"), "left"), *cols[3:]]
+        emit([Listing("matchups", "Matchups", kept, cols, limit, "Only mirror games.")], fmt)
         return
     listings = []
-    for (rid, src), grp in m.group_by("rules_id", "source", maintain_order=True):
-        frame, cols = _matrix(grp)
-        listings.append(Listing(f"matchups_{rid}_{src}", f"Matchups, {rid} ({src}): row's wins against column",
-                                grp, cols, display=frame))
-    emit(listings or [Listing("matchups", "Matchups", m, empty="Only mirror games.")], fmt)
+    for (rid, src), grp in kept.group_by("rules_id", "source", maintain_order=True):
+        frame, cols = _matrix(grp, key)
+        listings.append(Listing(f"matchups_{rid}_{src}", f"Matchups, {rid} ({src}): row's wins against column, "
+                                "[95% interval] n=games", grp, cols, display=frame))
+    emit(listings or [Listing("matchups", "Matchups", kept, empty="Only mirror games.")], fmt)
 
 
 def _changes_frame(changes: Sequence) -> pl.DataFrame:
@@ -235,12 +300,20 @@ def _changes_frame(changes: Sequence) -> pl.DataFrame:
 @guarded
 def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules ids: before,after."),
                source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
-               unpaired: bool = typer.Option(False, "--unpaired", help="Compare all games, not only matchups "
-                                                                          "played under both."),
+               unpaired: bool = typer.Option(False, "--unpaired", help="Compare all games, not only those played "
+                                                                          "under both with the same lists, "
+                                                                          "bots and sides (confounded)."),
                limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT, include_estimated: bool = EST_OPT) -> None:
-    """What changed from one rules id to another: win rates, VP, per-unit damage and VP per point.
+    """What changed from one rules id to another: per list and per unit type, on paired games.
+
+    A game counts only when a game with the same lists (by content: a v2 list translated
+    with `pmim army translate` pairs with its original), the same bots and the same sides
+    was played under the other rules id; the first table says how many games were paired
+    and why the others were left out. Intervals are 95%, clustered by game; * marks a
+    change whose interval excludes 0.
 
     Example: pmim report impact --rules v3,v3-llaser-rpt4
+    Example: pmim report impact --rules v2,v3 --source engine
     """
     ids = _rules(rules) or []
     if len(ids) != 2:
@@ -250,10 +323,13 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
     _estimated_note(data)
     imp = tables.impact_report(data, ids[0], ids[1], paired=not unpaired)
     listings = [
-        Listing("compositions", f"Compositions, {ids[0]} → {ids[1]}", imp.compositions, sections.IMPACT_COMP_COLS,
-                limit, "No composition played the same matchup under both rules ids (try --unpaired)."),
+        Listing("compositions", f"Lists, {ids[0]} → {ids[1]}", imp.compositions, sections.IMPACT_COMP_COLS, limit,
+                "No list played the same matchup with the same bots and sides under both rules ids (see the "
+                "pairing table; --unpaired compares anyway)."),
         Listing("units", f"Units, {ids[0]} → {ids[1]}", imp.units, sections.IMPACT_UNIT_COLS, limit,
-                "No unit type was fielded under both rules ids.")]
+                "No unit type was fielded in paired games under both rules ids."),
+        Listing("pairing", "Games paired" + (" (not used: --unpaired)" if unpaired else ""), imp.pairing,
+                sections.PAIRING_COLS)]
     try:
         changes = diff_rules(load_rules(ids[0]), load_rules(ids[1]))
         listings.append(Listing("rules_changes", f"Rules changes {ids[0]} → {ids[1]}", _changes_frame(changes)))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import polars as pl
 
+from pmim_analytics.analytics.compositions import matchup_diff
 from pmim_analytics.analytics.dataset import Provenance
 from pmim_analytics.report.figures import SERIES_COLOURS, SIDE_COLOURS, _empty, _finish, main_source
 
@@ -62,35 +63,46 @@ def length_figure(lengths: pl.DataFrame, provenance: Provenance | None = None, s
 def matchup_difference_heatmap(matchups: pl.DataFrame, rules_a: str, rules_b: str,
                                provenance: Provenance | None = None, key: str = "composition",
                                source: str | None = None) -> go.Figure:
-    """Change of the row's win rate against the column from ``rules_a`` to ``rules_b``, in points."""
+    """Change of the row's win rate against the column from ``rules_a`` to ``rules_b``, in points.
+
+    Each cell's hover gives both n and the change's Newcombe interval; "~" marks a saturated
+    pairing (won or lost 95-100% of the time under either rules id: the change is floored).
+    With ``key="list"`` a list and its translation (``pmim army translate``) are one row.
+    """
     m = matchups.filter(pl.col("rules_id").is_in([rules_a, rules_b]))
     source = source or main_source(m)
-    m = m.filter(pl.col("source") == source) if source else m
     title = f"Win-rate change from {rules_a} to {rules_b} ({source} games): row against column"
-    cells = {}
-    for rid in (rules_a, rules_b):
-        g = m.filter(pl.col("rules_id") == rid).group_by(key, f"opp_{key}").agg(pl.col("wins").sum(),
-                                                                                  pl.col("games").sum())
-        cells[rid] = {(a, b): (w, n) for a, b, w, n in g.iter_rows() if n}
-    both = set(cells[rules_a]) & set(cells[rules_b])
-    if not both:
+    d = matchup_diff(m, rules_a, rules_b, key=key, source=source)
+    if d.height == 0:
         return _empty(title + " — no matchup played under both", provenance)
-    names = sorted({a for a, _ in both} | {b for _, b in both})
+    names = sorted(set(d[key].to_list()) | set(d[f"opp_{key}"].to_list()))
+    cell = {(r[key], r[f"opp_{key}"]): r for r in d.iter_rows(named=True)}
 
-    def diff(a: str, b: str) -> float | None:
-        if (a, b) not in both:
-            return None
-        (wa, na), (wb, nb) = cells[rules_a][(a, b)], cells[rules_b][(a, b)]
-        return (wb / nb - wa / na) * 100
+    def value(a: str, b: str) -> float | None:
+        return cell[(a, b)]["diff"] * 100 if (a, b) in cell else None
 
-    z = [[diff(a, b) for b in names] for a in names]
-    text = [["" if v is None else f"{v:+.0f}" for v in row] for row in z]
+    def label(a: str, b: str) -> str:
+        if (a, b) not in cell:
+            return ""
+        r = cell[(a, b)]
+        return f"{r['diff'] * 100:+.0f}" + ("~" if r["saturated"] else "") + ("*" if r["significant"] else "")
+
+    def hover(a: str, b: str) -> list[object]:
+        if (a, b) not in cell:
+            return ["", "", "", "", ""]
+        r = cell[(a, b)]
+        return [r["games_a"], r["games_b"], f"{r['diff_lo'] * 100:+.0f}", f"{r['diff_hi'] * 100:+.0f}",
+                " — saturated: a change cannot show" if r["saturated"] else ""]
+
+    z = [[value(a, b) for b in names] for a in names]
     lim = max([abs(v) for row in z for v in row if v is not None] + [10])
     fig = go.Figure(go.Heatmap(
-        z=z, x=names, y=names, text=text, texttemplate="%{text}", zmin=-lim, zmax=lim, zmid=0,
+        z=z, x=names, y=names, text=[[label(a, b) for b in names] for a in names], texttemplate="%{text}",
+        customdata=[[hover(a, b) for b in names] for a in names], zmin=-lim, zmax=lim, zmid=0,
         colorscale=[[0, "#b35806"], [0.5, "#f7f7f7"], [1, "#542788"]], hoverongaps=False,
         colorbar={"title": "change,<br>% points"},
-        hovertemplate="%{y} vs %{x}: %{z:+.1f} points of win rate<extra></extra>"))
+        hovertemplate="%{y} vs %{x}: %{z:+.1f} points of win rate [%{customdata[2]}, %{customdata[3]}], "
+                      "n=%{customdata[0]} / %{customdata[1]}%{customdata[4]}<extra></extra>"))
     fig.update_xaxes(title="opponent composition", tickangle=-30)
     fig.update_yaxes(title="composition", autorange="reversed", automargin=True)
     return _finish(fig, title, provenance, 220 + 45 * len(names))

@@ -102,6 +102,7 @@ def collect_tables(data: GameData, rules_ids: Sequence[str]) -> dict[str, pl.Dat
         imp = tables.impact_report(data, a, b)
         t[f"impact_compositions_{a}_{b}"] = imp.compositions
         t[f"impact_units_{a}_{b}"] = imp.units
+        t[f"impact_pairing_{a}_{b}"] = imp.pairing
     fit = tables.cost_report(data)
     t["costs"], t["costs_summary"] = fit.table, fit.summary
     lk = tables.luck_report(data)

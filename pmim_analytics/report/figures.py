@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import polars as pl
 
 from pmim_analytics.analytics.dataset import Provenance
+from pmim_analytics.analytics.stats import wilson_interval
 
 SIDE_COLOURS = {"blue": "#1f5fbf", "red": "#c8102e"}
 #: Compositions with fewer games than this are left out of figures (one-off random armies).
@@ -102,10 +103,21 @@ def matchup_heatmap(matchups: pl.DataFrame, rules_id: str, provenance: Provenanc
           for b in names] for a in names]
     labels = [[(f"{cell[(a, b)][0] / cell[(a, b)][1]:.0%}<br>n={cell[(a, b)][1]}" if (a, b) in cell else "")
                for b in names] for a in names]
+
+    def hover(a: str, b: str) -> list[object]:
+        if (a, b) not in cell or not cell[(a, b)][1]:
+            return ["", "", ""]
+        w, n = cell[(a, b)]
+        lo, hi = wilson_interval(w, n)
+        return [n, f"{100 * lo:.0f}", f"{100 * hi:.0f}"]
+
     fig = go.Figure(go.Heatmap(
         z=z, x=names, y=names, text=labels, texttemplate="%{text}", zmin=0, zmax=100, zmid=50,
+        customdata=[[hover(a, b) for b in names] for a in names],
         colorscale=[[0, "#b35806"], [0.5, "#f7f7f7"], [1, "#542788"]],  # not blue/red: rows are not sides
-        colorbar={"title": "row wins, %"}, hovertemplate="%{y} vs %{x}: %{z:.1f}% wins<extra></extra>",
+        colorbar={"title": "row wins, %"},
+        hovertemplate="%{y} vs %{x}: %{z:.1f}% wins [%{customdata[1]}–%{customdata[2]}%], n=%{customdata[0]}"
+                      "<extra></extra>",
     ))
     fig.update_xaxes(title="opponent composition", side="bottom", tickangle=-30)
     fig.update_yaxes(title="composition", autorange="reversed", automargin=True)
@@ -123,16 +135,26 @@ def km_figure(curves: pl.DataFrame, rules_id: str, provenance: Provenance | None
         c = c.filter(pl.col("code").is_in(codes))
     if c.height == 0:
         return _empty(title, provenance)
-    c = c.select("type", "round", "survival", "at_risk").sort("type", "round")
+    c = c.select("type", "round", "survival", "at_risk", "lo", "hi").sort("type", "round")
     fig = go.Figure()
     for i, name in enumerate(c["type"].unique(maintain_order=True).to_list()):
         t = c.filter(pl.col("type") == name)
+        colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
+        x = t["round"].to_list()
+        # the 95% band first (upper edge, then lower edge filled up to it), then the curve
+        fig.add_trace(go.Scatter(x=x, y=(t["hi"] * 100).to_list(), mode="lines", line_shape="hv",
+                                 line={"width": 0, "color": colour}, showlegend=False, hoverinfo="skip",
+                                 legendgroup=name))
+        fig.add_trace(go.Scatter(x=x, y=(t["lo"] * 100).to_list(), mode="lines", line_shape="hv",
+                                 line={"width": 0, "color": colour}, fill="tonexty", opacity=0.15,
+                                 showlegend=False, hoverinfo="skip", legendgroup=name))
         fig.add_trace(go.Scatter(
-            x=t["round"].to_list(), y=(t["survival"] * 100).to_list(), mode="lines", line_shape="hv", name=name,
-            line={"color": SERIES_COLOURS[i % len(SERIES_COLOURS)], "dash": "solid" if i < 8 else "dash"},
-            customdata=t["at_risk"].to_list(),
-            hovertemplate=name + ": %{y:.0f}% still on the table after round %{x} (%{customdata} at risk)"
-                                 "<extra></extra>",
+            x=x, y=(t["survival"] * 100).to_list(), mode="lines", line_shape="hv", name=name, legendgroup=name,
+            line={"color": colour, "dash": "solid" if i < 8 else "dash"},
+            customdata=list(zip(t["at_risk"].to_list(), (t["lo"] * 100).round(0).to_list(),
+                                (t["hi"] * 100).round(0).to_list(), strict=True)),
+            hovertemplate=name + ": %{y:.0f}% [%{customdata[1]:.0f}–%{customdata[2]:.0f}%] still on the table "
+                                 "after round %{x} (%{customdata[0]} at risk)<extra></extra>",
         ))
     fig.update_xaxes(title="round", dtick=1)
     fig.update_yaxes(title="units still on the table, %", range=[0, 102])

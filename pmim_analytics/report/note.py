@@ -78,10 +78,10 @@ def _impact_table(comp: pl.DataFrame, q: Question) -> str:
     """The compositions whose win rate moved most, in at most six columns."""
     top = comp.with_columns(pl.col("win_diff").abs().alias("_size")).sort("_size", descending=True,
                                                                            nulls_last=True).head(MAX_ROWS)
-    cols = [Col("composition", text("composition"), "left"),
+    cols = [Col("list", text("list"), "left"),
             Col("games", lambda r: f"{r['games_a']} / {r['games_b']}"),
-            Col(f"wins, {q.before}", lambda r: interval(r["win_a"], r["win_a_lo"], r["win_a_hi"], as_pct=True)),
-            Col(f"wins, {q.after}", lambda r: interval(r["win_b"], r["win_b_lo"], r["win_b_hi"], as_pct=True)),
+            Col(f"wins, {q.before}", lambda r: pct(r["win_a"])),
+            Col(f"wins, {q.after}", lambda r: pct(r["win_b"])),
             Col("change", lambda r: points_change(r["win_diff"], r["win_diff_lo"], r["win_diff_hi"]))]
     assert len(cols) <= MAX_COLUMNS
     return markdown_table(top, cols)
@@ -95,12 +95,12 @@ def _games_answer(data: GameData, q: Question, present: Sequence[str]) -> tuple[
     src = main_source(imp.compositions)
     comp = imp.compositions.filter(pl.col("source") == src) if src else imp.compositions
     if comp.height == 0:
-        return [f"The games under {q.before} and {q.after} share no matchup (same compositions, same "
-                "opponents), so they cannot be compared pair for pair."], ""
+        return [f"The games under {q.before} and {q.after} share no matchup (same lists, bots and "
+                "sides), so they cannot be compared pair for pair."], ""
     moved = comp.filter((pl.col("win_diff_lo") > 0) | (pl.col("win_diff_hi") < 0))
     big = comp.sort(pl.col("win_diff").abs(), descending=True, nulls_last=True).row(0, named=True)
     lines = [f"In {src} games, {moved.height} of {comp.height} compositions changed their win rate beyond "
-             f"the 95% interval; the biggest change is **{big['composition']}**, "
+             f"the 95% interval; the biggest change is **{big['list']}**, "
              f"{pct(big['win_a'])} → {pct(big['win_b'])} "
              f"({points_change(big['win_diff'], big['win_diff_lo'], big['win_diff_hi'])}; "
              f"{big['games_a']} / {big['games_b']} games)."]

@@ -94,21 +94,39 @@ SIDE_COLS = [
     Col("first player wins", lambda r: _first_cell(r)),
     Col("p", field("first_p", lambda v: "" if v is None else f"{v:.2g}")), Col("draws", field("draws")),
 ]
+def _change(out: str, digits: int = 2, as_points: bool = False) -> Col:
+    """``a → b`` then the change with its interval, marked * when the interval excludes 0."""
+    def cell(r: dict) -> str:
+        d, lo, hi = r[f"{out}_diff"], r[f"{out}_diff_lo"], r[f"{out}_diff_hi"]
+        if as_points:
+            head = f"{pct(r[f'{out}_a'])} → {pct(r[f'{out}_b'])}: {points_change(d, lo, hi)}"
+        else:
+            head = (f"{num(r[f'{out}_a'], digits)} → {num(r[f'{out}_b'], digits)}: "
+                    f"{'' if d is None else f'{d:+.{digits}f}'}"
+                    + ("" if lo is None or hi is None else f" [{lo:+.{digits}f}, {hi:+.{digits}f}]"))
+        sig = lo is not None and hi is not None and (lo > 0 or hi < 0)
+        return head + (" *" if sig else "")
+    return cell  # type: ignore[return-value]
+
+
 IMPACT_COMP_COLS = [
-    Col("source", text("source"), "left"), Col("composition", text("composition"), "left"),
+    Col("source", text("source"), "left"), Col("list", text("list"), "left"),
     Col("games", lambda r: f"{r['games_a']} / {r['games_b']}"),
-    Col("win rate before", lambda r: interval(r["win_a"], r["win_a_lo"], r["win_a_hi"], as_pct=True)),
-    Col("after", lambda r: interval(r["win_b"], r["win_b_lo"], r["win_b_hi"], as_pct=True)),
-    Col("change", lambda r: points_change(r["win_diff"], r["win_diff_lo"], r["win_diff_hi"])),
-    Col("VP margin change", lambda r: plus_minus(r["vp_margin_diff"], r["vp_margin_diff_ci"], 1)),
+    Col("win rate", lambda r: _change("win", as_points=True)(r) + (" (saturated)" if r.get("saturated") else "")),
+    Col("VP margin", _change("vp_margin", 1)),
 ]
 IMPACT_UNIT_COLS = [
     Col("source", text("source"), "left"), Col("unit", text("type"), "left"),
     Col("PTS", lambda r: f"{num(r['pts_a'], 0)} → {num(r['pts_b'], 0)}"),
-    Col("damage / pt", lambda r: f"{num(r['damage_per_pt_a'])} → {num(r['damage_per_pt_b'])}"),
-    Col("change", lambda r: plus_minus(r["damage_per_pt_diff"], r["damage_per_pt_diff_ci"], 2)),
-    Col("VP / pt", lambda r: f"{num(r['vp_per_pt_a'], 3)} → {num(r['vp_per_pt_b'], 3)}"),
-    Col("change", lambda r: plus_minus(r["vp_per_pt_diff"], r["vp_per_pt_diff_ci"], 3)),
+    Col("VP / game", _change("vp_share", 2)),
+    Col("VP / pt", _change("vp_per_pt", 3)),
+    Col("damage / pt", _change("damage_per_pt", 2)),
+    Col("survives", _change("survival", as_points=True)),
+]
+PAIRING_COLS = [
+    Col("rules", text("rules_id"), "left"), Col("games", field("games")), Col("paired", field("paired")),
+    Col("strata", field("strata")), Col("left out", field("left_out")),
+    *[Col(r, field(r)) for r in ("list not played", "matchup not played", "other bots", "sides swapped")],
 ]
 COST_COLS = [
     Col("rules", text("rules_id"), "left"), Col("unit", text("type"), "left"), Col("PTS", field("pts", lambda v:
@@ -235,8 +253,10 @@ def render_report(ids: Sequence[str], prov: Provenance, t: dict[str, pl.DataFram
     p += ["", "### Side and first-player advantage", "", markdown_table(t["sides"], SIDE_COLS)]
     for key in [k for k in t if k.startswith("impact_compositions_")]:
         a, b = _pair(key, ids)
-        p += ["", f"## Rules impact: {a} → {b}", "", "Same compositions against the same opponents with the same "
-              "bots under both rules.", "", markdown_table(t[key], IMPACT_COMP_COLS, MAX_ROWS), "",
+        p += ["", f"## Rules impact: {a} → {b}", "", "Only games played under both rules ids with the same lists "
+              "(by content), the same bots and the same sides; 95% intervals clustered by game, * when they "
+              "exclude no change.", "", markdown_table(t[f"impact_pairing_{a}_{b}"], PAIRING_COLS), "",
+              markdown_table(t[key], IMPACT_COMP_COLS, MAX_ROWS), "",
               markdown_table(t[f"impact_units_{a}_{b}"], IMPACT_UNIT_COLS, MAX_ROWS), "", _rules_diff(a, b)]
     p += ["", "## Implied point costs", "",
           f"Fitted on who wins (logistic, ridge) and on the VP margin (linear), per rules id. Nothing is priced "

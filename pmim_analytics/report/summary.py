@@ -95,9 +95,9 @@ def side_signals(sides: pl.DataFrame) -> list[str]:
 def impact_signals(impact: pl.DataFrame) -> list[str]:
     """Compositions whose win rate changed between two rules ids beyond its interval."""
     c = impact.filter((pl.col("win_diff_lo") > 0) | (pl.col("win_diff_hi") < 0))
-    return [f"From {r['rules_a']} to {r['rules_b']}, **{md_text(r['composition'])}** goes from {pct(r['win_a'])} to "
+    return [f"From {r['rules_a']} to {r['rules_b']}, **{md_text(r['list'])}** goes from {pct(r['win_a'])} to "
             f"{pct(r['win_b'])} wins ({100 * r['win_diff']:+.0f} points [{100 * r['win_diff_lo']:+.0f}, "
-            f"{100 * r['win_diff_hi']:+.0f}]; same opponents and bots)." for r in _rows(c)]
+            f"{100 * r['win_diff_hi']:+.0f}]; same lists, opponents, bots and sides)." for r in _rows(c)]
 
 
 def engine_signals(weapons: pl.DataFrame) -> list[str]:

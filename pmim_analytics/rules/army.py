@@ -62,6 +62,18 @@ class ArmyEntry(BaseModel):
         return v
 
 
+class TranslatedFrom(BaseModel):
+    """Where a translated list came from (``pmim army translate``): the same list under other rules."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rules: str
+    name: str
+    file: str | None = None
+    army_hash: str
+    list_key: str
+
+
 class ArmyList(BaseModel):
     """An army list as written in its YAML file."""
 
@@ -71,6 +83,7 @@ class ArmyList(BaseModel):
     rules: str = Field(max_length=MAX_NAME_CHARS)
     units: tuple[ArmyEntry, ...] = Field(min_length=1, max_length=MAX_UNITS_PER_ARMY)
     notes: str | None = Field(default=None, max_length=10_000)
+    translated_from: TranslatedFrom | None = None
 
     @model_validator(mode="after")
     def _units_limit(self) -> ArmyList:
@@ -123,6 +136,21 @@ class Roster:
         """A short hash of what the army fields (not its name): same units, same hash."""
         payload = sorted((u.type, u.weapons) for u in self.units)
         return hashlib.sha256(json.dumps([self.rules_id, payload]).encode()).hexdigest()[:16]
+
+    def list_key(self) -> str:
+        """The list's identity across rules ids: its units' codes and weapons (:func:`list_key_of`)."""
+        return list_key_of([(u.code, " ".join(u.weapons)) for u in self.units])
+
+
+def list_key_of(units: list[tuple[str, str]]) -> str:
+    """The list key of an army from its units' ``(code, weapons)`` (weapon codes, space-separated).
+
+    Codes survive renames (Mastodon and Tyrant are both ``TY``), so a list and its translation
+    to another rules version share the key; order does not matter. Example:
+    ``list_key_of([("TY", "HAC"), ("IN", "LL")]) == list_key_of([("IN", "LL"), ("TY", "HAC")])``.
+    """
+    text = "\n".join(sorted(f"{c}:{w}" for c, w in units))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def load_army(path: str | Path) -> ArmyList:

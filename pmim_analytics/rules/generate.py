@@ -41,14 +41,21 @@ def basic_weapons(rules: RulesVersion, unit: Chassis) -> tuple[str, ...]:
     return tuple(w.code for w in rules.weapons if w.ton == unit.spt and w.code not in banned)
 
 
-def random_army(rules_id: str, rng: random.Random, scenario_id: str = "take-and-hold", name: str | None = None
-                ) -> ArmyList:
-    """A random army list that :func:`~pmim_analytics.rules.army.validate_army` accepts."""
+def random_army(rules_id: str, rng: random.Random, scenario_id: str = "take-and-hold", name: str | None = None,
+                budget: int | None = None) -> ArmyList:
+    """A random army list that :func:`~pmim_analytics.rules.army.validate_army` accepts.
+
+    It spends up to ``budget`` points (default: the scenario's limit; a smaller budget gives
+    a smaller army, still legal since the limit is a maximum). Raises ``ValueError`` when
+    the budget cannot buy the scenario's Warmechs.
+    """
     rules, scenario = load_rules(rules_id), load_scenario(scenario_id)
-    budget = scenario.points_limit
+    budget = scenario.points_limit if budget is None else min(budget, scenario.points_limit)
     entries: list[ArmyEntry] = []
     usable = [m for m in rules.warmechs if warmech_loadouts(rules.id, m.code)]
     cheapest_mech = min(m.pts for m in usable)
+    if cheapest_mech * scenario.warmechs > budget:
+        raise ValueError(f"{budget} points cannot buy {scenario.warmechs} Warmechs in {rules_id}")
     mechs: list[Warmech] = []
     for k in range(scenario.warmechs):
         still_to_pick = scenario.warmechs - k - 1

@@ -19,7 +19,7 @@ import pyarrow as pa
 from pmim_analytics.errors import Location, PmimError, StoreError, display_path
 from pmim_analytics.rules.catalogue import REPO_ROOT, clear_caches, data_dir, list_rules_ids, load_rules
 from pmim_analytics.rules.rows import unit_rows, version_row, weapon_rows
-from pmim_analytics.store.rollups import ROLLUPS_SINCE, rebuild_rollups
+from pmim_analytics.store.rollups import ROLLUP_VERSIONS, rebuild_rollups
 
 SQL_DIR = REPO_ROOT / "sql"
 #: The schema version from which unknown figures are NULL and rollups count known ones.
@@ -83,9 +83,10 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
             raise StoreError(f"migration {version} failed: {str(e).splitlines()[0]}",
                              Location(display_path(path))) from e
         applied.append(version)
-    last = applied[-1] if applied else have
-    if have and (have < ROLLUPS_SINCE <= last or have < UNKNOWN_SINCE <= last):
-        rebuild_rollups(con)  # the rollups of a database that already held games (new columns at 4)
+    upto = applied[-1] if applied else have
+    if have and any(have < v <= upto for v in (*ROLLUP_VERSIONS, UNKNOWN_SINCE)):
+        # rollups added or changed since (4: unknown figures counted apart): rebuild them for the games held
+        rebuild_rollups(con)
     return applied
 
 

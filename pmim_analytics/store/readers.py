@@ -21,7 +21,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from pmim_analytics.analytics import luck, optional_rules
+from pmim_analytics.analytics import luck, optional_rules, units
 from pmim_analytics.analytics.compositions import fold_estimated
 from pmim_analytics.analytics.dataset import Provenance
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
@@ -173,6 +173,30 @@ class DuckDBData:
         keys = ["rules_id", "source", "code", "type", "kind", *(["weapons"] if by_loadout else []), "round",
                 "destroyed"]
         return self._q(reaggregate_sql("rollup_survival", keys, "{where}") + " ORDER BY ALL")
+
+    def unit_game_sums(self, by_loadout: bool = False) -> pl.DataFrame:
+        keys = ["game_id", "rules_id", "source", "code", *(["weapons"] if by_loadout else [])]
+        out = ["game_id", "rules_id", "source", "code", "type", "kind", *(["weapons"] if by_loadout else [])]
+        cols = ", ".join(f'"{c}"' for c in (*out, *units.GAME_SUM_COLS))
+        return self._q(f"SELECT {cols} FROM ({reaggregate_sql('rollup_unit_game_sums', keys, '{where}')})")
+
+    def game_lineups(self) -> pl.DataFrame:
+        return self._q("""
+            SELECT g.game_id, g.rules_id, g.source, b.army_hash AS blue_hash, b.composition AS blue_composition,
+              b.bot AS blue_bot, r.army_hash AS red_hash, r.composition AS red_composition, r.bot AS red_bot,
+              g.winner, g.blue_vp::BIGINT AS blue_vp, g.red_vp::BIGINT AS red_vp
+            FROM games g JOIN sides b ON b.game_id = g.game_id AND b.side = 'blue'
+            JOIN sides r ON r.game_id = g.game_id AND r.side = 'red' WHERE {where}""", alias="g")
+
+    def army_contents(self) -> pl.DataFrame:
+        return self._q("""
+            WITH rep AS (
+              SELECT g.rules_id, s.army_hash, s.game_id, s.side,
+                min(s.composition) OVER (PARTITION BY g.rules_id, s.army_hash) AS composition
+              FROM sides s JOIN games g ON g.game_id = s.game_id WHERE {where}
+              QUALIFY row_number() OVER (PARTITION BY g.rules_id, s.army_hash ORDER BY s.game_id, s.side) = 1)
+            SELECT rep.rules_id, rep.army_hash, rep.composition, u.code, u.weapons
+            FROM rep JOIN units u ON u.game_id = rep.game_id AND u.side = rep.side""", alias="g")
 
     def attack_strata(self) -> pl.DataFrame:
         keys = ["rules_id", "source", "weapon", "target_code", "threshold", "hit", "damage"]

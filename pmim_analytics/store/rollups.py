@@ -24,6 +24,9 @@ import duckdb
 
 #: The schema version that created the rollup tables (see migrate.py's backfill).
 ROLLUPS_SINCE = 3
+#: Schema versions that added rollup tables: applying one to a database that holds games
+#: rebuilds the rollups (007: per-game unit sums).
+ROLLUP_VERSIONS = (ROLLUPS_SINCE, 7)
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,17 @@ def _unit_sums(r: Relations) -> str:
           coalesce(sum((vp_share / pts) ^ 2) FILTER (pts > 0), 0),
           count(DISTINCT game_id), count(attacks), count(destroyed)
         FROM {r.stats} GROUP BY rules_id, source, code, weapons"""
+
+
+def _unit_game_sums(r: Relations) -> str:
+    return f"""
+        SELECT game_id, rules_id, source, code, weapons, min(type), min(kind),
+          count(*), sum(pts), sum(attacks), sum(hits), sum(damage_dealt), sum(kills), sum(destroyed::INTEGER),
+          count(vp_share), coalesce(sum(vp_share), 0),
+          count(damage_dealt) FILTER (pts > 0), coalesce(sum(damage_dealt / pts) FILTER (pts > 0), 0),
+          count(vp_share) FILTER (pts > 0), coalesce(sum(vp_share / pts) FILTER (pts > 0), 0),
+          count(attacks), count(destroyed)
+        FROM {r.stats} GROUP BY game_id, rules_id, source, code, weapons"""
 
 
 def _unit_games(r: Relations) -> str:
@@ -175,6 +189,11 @@ ROLLUPS: tuple[Rollup, ...] = (
            {"type": "min", "kind": "min", **_SUMS, "games": "sum", "combat_n": "sum", "fate_n": "sum"},
            _unit_sums),
     Rollup("rollup_unit_games", ("rules_id", "source", "code"), {"games": "sum"}, _unit_games),
+    Rollup("rollup_unit_game_sums", ("game_id", "rules_id", "source", "code", "weapons"),
+           {"type": "min", "kind": "min", "n": "sum", "pts_sum": "sum", "attacks": "sum", "hits": "sum",
+            "damage_dealt": "sum", "kills": "sum", "destroyed": "sum", "vp_n": "sum", "vp_sum": "fsum",
+            "dpp_n": "sum", "dpp_sum": "fsum", "vpp_n": "sum", "vpp_sum": "fsum", "combat_n": "sum",
+            "fate_n": "sum"}, _unit_game_sums),
     Rollup("rollup_survival", ("rules_id", "source", "code", "type", "kind", "weapons", "round", "destroyed"),
            {"n": "sum"}, _survival),
     Rollup("rollup_attack_strata", ("rules_id", "source", "weapon", "target_code", "threshold", "hit", "damage"),

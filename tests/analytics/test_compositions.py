@@ -1,4 +1,4 @@
-"""Compositions, matchups, side advantage and rules-version impact on hand-made results."""
+"""Compositions, matchups and side advantage on hand-made results (impact: test_analytics_impact.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,7 @@ from pmim_analytics.analytics.compositions import (
     matchup_table,
     side_advantage,
 )
-from pmim_analytics.analytics.impact import composition_impact, unit_impact
 from pmim_analytics.analytics.stats import wilson_interval
-from pmim_analytics.analytics.units import unit_sums
 from tests.support.gamebuilder import GameBuilder, frames_of
 
 ARMY = [("TW1", "TW", ("GG", "ML")), ("IN1", "IN", ("LL",))]
@@ -99,30 +97,22 @@ def test_red_always_first_is_confounded_too() -> None:
     assert (s["confounded"], s["confounded_by"], s["first_p"]) == (True, "red", None)
 
 
-def test_impact_pairs_matchups_played_under_both_rules() -> None:
-    v3 = [game(f"a{i}", "A", "B", "red" if i else "blue", (5, 11) if i else (11, 5), 8) for i in range(4)]
-    v3.append(game("a-only", "A", "C", "blue", (11, 0), 5))
-    var = [game(f"b{i}", "A", "B", "blue" if i else "red", (11, 5) if i else (5, 11), 8, "v3-llaser-rpt4")
-           for i in range(4)]
-    t = composition_impact(cells(v3 + var), "v3", "v3-llaser-rpt4")
-    a = t.filter(pl.col("composition") == "A").row(0, named=True)
-    assert (a["games_a"], a["games_b"], a["win_a"], a["win_b"]) == (4, 4, 0.25, 0.75)  # A vs C left out
-    assert a["win_diff"] == 0.5 and a["win_diff_lo"] < 0.5 < a["win_diff_hi"]
-    assert a["vp_margin_a"] == pytest.approx((6 - 18) / 4) and a["vp_margin_b"] == pytest.approx((18 - 6) / 4)
-    unpaired = composition_impact(cells(v3 + var), "v3", "v3-llaser-rpt4", paired=False)
-    assert unpaired.filter(pl.col("composition") == "A")["games_a"].item() == 5
+def test_matchup_cells_carry_n_interval_and_saturation() -> None:
+    m = matchup_table(cells(five_games()))
+    ac = m.filter((pl.col("composition") == "A") & (pl.col("opp_composition") == "C")).row(0, named=True)
+    assert ac["games"] == 1 and ac["win_rate"] == 0.0 and ac["saturated"]
+    assert (ac["win_lo"], ac["win_hi"]) == pytest.approx(wilson_interval(0, 1))
+    ab = m.filter((pl.col("composition") == "A") & (pl.col("opp_composition") == "B")).row(0, named=True)
+    assert not ab["saturated"]
 
 
-def test_unit_impact_per_point() -> None:
-    games = []
-    for rid, hits in (("v3", 1), ("v3-mjolnir-16", 2)):
-        for i in range(2):
-            g = GameBuilder(f"{rid}-{i}", rules_id=rid).side("blue", "A", ARMY).side("red", "B", ARMY)
-            for _ in range(hits):
-                g.attack(1, "B:TW1", "GG", "R:TW1", (6, 6))  # 3 damage against ARM 2
-            games.append(g.end("blue", "vp", 3))
-    sums = unit_sums(frames_of(games).unit_game_stats)
-    tw = unit_impact(sums, "v3", "v3-mjolnir-16").filter(pl.col("code") == "TW").row(0, named=True)
-    # blue Timber Wolves deal 3 (or 6) per game, red ones 0: means over 4 unit-games each
-    assert tw["damage_per_pt_a"] == pytest.approx(6 / 4 / 12) and tw["damage_per_pt_b"] == pytest.approx(12 / 4 / 12)
-    assert tw["damage_per_pt_diff"] == pytest.approx(6 / 4 / 12)
+def test_a_diff_of_saturated_cells_is_flagged() -> None:
+    from pmim_analytics.analytics.compositions import matchup_diff
+
+    # A beats B in all 4 games under both rules ids: "+0", but saturated
+    v3 = [game(f"a{i}", "A", "B", "blue", (11, 0), 5) for i in range(4)]
+    var = [game(f"b{i}", "A", "B", "blue", (11, 0), 5, "v3-llaser-rpt4") for i in range(4)]
+    d = matchup_diff(matchup_table(cells(v3 + var)), "v3", "v3-llaser-rpt4")
+    ab = d.filter(pl.col("composition") == "A").row(0, named=True)
+    assert (ab["games_a"], ab["games_b"], ab["diff"], ab["saturated"], ab["significant"]) == (4, 4, 0.0, True, False)
+    assert ab["diff_lo"] < 0 < ab["diff_hi"]

@@ -53,3 +53,15 @@ def test_a_few_fixed_army_lists_cannot_price_every_type() -> None:
     assert "vary the army lists" in result.summary["message"].item()
     confounded = result.table.filter(pl.col("verdict") == "confounded")
     assert confounded["suggested_pts"].null_count() == confounded.height
+
+
+def test_a_tyrant_listed_at_3_points_is_found_underpriced() -> None:
+    # the Tyrant is worth its v3 cost (6) but listed at 3: armies field more of them for less
+    result = fit(synthetic_cost_frames(3000, seed=13, boost=1.0, rules_id="v3-tyrant-3", listed={"TY": 3}))
+    ty = result.table.filter(pl.col("code") == "TY").row(0, named=True)
+    assert ty["pts"] == 3 and ty["verdict"] == "undercosted"
+    assert ty["suggested_lo"] > 3 and ty["excess_pts"] > 0
+    # the same games with the right price: the Tyrant's interval covers its cost
+    fair = fit(synthetic_cost_frames(3000, seed=13, boost=1.0))
+    ty = fair.table.filter(pl.col("code") == "TY").row(0, named=True)
+    assert ty["suggested_lo"] <= 6 <= ty["suggested_hi"]

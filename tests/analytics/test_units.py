@@ -86,3 +86,21 @@ def test_destroyed_in_a_summary_log_without_a_round_is_left_out_of_km_only() -> 
     assert survival_counts(ugs).filter(pl.col("code") == "TY").height == 0
     t = rows(unit_table(unit_sums(ugs)))
     assert t["TY"]["survival_rate"] == 0.0 and t["TY"]["mean_round_destroyed"] is None
+
+
+def test_every_round_fills_the_gaps_and_a_design_effect_widens_the_limits() -> None:
+    from pmim_analytics.analytics.units import km_every_round
+
+    counts = survival_counts(frames_of(survival_games()).unit_game_stats)
+    plain = km_curves(counts).filter(pl.col("code") == "TY")
+    full = km_every_round(plain)
+    got = {r["round"]: (r["at_risk"], r["survival"]) for r in full.iter_rows(named=True)}
+    # round 1: nobody left yet, 4 at risk; rounds 2-5 as computed by hand above
+    assert got == {1: (4, 1.0), 2: (4, 0.75), 3: (3, 0.75), 4: (2, 0.375), 5: (1, 0.375)}
+    deff = plain.select("rules_id", "source", "code", "type", "kind").unique().with_columns(deff=pl.lit(4.0))
+    wide = km_curves(counts, design_effects=deff).filter((pl.col("code") == "TY") & (pl.col("round") == 2))
+    narrow = plain.filter(pl.col("round") == 2)
+    # Greenwood at round 2: var = 0.75^2 * 1/(4*3); four times the variance doubles the half-width
+    half = 1.959963984540054 * 0.75 * (1 / 12) ** 0.5
+    assert narrow["lo"].item() == pytest.approx(0.75 - half)
+    assert wide["lo"].item() == pytest.approx(max(0.0, 0.75 - 2 * half))

@@ -19,7 +19,7 @@ from pmim_analytics.analytics import tables
 from pmim_analytics.cli import app
 from pmim_analytics.store.migrate import latest_version
 from pmim_analytics.store.readers import DuckDBData
-from tests.store.test_readers import mixed_games
+from tests.store.test_readers import mixed_games, paired_games
 from tests.support.dbhelper import create_db
 from tests.support.gamebuilder import frames_of
 
@@ -29,7 +29,7 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return create_db(tmp_path_factory.mktemp("out") / "pmim.duckdb", frames_of(mixed_games()))
+    return create_db(tmp_path_factory.mktemp("out") / "pmim.duckdb", frames_of([*mixed_games(), *paired_games()]))
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ def long_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for i in range(8):
         deep = deep / f"a-rather-long-folder-name-number-{i}"
     deep.mkdir(parents=True)
-    return create_db(deep / "pmim.duckdb", frames_of(mixed_games()))
+    return create_db(deep / "pmim.duckdb", frames_of([*mixed_games(), *paired_games()]))
 
 
 def pmim(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -119,7 +119,7 @@ def test_json_holds_every_table_by_name(db: Path) -> None:
     r = runner.invoke(app, ["report", "impact", "--rules", "v3,v3-llaser-rpt4", "--format", "json", "--db", str(db)])
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
-    assert set(doc) == {"compositions", "units", "rules_changes"}
+    assert set(doc) == {"compositions", "units", "pairing", "rules_changes"}
     assert any(c["item"] == "L. Laser" for c in doc["rules_changes"])
     assert all("win_diff" in row for row in doc["compositions"])
 

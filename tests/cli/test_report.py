@@ -86,3 +86,16 @@ def test_an_empty_database_is_a_message_not_an_error(tmp_path: Path, monkeypatch
 def test_a_bad_source_is_a_usage_error(db: Path) -> None:
     code, output = run("report", "units", "--source", "robots", "--db", str(db))
     assert code == 2 and "engine or manual" in output
+
+
+def test_matchups_say_when_every_cell_is_under_the_minimum(db: Path) -> None:
+    r = runner.invoke(app, ["report", "matchups", "--db", str(db), "--min-games", "50"], env={"COLUMNS": "200"})
+    assert r.exit_code == 1
+    assert "fewer than 50 games" in r.output and "--min-games" in r.output
+
+
+def test_matchup_cells_show_n_and_interval_and_diffs_flag_saturation(db: Path) -> None:
+    code, output = run("report", "matchups", "--db", str(db), "--min-games", "1", "--rules", "v3")
+    assert code == 0 and "50% [19–81] n=6" in output
+    code, output = run("report", "matchups", "--db", str(db), "--min-games", "1", "--diff", "v3,v3-llaser-rpt4")
+    assert code == 0 and "saturated" in output and "6 / 1" in output

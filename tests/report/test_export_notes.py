@@ -14,7 +14,7 @@ from pmim_analytics.cli import app
 from pmim_analytics.report.export import ExportError, export_report
 from pmim_analytics.report.images import FigureExportError, write_pngs
 from pmim_analytics.report.note import MAX_COLUMNS, QUESTIONS
-from tests.store.test_readers import mixed_games
+from tests.store.test_readers import mixed_games, paired_games
 from tests.support.dbhelper import create_db
 from tests.support.gamebuilder import frames_of
 
@@ -26,7 +26,8 @@ LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 @pytest.fixture(scope="module")
 def notes(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("export") / "notes"
-    result = export_report(frames_of(mixed_games()), ["v3", "v3-llaser-rpt4"], out, date="2026-11-30", html=True)
+    result = export_report(frames_of([*mixed_games(), *paired_games()]), ["v3", "v3-llaser-rpt4"], out,
+                           date="2026-11-30", html=True)
     return result, out
 
 
@@ -108,7 +109,7 @@ def test_no_browser_is_one_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return create_db(tmp_path_factory.mktemp("exportdb") / "pmim.duckdb", frames_of(mixed_games()))
+    return create_db(tmp_path_factory.mktemp("exportdb") / "pmim.duckdb", frames_of([*mixed_games(), *paired_games()]))
 
 
 def export(db: Path, out: Path, *extra: str):
@@ -142,7 +143,7 @@ def test_an_earlier_export_is_kept_unless_forced(db: Path, tmp_path: Path) -> No
 def test_the_library_refuses_too(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
     with pytest.raises(ExportError, match="is a file, not a folder"):
-        export_report(frames_of(mixed_games()), ["v3"], tmp_path / "f", with_figures=False)
+        export_report(frames_of([*mixed_games(), *paired_games()]), ["v3"], tmp_path / "f", with_figures=False)
 
 
 def test_html_from_the_cli(db: Path, tmp_path: Path) -> None:

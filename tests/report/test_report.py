@@ -110,8 +110,11 @@ def test_figures_are_labelled_and_use_side_colours() -> None:
     assert heat.data[0].zmid == 50 and heat.layout.yaxis.title.text == "composition"
 
     km = figures.km_figure(tables.survival_report(data), "v3", prov)
-    assert {t.name for t in km.data} == {"Timber Wolf", "Infantry", "Tyrant"}
+    curves = [t for t in km.data if t.showlegend is not False]
+    assert {t.name for t in curves} == {"Timber Wolf", "Infantry", "Tyrant"}
     assert all(t.line.shape == "hv" for t in km.data)
+    assert sum(t.fill == "tonexty" for t in km.data) == 3  # a 95% band under each curve
+    assert all("at risk" in t.hovertemplate and "customdata[1]" in t.hovertemplate for t in curves)
 
     dice = figures.dice_heatmap(dice_table(load_rules("v3")))
     assert dice.layout.xaxis.title.text == "target" and len(dice.data[0].y) == len(load_rules("v3").weapons)

@@ -116,6 +116,6 @@ def test_the_impact_report_pairs_v3_with_v3_plus_an_optional_rule(tmp_path: Path
                             played="x"), out=tmp_path / rules, fmt="jsonl")
     assert ingest_paths([tmp_path / "v3", tmp_path / "v3-heat"], db).loaded == 16
     imp = tables.impact_report(DuckDBData(db, ["v3", "v3-heat"]), "v3", "v3-heat")
-    rows = {r["composition"]: r for r in imp.compositions.iter_rows(named=True)}
+    rows = {r["composition_a"]: r for r in imp.compositions.iter_rows(named=True)}
     assert set(rows) == {"Mech-heavy", "Balanced"}
-    assert all(r["games_a"] == 8 and r["games_b"] == 8 for r in rows.values())
+    assert all(r["games_a"] == 8 and r["games_b"] == 8 for r in rows.values())  # every game paired

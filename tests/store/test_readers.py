@@ -35,6 +35,21 @@ def mixed_games() -> list[GameBuilder]:
     return games
 
 
+def paired_games() -> list[GameBuilder]:
+    """Two different lists meeting under v3 and under the L. Laser variant with the same bots
+    and sides: what paired rules impact compares (the blue list wins 1 of 4, then 3 of 4)."""
+    heavy = [("TW1", "TW", ("GG", "ML")), ("TY1", "TY", ("HAC",))]
+    light = [("IN1", "IN", ("LL",)), ("IN2", "IN", ("LAC",))]
+    out = []
+    for rules_id, blue_wins in (("v3", 1), ("v3-llaser-rpt4", 3)):
+        for i in range(4):
+            won = i < blue_wins
+            g = GameBuilder(f"p-{rules_id}-{i}", rules_id=rules_id).side("blue", "Heavy", heavy)
+            g.side("red", "Light", light)
+            out.append(g.final_vp(*((11, 6) if won else (6, 11))).end("blue" if won else "red", "vp", 8))
+    return out
+
+
 @pytest.fixture(scope="module")
 def frames() -> Frames:
     return frames_of(mixed_games())
@@ -46,7 +61,8 @@ def db(frames: Frames, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 METHODS = ["unit_sums", "survival_counts", "attack_strata", "side_attack_strata", "matchup_cells", "game_cells",
-           "army_rosters", "game_counts", "round_scores", "game_winners"]
+           "army_rosters", "game_counts", "round_scores", "game_winners", "unit_game_sums", "game_lineups",
+           "army_contents"]
 
 
 def same(a: pl.DataFrame, b: pl.DataFrame) -> None:

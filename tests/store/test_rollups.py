@@ -21,7 +21,7 @@ from tests.sim.test_batch_and_parquet import batch
 from tests.support.own import ingest_own
 
 FRAMES = ["unit_sums", "survival_counts", "attack_strata", "side_attack_strata", "matchup_cells", "game_cells",
-          "army_rosters", "round_scores"]
+          "army_rosters", "round_scores", "unit_game_sums"]
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +83,23 @@ def test_a_database_from_before_the_rollups_gets_them_on_migration(tmp_path: Pat
     assert check_db(db).ok
 
 
+def test_a_database_from_before_migration_7_gets_the_per_game_unit_sums(tmp_path: Path, parts: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    ingest_own([str(parts)], db)
+    expected = frames(db)
+    with duckdb.connect(str(db)) as con:  # as the database was before migration 7
+        con.execute("DROP TABLE rollup_unit_game_sums")
+        con.execute("DELETE FROM schema_version WHERE version >= 7")
+    forget_migrated()
+    with open_writer(db):
+        pass
+    for name, frame in frames(db).items():
+        assert_frame_equal(frame, expected[name], rel_tol=1e-9)
+    assert check_db(db).ok
+
+
 def test_the_migration_declares_the_columns_the_code_fills() -> None:
-    ddl = (REPO_ROOT / "sql" / "003_rollups.sql").read_text(encoding="utf-8")
+    ddl = "".join(p.read_text(encoding="utf-8") for p in sorted((REPO_ROOT / "sql").glob("*.sql")))
     for r in ROLLUPS:
         body = re.search(rf"CREATE TABLE IF NOT EXISTS {r.table} \((.*?)\);", ddl, re.S)
         assert body, r.table

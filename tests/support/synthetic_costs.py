@@ -34,15 +34,18 @@ def _army(rng: random.Random, cost: dict[str, int], equal_points: bool) -> list[
 
 
 def synthetic_cost_frames(n_games: int, seed: int = 1, planted: str = "TW", boost: float = 1.3,
-                          kappa: float = 0.35, equal_points: bool = False, n_lists: int | None = None) -> Frames:
+                          kappa: float = 0.35, equal_points: bool = False, n_lists: int | None = None,
+                          rules_id: str = "v3", listed: dict[str, int] | None = None) -> Frames:
     """``n_games`` v3 games (games, sides and units tables) with a planted undercosted type.
 
     With ``n_lists`` every side picks one of that many fixed army lists, as in a sweep of
-    sample armies.
+    sample armies. ``listed`` changes the printed cost of some types (armies are built and
+    stored with it) while their worth stays the v3 cost: a mispriced rules id ``rules_id``.
     """
     rules = load_rules("v3")
     spec = {u.code: u for u in rules.iter_units()}
-    cost = {c: u.pts for c, u in spec.items()}
+    worth_of = {c: u.pts for c, u in spec.items()}
+    cost = {**worth_of, **(listed or {})}
     rng = random.Random(seed)
     lists = [_army(rng, cost, equal_points) for _ in range(n_lists)] if n_lists else None
     games, sides, units = [], [], []
@@ -52,12 +55,12 @@ def synthetic_cost_frames(n_games: int, seed: int = 1, planted: str = "TW", boos
             armies = {"blue": rng.choice(lists), "red": rng.choice(lists)}
         else:
             armies = {"blue": _army(rng, cost, equal_points), "red": _army(rng, cost, equal_points)}
-        worth = {s: sum(cost[u] * (boost if u == planted else 1.0) for u in a) for s, a in armies.items()}
+        worth = {s: sum(worth_of[u] * (boost if u == planted else 1.0) for u in a) for s, a in armies.items()}
         u = rng.random()
         latent = kappa * (worth["blue"] - worth["red"]) + math.log(u / (1 - u))  # logistic noise
         margin = round(latent * 3)
         winner = None if margin == 0 else ("blue" if margin > 0 else "red")
-        games.append({"game_id": gid, "source": "engine", "rules_id": "v3", "scenario": "take-and-hold",
+        games.append({"game_id": gid, "source": "engine", "rules_id": rules_id, "scenario": "take-and-hold",
                       "winner": winner, "reason": "vp", "rounds": 10, "blue_vp": max(0, 8 + margin),
                       "red_vp": max(0, 8 - margin) if margin < 0 else 8, "first_side": "blue", "n_events": 0})
         games[-1]["red_vp"] = games[-1]["blue_vp"] - margin
