@@ -3,7 +3,9 @@
 Run: .venv/bin/python bench/bench_bots.py [--games N] [--budgets 0,100,400] [--strength-games N] [--workers W]
 
 * speed: full games per second on one core (in this process) for each bot spec over a
-  fixed rotation of the v3 sample armies, tactician in the same run as the baseline;
+  fixed rotation of the v3 sample armies, tactician in the same run as the baseline, both by
+  the wall clock and per second of this process's CPU time (which a busy machine does not
+  slow down, so it is the figure to compare with "N games a second on one core");
 * clone: microseconds per ``GameState.clone()`` of mid-game states, beside one tactician
   decision on the same states;
 * strength: ``search`` (at each budget given to --strength-budgets, default the default)
@@ -51,19 +53,22 @@ def v3_armies() -> dict[str, Roster]:
     return out
 
 
-def speed(bot: str, armies: dict[str, Roster], games: int) -> tuple[float, float]:
-    """(games per second, mean rounds) of ``bot`` against itself over a rotation of pairings, one core."""
+def speed(bot: str, armies: dict[str, Roster], games: int) -> tuple[float, float, float]:
+    """(games per second of wall time, games per second of this process's CPU time, mean rounds) of
+    ``bot`` against itself over a rotation of pairings, one core. CPU time is what one core spends,
+    whatever else the machine runs; wall time also counts waiting for a core on a busy machine."""
     names = list(armies)
     pairs = list(itertools.permutations(names, 2))
     specs = {}
     rounds = 0
     t0 = time.perf_counter()
+    c0 = time.process_time()
     for i in range(games):
         a, b = pairs[i % len(pairs)]
         spec = specs.get((a, b)) or specs.setdefault((a, b), GameSpec.create(RULES, SCENARIO, armies[a], armies[b]))
         rec = play_game(spec, bot, bot, 1, i, played="2026-01-01")
         rounds += rec.events[-1].rounds  # type: ignore[attr-defined]
-    return games / (time.perf_counter() - t0), rounds / games
+    return games / (time.perf_counter() - t0), games / (time.process_time() - c0), rounds / games
 
 
 def clone_cost(armies: dict[str, Roster], samples: int = 20) -> tuple[float, float, int]:
@@ -141,19 +146,21 @@ def main() -> None:
 
     bots = ["random", "greedy", "tactician"] + [f"search:budget={b}" for b in args.budgets.split(",") if b]
     print(f"\nspeed, one core, {args.games} games each (bot against itself, pairings rotated)")
-    print(f"{'bot':<24}{'games/s':>10}{'ms/game':>10}{'rounds':>8}{'vs tactician':>14}")
+    print(f"{'bot':<24}{'games/s':>10}{'games/cpu-s':>13}{'cpu-ms/game':>13}{'rounds':>8}{'vs tactician':>14}")
     base = None
     rows = []
     for bot in bots:
         label = parse_bot_spec(bot).label()
         n = args.games if not label.startswith("search") else max(3, args.games // 3)
-        gps, rounds = speed(label, armies, n)
+        gps, cps, rounds = speed(label, armies, n)
         if label == "tactician":
-            base = gps
-        rows.append((label, gps, rounds))
-    for label, gps, rounds in rows:
-        ratio = f"{gps / base:.2f}x" if base else ""
-        print(f"{label:<24}{gps:>10.2f}{1000 / gps:>10.1f}{rounds:>8.2f}{ratio:>14}")
+            base = cps
+        rows.append((label, gps, cps, rounds))
+    for label, gps, cps, rounds in rows:
+        ratio = f"{cps / base:.3f}x" if base else ""
+        print(f"{label:<24}{gps:>10.2f}{cps:>13.2f}{1000 / cps:>13.1f}{rounds:>8.2f}{ratio:>14}")
+    print("games/s: wall clock; games/cpu-s: per second of one core's CPU time (the figure that does not "
+          "depend on what else runs)")
 
     if args.strength_games > 0:
         pairings = len(armies) ** 2

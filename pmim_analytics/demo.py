@@ -54,8 +54,8 @@ def demo_bot() -> str:
     return "tactician"
 
 
-#: The search budget of the demo's games: on the v3 ladder budget 100 rates as high as 400
-#: and 800 (docs/bots.md) and plays about 3 games a second on one core.
+#: The search budget of the demo's games: budget 100 plays about 5 games a second on one core
+#: (the default, 200, rates a little higher on the v3 ladder but plays about 3; docs/bots.md).
 DEMO_SEARCH_BUDGET = 100
 
 

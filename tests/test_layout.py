@@ -25,3 +25,91 @@ def test_tests_mirror_the_package() -> None:
     folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     # support: shared helpers; adversarial: attacks on the whole tool, across layers (issue #16)
     assert folders - {"support", "adversarial"} <= layers | {"app"}, folders - layers
+
+
+# -- events are told apart by type in one way (issue #11) ---------------------------------
+# model/events.py declares the event types and `dispatch`; everywhere else a function that
+# tells one value apart among three or more event types uses a handler table and
+# `dispatch` (or a table keyed by `ev.type`), not a chain of isinstance checks or of
+# `ev.type == "..."` comparisons. One or two checks (type narrowing for mypy) are fine.
+CHAIN = 3
+
+
+def _event_names() -> tuple[frozenset[str], frozenset[str]]:
+    from pmim_analytics.model.events import EVENT_TYPES, Event
+
+    return frozenset({c.__name__ for c in EVENT_TYPES.values()} | {Event.__name__}), frozenset(EVENT_TYPES)
+
+
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's (or module's) own code, without the functions nested in it."""
+    out: list[ast.AST] = []
+    todo = list(ast.iter_child_nodes(fn))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        out.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _strings(node: ast.AST) -> list[str]:
+    elts = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+    return [e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+
+
+def event_type_chains(source: str, classes: frozenset[str], types: frozenset[str]) -> list[str]:
+    """``line: subject`` for each function in ``source`` that tests one subject against event
+    types in :data:`CHAIN` or more isinstance checks or ``.type`` comparisons."""
+    tree = ast.parse(source)
+    scopes = [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+    found = []
+    for scope in scopes:
+        checks: dict[str, int] = {}
+        for node in _own_nodes(scope):
+            subject = None
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+                    and len(node.args) == 2):
+                named = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+                named |= {n.attr for n in ast.walk(node.args[1]) if isinstance(n, ast.Attribute)}
+                if named & classes:
+                    subject = ast.unparse(node.args[0])
+            elif (isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute) and node.left.attr == "type"
+                  and any(s in types for c in node.comparators for s in _strings(c))):
+                subject = ast.unparse(node.left.value)
+            if subject is not None:
+                checks[subject] = checks.get(subject, 0) + 1
+        found += [f"{getattr(scope, 'lineno', 1)}: {getattr(scope, 'name', '<module>')} tests {subject!r} "
+                  f"{n} times" for subject, n in checks.items() if n >= CHAIN]
+    return found
+
+
+def test_event_types_are_told_apart_by_dispatch() -> None:
+    classes, types = _event_names()
+    home = ROOT / "pmim_analytics" / "model" / "events.py"
+    bad = []
+    for path in sorted([*(ROOT / "pmim_analytics").rglob("*.py"), *(ROOT / "app").rglob("*.py")]):
+        if path != home:
+            rel = path.relative_to(ROOT)
+            bad += [f"{rel}:{hit}" for hit in event_type_chains(path.read_text(encoding="utf-8"), classes, types)]
+    assert not bad, ("chains of event-type checks; use a handler table and model.events.dispatch:\n"
+                     + "\n".join(bad))
+
+
+def test_the_chain_check_finds_chains() -> None:
+    classes, types = _event_names()
+    chain = ("def f(ev):\n"
+             "    if isinstance(ev, Deploy):\n        return 1\n"
+             "    elif isinstance(ev, (Move, events.Attack)):\n        return 2\n"
+             "    return 3 if isinstance(ev, Move | GameEnd) else 4\n")
+    assert event_type_chains(chain, classes, types) == ["1: f tests 'ev' 3 times"]
+    strings = 'def g(e):\n    return e.type == "move" or e.type in ("vp", "round_end") or e.type != "deploy"\n'
+    assert event_type_chains(strings, classes, types) == ["1: g tests 'e' 3 times"]
+    # two checks, other subjects, nested functions on their own, non-event classes: no chain
+    fine = ("def h(ev, nxt, unit):\n"
+            "    def inner(x):\n        return isinstance(x, Move)\n"
+            "    a = isinstance(ev, Move) and isinstance(nxt, Attack) and isinstance(unit, Warmech)\n"
+            "    b = ev.type == 'move' and unit.type == 'TW' and unit.type == 'TY' and unit.type == 'GE'\n"
+            "    return a, b, inner(nxt), isinstance(nxt, str)\n")
+    assert event_type_chains(fine, classes, types) == []

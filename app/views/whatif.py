@@ -234,7 +234,7 @@ def simulate_section() -> None:
 
 
 def impact_view(base: str, vid: str, army_a: str, army_b: str) -> None:
-    """The paired impact of the variant: per composition and per unit type, with intervals."""
+    """The paired impact of the variant: per list and per unit type, with intervals."""
     st.header(f"Paired impact: {base} → {vid}", anchor="paired-impact")
     if st.session_state.pop("wi_land", False):  # just simulated: land on the impact, not above it
         st.html("<script>setTimeout(() => window.parent.document.getElementById('paired-impact')"
@@ -242,24 +242,25 @@ def impact_view(base: str, vid: str, army_a: str, army_b: str) -> None:
     db = f.db
     imp = sh.with_retry(lambda: tables.impact_report(DuckDBData(db, (base, vid)), base, vid, paired=True))
     comps = imp.compositions
-    mine = comps.filter(pl.col("composition").is_in([army_a, army_b]))
+    picked = [army_a, army_b]
+    mine = comps.filter(pl.col("composition_a").is_in(picked) | pl.col("composition_b").is_in(picked))
     st.plotly_chart(impact_figure(mine if mine.height else comps), key="wi_impact_fig")
     st.dataframe(comps.select(
-        "source", "composition", "games_a", "games_b",
-        pl.format("{}% [{}–{}]", *((pl.col(c) * 100).round(1) for c in ("win_a", "win_a_lo", "win_a_hi")))
-        .alias(f"win {base}"),
-        pl.format("{}% [{}–{}]", *((pl.col(c) * 100).round(1) for c in ("win_b", "win_b_lo", "win_b_hi")))
-        .alias(f"win {vid}"),
+        "source", "list", "games_a", "games_b",
+        (pl.col("win_a") * 100).round(1).alias(f"win % {base}"),
+        (pl.col("win_b") * 100).round(1).alias(f"win % {vid}"),
         pl.format("{} [{} – {}]", *((pl.col(c) * 100).round(1) for c in ("win_diff", "win_diff_lo", "win_diff_hi")))
         .alias("change, points [95%]")), hide_index=True, key="wi_impact_table")
-    st.caption("Paired: only matchups played under both rules ids with the same bots count (every game of the "
-               "database that fits, not only the ones just played). Intervals are 95% (Wilson per rules id, "
-               "Newcombe for the change).")
+    st.caption("Paired: only games whose lists (by content), bots and sides were also played under the other rules "
+               "id count (every game of the database that fits, not only the ones just played). Intervals are 95%, "
+               "clustered by game.")
     with st.expander("Per unit type"):
         st.dataframe(imp.units.select("source", "type", "units_a", "units_b", pl.col("pts_a").round(1),
                                       pl.col("pts_b").round(1), pl.col("damage_per_pt_diff").round(3),
-                                      pl.col("damage_per_pt_diff_ci").round(3), pl.col("vp_per_pt_diff").round(4),
-                                      pl.col("vp_per_pt_diff_ci").round(4)), hide_index=True)
+                                      pl.col("damage_per_pt_diff_lo").round(3),
+                                      pl.col("damage_per_pt_diff_hi").round(3),
+                                      pl.col("vp_per_pt_diff").round(4), pl.col("vp_per_pt_diff_lo").round(4),
+                                      pl.col("vp_per_pt_diff_hi").round(4)), hide_index=True)
 
 
 def body() -> None:

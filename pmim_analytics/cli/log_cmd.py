@@ -8,7 +8,7 @@ import typer
 
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.errors import ReplayError, display_path
-from pmim_analytics.model.events import Attack, GameEnd, UnitDestroyed
+from pmim_analytics.model.events import GameEnd
 from pmim_analytics.replay.format import GameRecord, format_game
 from pmim_analytics.replay.manual import format_log, parse_log, read_log, read_log_text
 
@@ -33,8 +33,8 @@ def summarize(game: GameRecord) -> str:
     vp = f", VP {end.blue_vp}-{end.red_vp}" if end.blue_vp is not None else ", VP not logged"
     if "vp" in h.estimated:
         vp += " (estimated)"
-    attacks = sum(isinstance(e, Attack) for e in game.events)
-    kills = sum(isinstance(e, UnitDestroyed) for e in game.events)
+    attacks = sum(e.type == "attack" for e in game.events)
+    kills = sum(e.type == "unit_destroyed" for e in game.events)
     unknown = f"; {' and '.join(h.not_recorded)} not recorded" if h.not_recorded else ""
     return (f"{h.rules} {h.scenario}, blue {side('blue')} vs red {side('red')}: {result}{rounds}{vp}; "
             f"{len(game.events)} events ({attacks} attacks, {kills} units destroyed){unknown}")

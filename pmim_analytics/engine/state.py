@@ -293,6 +293,10 @@ class GameState(RuleChecks):
         first-player draw before deployment, or for an optional rule's roll)."""
         return self._pending is not None or self._draw_pending or self._chance is not None
 
+    def pending_attack(self) -> tuple[UnitState, int, UnitState] | None:
+        """(attacker, mount number, target) of the attack waiting for dice, else ``None``."""
+        return self._pending
+
     def roll_needed(self) -> int:
         """How many dice the state needs now: 2 for an attack roll, 1 for a hit location or the
         first-player draw, 0 for none; with optional rules, 2 for the initiative roll (one a

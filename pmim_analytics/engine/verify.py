@@ -10,9 +10,10 @@ check goes on from the engine's own reconstruction, so one bad field gives one f
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit, RushUnit
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER
@@ -21,6 +22,7 @@ from pmim_analytics.engine.state import HEAT_HIT, INITIATIVE, OVERHEAT, GameStat
 from pmim_analytics.errors import IllegalActionError, InvalidArmyError, PmimError, ReplayError
 from pmim_analytics.model import combat
 from pmim_analytics.model.events import (
+    EVENT_TYPES,
     VP,
     Activate,
     Attack,
@@ -33,6 +35,7 @@ from pmim_analytics.model.events import (
     OverheatRoll,
     Rush,
     WeaponLost,
+    dispatch,
 )
 from pmim_analytics.model.hexes import Hex
 from pmim_analytics.model.record import GameHeader, GameRecord, MapRecord, SideRecord
@@ -108,13 +111,20 @@ def _spec_of(rules: str, scenario: str, blue: SideRecord, red: SideRecord,
     return spec, tuple(p for side in ("blue", "red") for p in _army_problems(header, side))
 
 
-def _describe(ev: Event) -> str:
-    if isinstance(ev, VP):
-        return f"vp for {ev.side} at objective {ev.objective}"
-    if isinstance(ev, GameEnd):
-        return f"game_end ({ev.winner or 'draw'}, {ev.reason})"
+def _describe_any(ev: Event) -> str:
     unit = getattr(ev, "unit", None)
     return f"{ev.type} of {unit}" if unit else ev.type
+
+
+#: How a finding names an event (by its unit unless the type says otherwise).
+_DESCRIBE: dict[str, Callable[[Any], str]] = {
+    "vp": lambda ev: f"vp for {ev.side} at objective {ev.objective}",
+    "game_end": lambda ev: f"game_end ({ev.winner or 'draw'}, {ev.reason})",
+}
+
+
+def _describe(ev: Event) -> str:
+    return dispatch(_DESCRIBE, ev, default=_describe_any)
 
 
 def _key(ev: Event) -> tuple[str, object]:
@@ -148,6 +158,30 @@ class _Checker:
         return new
 
     def run(self) -> list[Violation]:
+        """Replay the record; every violation found, in order."""
+        # what each recorded event does, by type: a recorded choice is replayed, a derived
+        # event compared; and the engine action each recorded choice stands for (with the
+        # fields already reported). Bound for this run only: kept on the checker, the bound
+        # methods would make it a reference cycle that outlives verify_game.
+        self.on_event: dict[str, Callable[[Any], None]] = {
+            **dict.fromkeys(EVENT_TYPES, self.derived_event),
+            "first_player": self.first_player_event,
+            **dict.fromkeys(INPUT_TYPES, self.input_event),
+            **dict.fromkeys(ROLL_TYPES, self.roll_event),
+        }
+        self.action_of: dict[str, Callable[[Any], tuple[Action, set[str]]]] = {
+            "deploy": self.deploy_action,
+            "activate": self.activate_action,
+            "move": self.move_action,
+            "attack": self.attack_action,
+            "rush": self.rush_action,
+        }
+        try:
+            return self.replay()
+        finally:
+            del self.on_event, self.action_of
+
+    def replay(self) -> list[Violation]:
         header = self.record.header
         self.line = self.lines[0] if self.lines else None
         if header.source != "engine" and not self.record.events:
@@ -175,14 +209,7 @@ class _Checker:
                     self.report(f"{_describe(ev)} comes after the game has ended")
                     continue
                 self.check_no_roll_missing(ev)
-                if isinstance(ev, FirstPlayer) and self.state.roll_needed() == 1 and self.state.phase == DEPLOY:
-                    self.first_player_draw(ev)
-                elif ev.type in ROLL_TYPES:
-                    self.roll_event(ev)
-                elif ev.type in INPUT_TYPES:
-                    self.input_event(ev)
-                else:
-                    self.derived_event(ev)
+                dispatch(self.on_event, ev)
             self.finish()
         except _Stop as e:
             self.report(f"verification stopped: {e}")
@@ -326,26 +353,7 @@ class _Checker:
         if st.phase == OVER:
             self.report(f"{_describe(ev)} comes after the game has ended")
             return
-        skip: set[str] = set()
-        action: Action
-        if isinstance(ev, Deploy):
-            action = PlaceUnit(ev.unit, Hex(*ev.hex))
-            if self.free_deployment and st.phase == DEPLOY and ev.unit in st.by_id:
-                st.let_place_next(ev.unit)
-        elif isinstance(ev, Activate):
-            action = ActivateUnit(ev.unit)
-        elif isinstance(ev, Move):
-            self.follow_actor(ev.unit, ev)
-            skip = self.follow_start(ev)
-            action = MoveUnit(ev.unit, Hex(*ev.to_hex))
-        elif isinstance(ev, Rush):
-            self.follow_actor(ev.unit, ev)
-            skip = self.follow_start(ev)
-            action = RushUnit(ev.unit, Hex(*ev.to_hex))
-        else:
-            assert isinstance(ev, Attack)
-            self.follow_actor(ev.unit, ev)
-            action = FireWeapon(ev.unit, ev.mount, ev.target)
+        action, skip = dispatch(self.action_of, ev)
         try:
             st.check(action)
         except IllegalActionError as e:
@@ -364,6 +372,39 @@ class _Checker:
             return
         self.compare(new[0], ev, skip)
         self.queue.extend(new[1:])
+
+    def deploy_action(self, ev: Deploy) -> tuple[Action, set[str]]:
+        st = self.state
+        assert st is not None
+        if self.free_deployment and st.phase == DEPLOY and ev.unit in st.by_id:
+            st.let_place_next(ev.unit)
+        return PlaceUnit(ev.unit, Hex(*ev.hex)), set()
+
+    def activate_action(self, ev: Activate) -> tuple[Action, set[str]]:
+        return ActivateUnit(ev.unit), set()
+
+    def move_action(self, ev: Move) -> tuple[Action, set[str]]:
+        self.follow_actor(ev.unit, ev)
+        skip = self.follow_start(ev)
+        return MoveUnit(ev.unit, Hex(*ev.to_hex)), skip
+
+    def rush_action(self, ev: Rush) -> tuple[Action, set[str]]:
+        self.follow_actor(ev.unit, ev)
+        skip = self.follow_start(ev)
+        return RushUnit(ev.unit, Hex(*ev.to_hex)), skip
+
+    def attack_action(self, ev: Attack) -> tuple[Action, set[str]]:
+        self.follow_actor(ev.unit, ev)
+        return FireWeapon(ev.unit, ev.mount, ev.target), set()
+
+    def first_player_event(self, ev: FirstPlayer) -> None:
+        """A first_player event: the ``random`` draw is an input (its die), any other is derived."""
+        st = self.state
+        assert st is not None
+        if st.roll_needed() == 1 and st.phase == DEPLOY:
+            self.first_player_draw(ev)
+        else:
+            self.derived_event(ev)
 
     def first_player_draw(self, ev: FirstPlayer) -> None:
         """The ``random`` first-player draw: hand the state the recorded die, compare the side."""

@@ -5,20 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from pmim_analytics.model.events import (
-    VP,
-    Activate,
-    Attack,
-    Deploy,
-    Disarmed,
-    Event,
-    GameEnd,
-    Immobilized,
-    LocationDestroyed,
-    Move,
-    UnitDestroyed,
-    dispatch,
-)
+from pmim_analytics.model.events import Attack, Deploy, Event, GameEnd, dispatch
 from pmim_analytics.model.vocab import LOCATION_WORDS
 from pmim_analytics.replay.format import GameRecord
 
@@ -100,9 +87,15 @@ def describe_event(ev: Event) -> str:
     return dispatch(_DESCRIBE, ev, default=lambda e: e.type)
 
 
-#: How far each kind of event is indented under its round and activation.
-_INDENT: dict[type[Event], int] = {Activate: 2, Move: 4, Attack: 4, LocationDestroyed: 6, Immobilized: 6,
-                                   Disarmed: 6, UnitDestroyed: 6, VP: 2}
+#: How far each type of event is indented under its round and activation.
+_INDENT: dict[str, int] = {"activate": 2, "move": 4, "attack": 4, "location_destroyed": 6, "immobilized": 6,
+                           "disarmed": 6, "unit_destroyed": 6, "vp": 2}
+
+#: Where the play-by-play words an event otherwise than :func:`describe_event`: a move
+#: leaves out the unit, named on its activation line just above.
+_PLAY_TEXT: dict[str, Callable[[Any], str]] = {
+    "move": lambda ev: describe_event(ev).removeprefix(f"{ev.unit} "),
+}
 
 
 def iter_play_by_play(game: GameRecord, round_no: int | None = None) -> Iterator[str]:
@@ -110,17 +103,14 @@ def iter_play_by_play(game: GameRecord, round_no: int | None = None) -> Iterator
     yield from describe_header(game)
     deploy: list[str] = []
     for ev in game.events:
-        if round_no is not None and ev.round != round_no and not isinstance(ev, GameEnd):
+        if round_no is not None and ev.round != round_no and ev.type != "game_end":
             continue
-        if isinstance(ev, Deploy):
+        if isinstance(ev, Deploy):  # the deployments are gathered on one line
             deploy.append(f"{ev.unit} {_hex(ev.hex)}")
             continue
         if deploy:
             yield "Deployment: " + ", ".join(deploy)
             deploy = []
-        text = describe_event(ev)
-        if isinstance(ev, Move):  # the unit is named on its activation line just above
-            text = text.removeprefix(f"{ev.unit} ")
-        yield " " * _INDENT.get(type(ev), 0) + text
+        yield " " * _INDENT.get(ev.type, 0) + dispatch(_PLAY_TEXT, ev, default=describe_event)
     if deploy:
         yield "Deployment: " + ", ".join(deploy)

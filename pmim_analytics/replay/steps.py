@@ -8,10 +8,11 @@ The replay viewer's slider moves over these steps; the board at a step is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from pmim_analytics.model.events import VP, Activate, Deploy, Event, GameEnd, RoundEnd, RoundStart
+from pmim_analytics.model.events import Activate, Event, RoundEnd, dispatch
 
 
 @dataclass(frozen=True)
@@ -25,36 +26,51 @@ class Step:
     label: str
 
 
+#: The step each event type opens, and the types of the event before it that it joins
+#: instead (a deployment after a deployment, the first activation after the round start,
+#: the scoring events of one round end); other types join the current step.
+_OPENS: dict[str, tuple[str, frozenset[str]]] = {
+    "deploy": ("deploy", frozenset({"deploy"})),
+    "round_start": ("round", frozenset()),
+    "activate": ("activate", frozenset({"round_start"})),
+    "vp": ("score", frozenset({"vp", "round_end"})),
+    "round_end": ("score", frozenset({"vp", "round_end"})),
+    "game_end": ("end", frozenset()),
+}
+
+
 def _kind(ev: Event, prev: Event | None) -> str | None:
     """What step an event opens (``None``: it joins the current step)."""
-    if isinstance(ev, Deploy):
-        return None if isinstance(prev, Deploy) else "deploy"
-    if isinstance(ev, RoundStart):
-        return "round"
-    if isinstance(ev, Activate):
-        return None if isinstance(prev, RoundStart) else "activate"
-    if isinstance(ev, (VP, RoundEnd)):
-        return None if isinstance(prev, (VP, RoundEnd)) else "score"
-    if isinstance(ev, GameEnd):
-        return "end"
-    return None
+    opens = _OPENS.get(ev.type)
+    if opens is None or (prev is not None and prev.type in opens[1]):
+        return None
+    return opens[0]
+
+
+def _round(ev: Event) -> str:
+    return f"Round {ev.round}" if ev.round is not None else "No round given"
+
+
+def _logged(ev: Event) -> str:
+    return f"{_round(ev)}: logged events"
+
+
+#: The label of a step, by the type of the event that opens it.
+_LABELS: dict[str, Callable[[Any], str]] = {
+    "deploy": lambda ev: "Deployment",
+    "round_start": lambda ev: f"{_round(ev)} begins ({ev.first} first)",
+    "activate": lambda ev: f"{_round(ev)}: {ev.unit} activates",
+    "vp": lambda ev: f"{_round(ev)}: scoring",
+    "round_end": lambda ev: f"{_round(ev)}: scoring",
+    "game_end": lambda ev: "Game over",
+}
 
 
 def _label(ev: Event, events: Sequence[Event], i: int) -> str:
-    rnd = f"Round {ev.round}" if ev.round is not None else "No round given"
-    if isinstance(ev, Deploy):
-        return "Deployment"
-    if isinstance(ev, RoundStart):
-        nxt = events[i + 1] if i + 1 < len(events) else None
-        who = f": {nxt.unit} activates" if isinstance(nxt, Activate) else f" begins ({ev.first} first)"
-        return f"{rnd}{who}"
-    if isinstance(ev, Activate):
-        return f"{rnd}: {ev.unit} activates"
-    if isinstance(ev, (VP, RoundEnd)):
-        return f"{rnd}: scoring"
-    if isinstance(ev, GameEnd):
-        return "Game over"
-    return f"{rnd}: logged events"
+    nxt = events[i + 1] if i + 1 < len(events) else None
+    if ev.type == "round_start" and isinstance(nxt, Activate):  # the round's first activation shares its step
+        return f"{_round(ev)}: {nxt.unit} activates"
+    return dispatch(_LABELS, ev, default=_logged)
 
 
 def iter_steps(events: Sequence[Event]) -> list[Step]:
@@ -80,4 +96,4 @@ def round_vp(events: Sequence[Event]) -> list[tuple[int, int, int]]:
 
 def has_positions(events: Sequence[Event]) -> bool:
     """True when the game says where units stand (deployments), so a board can be drawn."""
-    return any(isinstance(ev, Deploy) for ev in events)
+    return any(ev.type == "deploy" for ev in events)

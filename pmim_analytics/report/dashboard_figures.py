@@ -250,17 +250,17 @@ def kill_curve_figure(curves: pl.DataFrame, base: str, variant: str, variant_lab
 
 
 def impact_figure(impact: pl.DataFrame, source: str | None = None) -> go.Figure:
-    """Paired win-rate change per composition (B minus A), with its 95% interval, one source."""
+    """Paired win-rate change per list (B minus A), with its 95% interval, one source."""
     source = source or main_source(impact)
     t = impact.filter(pl.col("source") == source) if source else impact
     rules_a = t["rules_a"][0] if t.height else "A"
     rules_b = t["rules_b"][0] if t.height else "B"
-    title = f"Win-rate change from {rules_a} to {rules_b} (paired: same matchups and bots; {source} games)"
+    title = f"Win-rate change from {rules_a} to {rules_b} (paired: same lists, bots and sides; {source} games)"
     if t.height == 0:
         return _empty(title, None)
     t = t.sort("win_diff")
     fig = go.Figure(go.Bar(
-        x=(t["win_diff"] * 100).to_list(), y=t["composition"].to_list(), orientation="h",
+        x=(t["win_diff"] * 100).to_list(), y=t["list"].to_list(), orientation="h",
         marker={"color": [SERIES_COLOURS[0] if v >= 0 else SERIES_COLOURS[1] for v in t["win_diff"].to_list()]},
         error_x={"type": "data", "symmetric": False, "array": ((t["win_diff_hi"] - t["win_diff"]) * 100).to_list(),
                  "arrayminus": ((t["win_diff"] - t["win_diff_lo"]) * 100).to_list(), "color": "#333"},
@@ -269,5 +269,5 @@ def impact_figure(impact: pl.DataFrame, source: str | None = None) -> go.Figure:
                       + ", %{customdata[1]} under " + rules_b + ")<extra></extra>", showlegend=False))
     fig.add_vline(x=0, line={"color": "#999"})
     fig.update_xaxes(title="win-rate change, percentage points (bars: 95% interval)")
-    fig.update_yaxes(title="composition", automargin=True)
+    fig.update_yaxes(title="list", automargin=True)
     return _finish(fig, title, None, 200 + 40 * t.height)

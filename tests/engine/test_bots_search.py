@@ -238,3 +238,40 @@ def test_the_same_seed_plays_the_same_search_game() -> None:
                       "search:budget=60,persona=aggressive", "search", seed=8, games=2)
     first, again = play_batch_game(batch, 1), play_batch_game(batch, 1)
     assert first.header == again.header and first.events == again.events
+
+
+def test_look_ahead_candidates_meet_the_same_dice() -> None:
+    """Common random numbers: within one pass every candidate's playout takes each attack's dice
+    from the same table, so the same candidate played twice on one table ends the same way,
+    and the table holds only the bot's own dice (the game's stream is never touched)."""
+    state, dice = game_prefix(0, 11, 200)
+    script = make_bot("tactician", random.Random(2))
+    while state.roll_needed() or state.active is not None:
+        if state.roll_needed():
+            state.apply_roll(dice.roll(state.roll_needed()))
+        else:
+            state.apply(script.choose(state))
+    assert state.phase != OVER
+    before, dice_before = snapshot(state), dice_state(dice)
+    bot = SearchBot(random.Random(3), budget=100)
+    side = state.to_act
+    unit = next(u for u in state.side_units[side] if u.alive and not u.activated)
+    table: dict[tuple[int, ...], tuple[int, ...]] = {}
+    first = bot._playout(state, side, unit, unit.pos, table)
+    drawn = dict(table)
+    again = bot._playout(state, side, unit, unit.pos, table)
+    assert first == again and table == drawn  # nothing new drawn: the same attacks met the same dice
+    assert all(1 <= d <= 6 for roll in table.values() for d in roll)
+    assert snapshot(state) == before and dice_state(dice) == dice_before
+
+
+def test_pending_attack_names_the_attack_waiting_for_dice() -> None:
+    state, dice = game_prefix(0, 4, 120)
+    while state.roll_needed() == 0 and state.phase != OVER:
+        state.apply(make_bot("tactician", random.Random(1)).choose(state))
+    assert state.pending_attack() is not None
+    att, m, tgt = state.pending_attack()  # type: ignore[misc]
+    assert att is state.active and att.side != tgt.side and 0 <= m < len(att.p.mounts)
+    while state.roll_needed():
+        state.apply_roll(dice.roll(state.roll_needed()))
+    assert state.pending_attack() is None

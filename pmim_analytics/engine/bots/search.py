@@ -14,13 +14,18 @@ At each of its activations the bot
    towards the zones still to take, and closing in on the enemy. Each unit keeps its
    best destination; units whose gain is only in the zones rank lower, because a zone
    taken later in the round cannot be answered;
-3. with ``budget`` > 0, looks ahead on the best few units: each is tried on a
+3. with ``budget`` > 0, looks ahead on the best three: each is tried on a
    :meth:`~pmim_analytics.engine.state.GameState.clone` of the game and the round is
-   played out to its end (both sides' remaining units by the ``greedy`` script) with dice
-   the bot rolls from its own generator -- never the game's dice -- as many times as the
-   budget allows; the mean value of the round-end positions (VP, army points left, zones
-   held) is added to the static score. ``budget`` is the number of simulated actions
-   (decisions and rolls) per activation, so it sets strength and cost.
+   played out to its end, both sides' remaining units by the tactician's script (the
+   order it ranks them in at this decision), with dice the bot draws from its own
+   generator -- never the game's dice. Playouts go in passes, one per candidate, until the
+   budget is spent; within a pass every candidate meets the same dice for the same attack
+   (common random numbers: an attack's dice are drawn once per attacker, weapon and
+   round), so candidates are compared on the same luck. The mean value of the round-end
+   positions -- VP lead, army points left on both sides weighed alike, zones held; a
+   finished game counts as a big win or loss -- is added to the static score. ``budget``
+   is the number of simulated actions (decisions and rolls) per activation; a pass is
+   always finished, so a small budget still plays one playout per candidate.
 
 A persona (``data/bots/*.yaml``, default ``balanced``) weights the terms: objectives,
 damage, preservation and aggression. Deployment puts each unit where it reaches a capture
@@ -34,7 +39,6 @@ from typing import Any, cast
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
 from pmim_analytics.engine.bots.base import Bot, Param
-from pmim_analytics.engine.bots.greedy import GreedyBot
 from pmim_analytics.engine.bots.persona import Persona, load_persona
 from pmim_analytics.engine.bots.tactician import TacticianBot
 from pmim_analytics.engine.bots.tactics import overheat_risk, shot_value
@@ -46,16 +50,40 @@ DEFAULT_BUDGET = 200
 #: Points of army value that weigh as much as one VP.
 PTS_PER_VP = 6.0
 #: How many of the best-scored candidates the look-ahead compares.
-LOOKAHEAD_WIDTH = 4
+LOOKAHEAD_WIDTH = 3
 #: Weight of the look-ahead's round-end value against the static score.
 LOOKAHEAD_WEIGHT = 1.0
 #: VP value of one hex of progress towards a zone still to take (future rounds).
 PROGRESS = 0.04
 KILL_BONUS = 1.0
-#: The script both sides follow in a look-ahead playout.
-ROLLOUT: type[Bot] = GreedyBot
+
+
+class RolloutBot(TacticianBot):
+    """The tactician as both sides play it in a look-ahead playout, made cheaper: its units
+    activate in the order the tactician ranks them at the decision the look-ahead serves
+    (``order``: unit numbers), not re-ranked before every activation."""
+
+    def __init__(self, rng: random.Random, order: list[int] | None = None) -> None:
+        super().__init__(rng)
+        self._ranking = order
+
+    def _next_unit(self, state: GameState) -> UnitState:
+        if self._ranking is None:
+            self._ranking = [w.index for w in self.activation_order(state, state.to_act)]
+        units = state.units
+        for i in self._ranking:
+            w = units[i]
+            if w.alive and not w.activated:
+                return w
+        return next(w for w in state.side_units[state.to_act] if w.alive and not w.activated)
+
+
 #: Share of a unit's zone gain it can expect to keep by activating later (see ``_search``).
 WAIT = 0.5
+#: Weight of the army points left on each side in the value of a playout's end: the same for
+#: both sides (a trade of equal points is worth nothing at the end of a round; the persona's
+#: lopsided damage/preservation weights only steer the static score).
+ROUND_MATERIAL = 1.0
 #: Share of an enemy's fire this round that killing it before it acts denies.
 DENY = 0.7
 #: Weight of the enemy's fire next round when it moves first in that round, and when second.
@@ -84,6 +112,7 @@ class SearchBot(Bot):
         self._plan_key: tuple[str, int] | None = None
         self._dest = -1
         self._fire_first: list[int] = []
+        self._target_eval: tuple[tuple[int, int], _Eval] | None = None
 
     # ------------------------------------------------------------------ acting
     def choose(self, state: GameState) -> Action:
@@ -141,7 +170,12 @@ class SearchBot(Bot):
         """The enemy in range whose attack is worth most: points removed, a kill, a zone swung."""
         rng = u.p.mounts[m].rng
         row = state.grid.dist[u.pos]
-        ev = _Eval(state, u.side, self.persona)
+        key = (id(state), len(state.events))
+        if self._target_eval is not None and self._target_eval[0] == key:
+            ev = self._target_eval[1]
+        else:
+            ev = _Eval(state, u.side, self.persona)
+            self._target_eval = (key, ev)
         best, pick = 0.0, None
         for e in state.side_units[1 - u.side]:
             if e.alive and row[e.pos] <= rng:
@@ -192,7 +226,23 @@ class SearchBot(Bot):
         if not reach:
             return out
         radius = state.spec.scenario.objectives.radius
-        quality = {h: ev.hex_quality(u, h) for h in reach}
+        threats, shots = ev._unit(u)
+        wd, wp = ev.w.damage, ev.w.preservation
+        dist = ev.dist
+        quality = {}
+        for h in reach:
+            row = dist[h]
+            thr = 0.0
+            for pos, r, v in threats:
+                if row[pos] <= r:
+                    thr += v
+            fp = 0.0
+            for r, values in shots:
+                for v, pos in values:
+                    if row[pos] <= r:
+                        fp += v
+                        break
+            quality[h] = wd * fp - wp * thr
         ods = state.board.objective_dist
         n = len(ods)
         best: list[tuple[float, int]] = [(1e18, -1)] * n
@@ -212,34 +262,42 @@ class SearchBot(Bot):
 
     def _look_ahead(self, state: GameState, cands: list[tuple[float, int, UnitState, int]]
                     ) -> list[tuple[float, int, UnitState, int]]:
-        """Re-rank ``cands`` by static score plus the mean round-end value of playouts on clones."""
+        """Re-rank ``cands`` by static score plus the mean round-end value of playouts on clones.
+
+        Playouts go in passes, one per candidate each, until the budget is spent (a pass is
+        always finished, so every candidate has as many playouts). Within a pass every
+        candidate meets the same dice: each attack's dice are drawn once per (attacker,
+        mount, round) and shared, so the candidates are compared on the same luck and the
+        difference between them is their play, not the dice (common random numbers)."""
         side = state.to_act
+        ranker = TacticianBot(self.rng)
+        orders = ([w.index for w in ranker.activation_order(state, 0)],
+                  [w.index for w in ranker.activation_order(state, 1)])
         totals = [0.0] * len(cands)
-        counts = [0] * len(cands)
+        passes = 0
         spent = 0
-        i = 0
         while spent < self.budget:
-            used, value = self._playout(state, side, cands[i][2], cands[i][3])
-            totals[i] += value
-            counts[i] += 1
-            spent += max(1, used)
-            i = (i + 1) % len(cands)
+            dice: dict[tuple[int, ...], tuple[int, ...]] = {}
+            for i, (_, _, u, h) in enumerate(cands):
+                used, value = self._playout(state, side, u, h, dice, orders)
+                totals[i] += value
+                spent += max(1, used)
+            passes += 1
         ranked = []
         for j, (score, order, u, h) in enumerate(cands):
-            if counts[j]:
-                score += LOOKAHEAD_WEIGHT * totals[j] / counts[j]
-            else:
-                score -= 1e6  # never tried: rank after those that were
-            ranked.append((score, order, u, h))
+            ranked.append((score + LOOKAHEAD_WEIGHT * totals[j] / passes, order, u, h))
         ranked.sort(key=lambda t: (t[0], t[1]), reverse=True)
         return ranked
 
-    def _playout(self, state: GameState, side: int, u: UnitState, h: int) -> tuple[int, float]:
-        """Play ``u`` to ``h`` and the rest of the round on a clone with the bot's own dice;
-        return (simulated actions, value of the round-end position for ``side``)."""
+    def _playout(self, state: GameState, side: int, u: UnitState, h: int,
+                 dice: dict[tuple[int, ...], tuple[int, ...]], orders: tuple[list[int], list[int]] | None = None
+                 ) -> tuple[int, float]:
+        """Play ``u`` to ``h`` and the rest of the round on a clone, both sides by the tactician's
+        script (:class:`RolloutBot`, units in ``orders``), with dice from ``dice`` (filled from the
+        bot's own generator); return (simulated actions, value of the round-end position for ``side``)."""
         sim = state.clone()
         rng = self.rng
-        policy = (ROLLOUT(rng), ROLLOUT(rng))
+        policy = (RolloutBot(rng, orders[0] if orders else None), RolloutBot(rng, orders[1] if orders else None))
         su = sim.units[u.index]
         sim.apply(ActivateUnit(su.id), check=False)
         steps = 1
@@ -247,23 +305,48 @@ class SearchBot(Bot):
             sim.apply(MoveUnit(su.id, sim.grid.hexes[h]), check=False)
             steps += 1
         round_no = sim.round
+        table = sim.spec.shot_table
+        nloc = 0
         while sim.phase != OVER and sim.round == round_no:
             need = sim.roll_needed()
             if need:
-                sides = sim.roll_sides()
-                sim.apply_roll(tuple(rng.randint(1, sides) for _ in range(need)))
+                attack = sim.pending_attack()
+                if attack is None:  # not an attack (first-player draw, optional rules' rolls): plain dice
+                    sides = sim.roll_sides()
+                    sim.apply_roll(tuple(int(rng.random() * sides) + 1 for _ in range(need)))
+                    steps += 1
+                    continue
+                nloc = 0 if need == 2 else nloc + 1
+                key = (attack[0].index, attack[1], nloc)
+                got = dice.get(key)
+                if got is None:
+                    got = dice[key] = tuple(int(rng.random() * 6) + 1 for _ in range(need))
+                sim.apply_roll(got)
             elif sim.active is su:
-                m = next((m for m in sim.fireable_mounts(su) if self._target(sim, su, m) is not None), None)
-                if m is None:
-                    sim.apply(EndActivation(su.id), check=False)
-                else:
-                    t = self._target(sim, su, m)
-                    assert t is not None
-                    sim.apply(FireWeapon(su.id, su.p.mounts[m].mount, t.id), check=False)
+                pick = None
+                for m in sim.fireable_mounts(su):
+                    v, t = _quick_target(sim, su, m, table)
+                    if t is not None:
+                        pick = FireWeapon(su.id, su.p.mounts[m].mount, t.id)
+                        break
+                sim.apply(pick or EndActivation(su.id), check=False)
             else:
                 sim.apply(policy[sim.to_act].choose(sim), check=False)
             steps += 1
         return steps, round_end_value(sim, side, self.persona)
+
+
+def _quick_target(state: GameState, u: UnitState, m: int, table: Any) -> tuple[float, UnitState | None]:
+    """The best target of mount ``m`` of ``u`` where it stands by expected points with a kill bonus."""
+    rng = u.p.mounts[m].rng
+    row = state.grid.dist[u.pos]
+    best, pick = 0.0, None
+    for e in state.side_units[1 - u.side]:
+        if e.alive and row[e.pos] <= rng:
+            v = shot_value(u, m, e, table, KILL_BONUS)
+            if v > best:
+                best, pick = v, e
+    return best, pick
 
 
 def round_end_value(state: GameState, side: int, w: Persona) -> float:
@@ -288,7 +371,7 @@ def round_end_value(state: GameState, side: int, w: Persona) -> float:
                 theirs += left
             for k in zones_of[x.pos]:
                 counts[x.side][k] += 1
-    value += (w.preservation * mine - w.damage * theirs) / PTS_PER_VP
+    value += ROUND_MATERIAL * (mine - theirs) / PTS_PER_VP
     for k in range(n):
         a, b = counts[side][k], counts[1 - side][k]
         value += 0.5 * w.objectives * ((a > b) - (b > a))
@@ -350,6 +433,9 @@ class _Eval:
                         self.enemy_guns.append((e.pos, reach, e, m, targets / (weight * THREAT_W)))
         self._units: dict[int, Any] = {}
         self._menace: dict[int, float] = {}
+        s = side
+        self._open_rows = [self.od[k] for k in range(n) if held[s][k] <= held[1 - s][k] + 1]
+        self._enemy_pos = [e.pos for e in state.side_units[1 - side] if e.alive and e.pos >= 0]
 
     def control(self, mine: float, theirs: float) -> float:
         """Expected VP of one objective at the round's end from projected unit counts."""
@@ -489,15 +575,13 @@ class _Eval:
 
     def nearest_open_gap(self, h: int) -> float:
         """Hexes from ``h`` to the nearest capture zone the side does not hold outright."""
-        s = self.side
-        best = 99
-        for k in range(self.n):
-            if self.held[s][k] <= self.held[1 - s][k] + 1:
-                d = self.od[k][h] - self.radius
-                if d < best:
-                    best = d
-        return max(0, best) if best < 99 else 0
+        rows = self._open_rows
+        if not rows:
+            return 0
+        best = min(od[h] for od in rows) - self.radius
+        return best if best > 0 else 0
 
     def enemy_gap(self, h: int) -> float:
+        """Hexes from ``h`` to the nearest living enemy."""
         row = self.dist[h]
-        return min((row[e.pos] for e in self.state.side_units[1 - self.side] if e.alive), default=0)
+        return min((row[p] for p in self._enemy_pos), default=0)

@@ -11,6 +11,7 @@ events and the same game id. An activation with no move or attack event is writt
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from pmim_analytics.model.events import Activate, Attack, Event, GameEnd, Move, dispatch
@@ -88,10 +89,15 @@ _LINES: dict[str, Callable[[Any], str | None]] = {
 }
 
 
-def _event_line(ev: Event, ambiguous: set[tuple[str, str]]) -> str | None:
-    if isinstance(ev, Attack):
-        return _attack_line(ev, ambiguous)
-    return dispatch(_LINES, ev, default=lambda _: None)
+def _no_line(ev: Event) -> None:
+    """Event types the reader derives by itself: no line."""
+
+
+def _hold_line(ev: Activate, nxt: Event | None) -> str | None:
+    """The unit's next move or attack line starts its activation; an activation with neither holds."""
+    if isinstance(nxt, (Move, Attack)) and nxt.unit == ev.unit:
+        return None
+    return f"{ev.unit} hold"
 
 
 def format_log(game: GameRecord) -> str:
@@ -99,6 +105,8 @@ def format_log(game: GameRecord) -> str:
     ambiguous = {(u.id, w) for s in game.header.sides.values() for u in s.units
                  for w in u.weapons if u.weapons.count(w) > 1}
     lines = list(_header_lines(game))
+    # an attack names the weapon's mount where the unit carries that weapon twice
+    line_of: dict[str, Callable[[Any], str | None]] = {**_LINES, "attack": partial(_attack_line, ambiguous=ambiguous)}
     current: int | None = None
     end: GameEnd | None = None
     events = game.events
@@ -106,12 +114,10 @@ def format_log(game: GameRecord) -> str:
         if isinstance(ev, GameEnd):
             end = ev
             continue
-        text = _event_line(ev, ambiguous)
         if isinstance(ev, Activate):
-            # the next move or attack line starts the activation; one with neither holds
-            nxt = events[i + 1] if i + 1 < len(events) else None
-            if not (isinstance(nxt, (Move, Attack)) and nxt.unit == ev.unit):
-                text = f"{ev.unit} hold"
+            text = _hold_line(ev, events[i + 1] if i + 1 < len(events) else None)
+        else:
+            text = dispatch(line_of, ev, default=_no_line)
         if text is None:
             continue
         if ev.round != current:
