@@ -250,24 +250,8 @@ class _Checker:
             else:
                 self.report(f"unexpected {_describe(ev)}: the rules call for no such roll here")
             return
-        skip: set[str] = set()
         try:
-            if isinstance(ev, InitiativeRoll):
-                st.apply_roll((ev.blue_roll, ev.red_roll))
-            elif isinstance(ev, OverheatRoll):
-                st.apply_roll((ev.result,))
-            else:
-                assert isinstance(ev, WeaponLost)
-                rolls = list(ev.location_rolls)
-                while st.optional_roll_kind() == HEAT_HIT and rolls:
-                    st.apply_roll((rolls.pop(0),))
-                if st.optional_roll_kind() == HEAT_HIT:
-                    raise _Stop(f"{_describe(ev)}: the overheated weapon's hit needs a hit-location roll that is "
-                                "not recorded (a roll on a destroyed location must be re-rolled)")
-                if rolls:
-                    self.report(f"{_describe(ev)}: location rolls {rolls} were not needed"
-                                " (the roll before them hit a standing location)")
-                    skip.add("location_rolls")
+            skip = dispatch(_FEED_ROLL, ev)(self, ev)
         except IllegalActionError as e:
             raise _Stop(f"{_describe(ev)}: {e.message}") from None
         new = self.fresh()
@@ -275,6 +259,34 @@ class _Checker:
             return
         self.compare(new[0], ev, skip)
         self.queue.extend(new[1:])
+
+    def feed_initiative(self, ev: InitiativeRoll) -> set[str]:
+        """The recorded initiative dice, blue's then red's."""
+        assert self.state is not None
+        self.state.apply_roll((ev.blue_roll, ev.red_roll))
+        return set()
+
+    def feed_overheat(self, ev: OverheatRoll) -> set[str]:
+        """The recorded overheat d6."""
+        assert self.state is not None
+        self.state.apply_roll((ev.result,))
+        return set()
+
+    def feed_heat_hit(self, ev: WeaponLost) -> set[str]:
+        """The recorded hit-location rolls of an overheated weapon's hit on its own Warmech."""
+        st = self.state
+        assert st is not None
+        rolls = list(ev.location_rolls)
+        while st.optional_roll_kind() == HEAT_HIT and rolls:
+            st.apply_roll((rolls.pop(0),))
+        if st.optional_roll_kind() == HEAT_HIT:
+            raise _Stop(f"{_describe(ev)}: the overheated weapon's hit needs a hit-location roll that is "
+                        "not recorded (a roll on a destroyed location must be re-rolled)")
+        if rolls:
+            self.report(f"{_describe(ev)}: location rolls {rolls} were not needed"
+                        " (the roll before them hit a standing location)")
+            return {"location_rolls"}
+        return set()
 
     # -- derived events: the rules produce them; they must match
     def end_activation(self) -> None:
@@ -511,6 +523,14 @@ class _Checker:
         self.queue.clear()
         if st.phase != OVER:
             self.report("the replay stops before the game is over")
+
+
+#: How each optional-rule roll event hands its dice to the engine (returns the fields already reported).
+_FEED_ROLL: dict[str, Callable[[Any], Callable[[Any, Any], set[str]]]] = {
+    "initiative_roll": lambda ev: _Checker.feed_initiative,
+    "overheat_roll": lambda ev: _Checker.feed_overheat,
+    "weapon_lost": lambda ev: _Checker.feed_heat_hit,
+}
 
 
 def _why(expected: Event, name: str) -> str:
