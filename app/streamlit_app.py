@@ -1,6 +1,6 @@
 """The PMIM balance dashboard: `streamlit run app/streamlit_app.py` (or `make dashboard`).
 
-Nine pages over the replay database; every number comes from pmim_analytics.
+Ten pages over the replay database; every number comes from pmim_analytics.
 """
 
 from __future__ import annotations

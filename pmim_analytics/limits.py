@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -69,21 +68,21 @@ def check_regular_file(path: str | Path, limit: int, what: str) -> int:
 
 
 def json_depth(obj: Any) -> int:
-    """How deep a parsed JSON value nests (a scalar is 0), without recursion."""
-    depth, stack = 0, [(obj, 1)]
-    while stack:
-        value, d = stack.pop()
-        children: Iterable[Any]
-        if isinstance(value, dict):
-            children = value.values()
-        elif isinstance(value, list):
-            children = value
-        else:
-            continue
-        depth = max(depth, d)
-        if d > MAX_JSON_DEPTH:
-            return d
-        stack.extend((c, d + 1) for c in children)
+    """How deep a parsed JSON value nests (a scalar is 0), without recursion; past
+    :data:`MAX_JSON_DEPTH` it stops at ``MAX_JSON_DEPTH + 1``. Walks one level of containers
+    at a time (scalars are never queued: a replay header is mostly scalars)."""
+    containers = (dict, list)
+    level = [obj] if isinstance(obj, containers) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > MAX_JSON_DEPTH:
+            return depth
+        below: list[Any] = []
+        for value in level:
+            below.extend(c for c in (value.values() if isinstance(value, dict) else value)
+                         if isinstance(c, containers))
+        level = below
     return depth
 
 

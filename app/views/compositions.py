@@ -20,7 +20,8 @@ def body() -> None:
     if sh.no_selection(f, prov):
         return
     comps = sh.report("compositions", f)
-    by_games = comps.group_by("composition").agg(pl.col("games").sum()).sort("games", descending=True)
+    by_games = comps.group_by("composition").agg(pl.col("games").sum()).sort(["games", "composition"],
+                                                                             descending=[True, False])
     names = by_games["composition"].to_list()
     default = [f.composition] if f.composition in names else [n for n in names if not n.startswith("random")][:6]
     picked = st.multiselect("Compositions to compare", names, default=default, key=f"comp_pick_{f.composition or ''}",

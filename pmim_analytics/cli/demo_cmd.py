@@ -41,7 +41,8 @@ def _help() -> str:
     rules = list(dict.fromkeys([r for p in DEFAULT_PLANS for r in p.rules_ids] + [p.rules_id for p in DEFAULT_RANDOM]))
     return (f"Build the demo database: {simulated + logs:,} games in all. The {logs} logged games in "
             f"data/playtests/ and {simulated:,} simulated ones in {batches} batches: a round-robin of the sample "
-            f"armies under {', '.join(rules)}, and random legal armies paired at random for the cost fit.\n\n"
+            f"armies under {', '.join(rules)}; the playtest lists translated to v3 (so v2 -> v3 has the same lists "
+            "to compare); and random legal armies spending 56-72 points, paired at random, for the cost fit.\n\n"
             "Safe to run again: finished batches are kept and ingest skips games it already has. The progress "
             "bar counts batches.\n\n"
             "Example: pmim demo --db data/pmim.duckdb")

@@ -49,6 +49,7 @@ class RuleChecks:
         def next_to_place(self) -> UnitState | None: ...
         def reachable(self, u: UnitState) -> dict[int, int]: ...
         def rush_reachable(self, u: UnitState) -> dict[int, int]: ...
+        def path_length(self, u: UnitState, i: int) -> int | None: ...
 
     def check(self, action: Action) -> None:
         """Raise :class:`IllegalActionError` saying why ``action`` is illegal now; return if legal."""
@@ -122,7 +123,7 @@ class RuleChecks:
                                      f"{self.units[self.occ[i]].id} is there (no stacking)")
         if self.board.impassable[i]:
             raise IllegalActionError(f"{u.id} cannot move to {h.format()}: impassable")
-        if i not in self.reachable(u):
+        if self.path_length(u, i) is None:
             d = self.grid.dist[u.pos][i]
             why = (f"{d} hexes away, MOV {u.p.mov}" if d > u.p.mov
                    else "every path within MOV is blocked by enemy units or terrain")

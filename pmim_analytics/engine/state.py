@@ -384,6 +384,28 @@ class GameState(RuleChecks):
             self._reach = (u, found)
         return found
 
+    def path_length(self, u: UnitState, i: int) -> int | None:
+        """The length of ``u``'s shortest legal path to hex index ``i``, or ``None`` when it
+        cannot end a move there: ``reachable(u).get(i)``, found without listing every hex
+        within MOV when no enemy stands close enough to block a path and there is no terrain."""
+        cached_for, cached = self._reach
+        if cached_for is u:
+            return cached.get(i)
+        mov = u.p.mov
+        if mov <= 0 or u.immobilized or u.pos < 0 or i == u.pos or self.occ[i] >= 0:
+            return None
+        dist_row = self.grid.dist[u.pos]
+        if dist_row[i] > mov:
+            return None
+        if not self.board.has_impassable:
+            near = mov - 1
+            for e in self.side_units[1 - u.side]:
+                if e.alive and e.pos >= 0 and dist_row[e.pos] <= near:
+                    break
+            else:  # nothing can block a path: the straight line is legal
+                return dist_row[i]
+        return self.reachable(u).get(i)
+
     def _reachable(self, u: UnitState) -> dict[int, int]:
         mov = u.p.mov
         if mov <= 0 or u.immobilized or u.pos < 0:
@@ -531,7 +553,7 @@ class GameState(RuleChecks):
     def _do_move(self, u: UnitState, h: Hex, rush: bool = False) -> None:
         i = self.grid.index(h)
         start = u.pos
-        path = (self.rush_reachable(u) if rush else self.reachable(u)).get(i)
+        path = self.rush_reachable(u).get(i) if rush else self.path_length(u, i)
         if path is None:  # only when replaying a recorded illegal move
             path = self.grid.dist[start][i]
         if self.occ[start] == u.index:

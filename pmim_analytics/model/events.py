@@ -23,7 +23,7 @@ Events are keyword-only: ``Move(seq=7, round=1, unit="B:TW1", from_hex=(5, 12), 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
 
@@ -423,6 +423,54 @@ def event_from_row(row: Mapping[str, Any]) -> Event:
             v = row[f.columns[0]]
         kwargs[f.name] = v
     return cls(**kwargs)
+
+
+#: How :func:`events_from_columns` reads each type: the event class, the field names
+#: (``seq`` and ``round`` first) and, per field, (0 plain | 1 pair | 2 d6 list | 3 ids, columns).
+_COLUMN_PLAN: dict[str, tuple[type[Event], tuple[str, ...], tuple[tuple[int, tuple[str, ...]], ...]]] = {
+    t: (EVENT_TYPES[t], ("seq", "round", *(name for name, _, _ in plan)),
+        ((0, ("seq",)), (0, ("round",)), *((how, cols) for _, how, cols in plan)))
+    for t, plan in _ROW_PLAN.items()
+}
+
+
+def events_from_columns(columns: Mapping[str, Sequence[Any]], start: int, stop: int) -> list[Event]:
+    """Rebuild the events of rows ``start``..``stop`` of wide columns (column name -> values; a
+    column left out is null): :func:`event_from_row` done a column at a time, from the same
+    declarations, with no dict per row. Raises ``KeyError`` for an unknown type and
+    ``TypeError``/``ValueError`` for a value that does not fit its field.
+    """
+    types = columns["type"]
+    by_type: dict[str, list[int]] = {}
+    for k in range(start, stop):
+        t = types[k]
+        found = by_type.get(t)
+        if found is None:
+            by_type[t] = [k]
+        else:
+            found.append(k)
+    out: list[Any] = [None] * (stop - start)
+    for t, rows in by_type.items():
+        cls, names, plan = _COLUMN_PLAN[t]
+        nulls: list[Any] = [None] * len(rows)
+        series: list[Any] = []
+        for how, cols in plan:
+            col = columns.get(cols[0])
+            first: list[Any] = nulls if col is None else [col[k] for k in rows]
+            if how == 0:
+                series.append(first)
+            elif how == 1:
+                col = columns.get(cols[1])
+                second: list[Any] = nulls if col is None else [col[k] for k in rows]
+                series.append([None if a is None and b is None else (int(a), int(b))
+                               for a, b in zip(first, second, strict=True)])
+            elif how == 2:
+                series.append([tuple(int(x) for x in (v or "").split(",") if x) for v in first])
+            else:
+                series.append([tuple((v or "").split()) for v in first])
+        for k, values in zip(rows, zip(*series, strict=True), strict=True):
+            out[k - start] = cls(**dict(zip(names, values, strict=True)))
+    return out
 
 
 def event_from_dict(d: Mapping[str, Any]) -> Event:

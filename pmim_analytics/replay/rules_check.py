@@ -10,12 +10,30 @@ cannot stop a pool. A module-level function of picklable arguments and results, 
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 from typing import Any
 
 from pmim_analytics.engine.verify import Violation, verify_game
-from pmim_analytics.model.events import EVENT_COLUMN_NAMES, event_from_row
+from pmim_analytics.model.events import events_from_columns
 from pmim_analytics.model.record import GameRecord
+
+
+def ignore_sigint() -> None:
+    """A worker's initializer: Ctrl-C is for the ingest, which drops the pool at once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def warm_up() -> None:
+    """Load every rules set once, so a worker's first chunk does not pay for it (the
+    workers import only this module and the engine, never the store)."""
+    from pmim_analytics.rules.catalogue import list_rules_ids, load_rules
+
+    for rid in list_rules_ids():
+        try:
+            load_rules(rid)
+        except Exception:  # noqa: BLE001, S110 -- only a warm-up; the check reports real problems
+            pass
 
 
 @dataclass(frozen=True)
@@ -39,8 +57,6 @@ def check_staged(ipc: bytes, headers: list[tuple[int, Any, int | None]]) -> list
     table = pa.ipc.open_stream(ipc).read_all()
     cols = table.to_pydict()
     gs, lines = cols["g"], cols["line"]
-    none = [None] * len(gs)
-    wide = [(name, cols.get(name, none)) for name in EVENT_COLUMN_NAMES if name != "game_id"]
     n = len(gs)
     out: list[StagedVerdict] = []
     i = 0
@@ -49,7 +65,7 @@ def check_staged(ipc: bytes, headers: list[tuple[int, Any, int | None]]) -> list
         while i < n and gs[i] == g:
             i += 1
         try:
-            events = tuple(event_from_row({name: col[k] for name, col in wide}) for k in range(start, i))
+            events = tuple(events_from_columns(cols, start, i))
             found = verify_game(GameRecord(header, events), [head_line, *lines[start:i]])
         except Exception as e:  # noqa: BLE001 -- a shape no check foresaw rejects the game, not the batch
             out.append(StagedVerdict(g, (), f"could not be replayed through the rules ({type(e).__name__}: {e})"))

@@ -49,6 +49,9 @@ BATCH_BYTES = 128 * 1024 * 1024
 BATCH_PARQUET_ROWS = 2_000_000
 YIELD_EVERY = 3.0  # seconds of writing before the lock is given back to waiting readers
 WARM_POOL_FILES = 100  # from this many replays on, the rules-check workers start with the ingest
+#: JSON Lines replays are staged this many at a time; each slice goes to the rules-check workers
+#: as soon as it is staged, so they replay it while the next slice is read
+JUDGE_SLICE_FILES = 340
 YIELD_PAUSE = 0.2  # longer than a reader's retry interval, so a waiting reader gets in
 
 
@@ -228,7 +231,17 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         buf = StageBuffer()
         rejects: dict[int, Rejection] = {}
         identity: dict[int, Rejection] = {}  # content differs from game_id: reported if nothing worse
-        g = jsonl.stage_files(con, batch.jsonl, buf, parser, rejects, identity, 0)
+        judging = _Judging()
+        g = 0
+        for k in range(0, len(batch.jsonl), JUDGE_SLICE_FILES):
+            g_start = g
+            g = jsonl.stage_files(con, batch.jsonl[k:k + JUDGE_SLICE_FILES], buf, parser, rejects, identity, g)
+            if len(batch.jsonl) > JUDGE_SLICE_FILES:  # start replaying this slice while the next is staged
+                buf.flush(con)
+                sliced = con.execute("SELECT g, game_id FROM st_games WHERE g >= ? AND g < ? ORDER BY g",
+                                     [g_start, g]).fetchall()
+                early, _ = _dedupe(con, [(gg, gid) for gg, gid in sliced if gg not in rejects and gg not in identity])
+                _judge_rules(con, judge, buf, [gg for gg, _ in early], trusted, judging, sliced=True)
         g = stage_logs(con, batch.manual, buf, parser, rejects, g)
         if batch.parquet:
             staged = stage_parts(con, batch.parquet, buf, parser, g, rejects)
@@ -240,7 +253,7 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         # reject is replayed for nothing: rare, and their finding is the one reported)
         staged = con.execute("SELECT g, game_id FROM st_games ORDER BY g").fetchall()
         new, _ = _dedupe(con, [(gg, gid) for gg, gid in staged if gg not in rejects and gg not in identity])
-        judging = _judge_rules(con, judge, buf, [gg for gg, _ in new], trusted)
+        _judge_rules(con, judge, buf, [gg for gg, _ in new if gg not in judging.asked], trusted, judging)
         materialize_units(con)
         for p in find_problems(con, scenarios):
             rejects[p.g] = _rejection(con, p)
@@ -250,13 +263,13 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         good, dups = _dedupe(con, [(gg, gid) for gg, gid in candidates if gg not in rejects])
         in_tx, n_events = False, None
         try:
-            if judging.pending.in_pool and good:
+            if judging.in_pool and good:
                 # load every candidate while the workers replay them; undone below if one breaks a rule
                 _set_good(con, good)
                 con.execute("BEGIN TRANSACTION")
                 in_tx = True
                 n_events = load_good_games(con)
-            checks = judging.finish(rejects)
+            checks = judging.finish(rejects, {gg for gg, _ in new})
             kept = [(gg, gid) for gg, gid in good if gg not in rejects]
             stop = False
             if strict and rejects:
@@ -362,19 +375,27 @@ def _set_good(con: duckdb.DuckDBPyConnection, good: list[tuple[int, str]]) -> No
 
 @dataclass
 class _Judging:
-    """The rules check of a batch's candidates, under way."""
+    """The rules check of a batch's candidates, under way (submitted slice by slice)."""
 
-    pending: Pending
-    how: dict[int, tuple[bool, str]]
-    info: dict[int, tuple[str, str, str, str]]
+    pending: list[Pending] = field(default_factory=list)
+    how: dict[int, tuple[bool, str]] = field(default_factory=dict)
+    info: dict[int, tuple[str, str, str, str]] = field(default_factory=dict)
+    asked: set[int] = field(default_factory=set)  # every g handed to _judge_rules
 
-    def finish(self, rejects: dict[int, Rejection]) -> dict[int, tuple[bool, str]]:
-        """Wait for the verdicts; a game that breaks a rule goes to ``rejects``. Returns how
+    @property
+    def in_pool(self) -> bool:
+        """True while workers are replaying some of the games."""
+        return any(p.in_pool for p in self.pending)
+
+    def finish(self, rejects: dict[int, Rejection], new: set[int]) -> dict[int, tuple[bool, str]]:
+        """Wait for the verdicts on the games ``new`` (those not stored yet; a verdict on any
+        other game is not used); a game that breaks a rule goes to ``rejects``. Returns how
         each game that passed was checked: ``g -> (rules_checked, checked_by)``."""
-        for g, verdict in self.pending.result().items():
-            kind, _, file, events_file = self.info[g]
-            if g in rejects:  # the set-based checks found something already
+        verdicts = {g: v for p in self.pending for g, v in p.result().items()}
+        for g, verdict in verdicts.items():
+            if g not in new or g in rejects:  # a duplicate, or the set-based checks found something already
                 continue
+            kind, _, file, events_file = self.info[g]
             if verdict.error is not None:
                 rejects[g] = Rejection(events_file, None, None, "rules", verdict.error, None)
             elif verdict.violations:
@@ -393,17 +414,19 @@ class _Judging:
 
 
 def _judge_rules(con: duckdb.DuckDBPyConnection, judge: RulesJudge, buf: StageBuffer, gs: list[int],
-                 trusted: Callable[[str], bool]) -> _Judging:
+                 trusted: Callable[[str], bool], judging: _Judging, *, sliced: bool = False) -> None:
     """Start replaying the games ``gs`` through the rules (manual logs were replayed by
-    their reader; signed own replays skip it when trusted)."""
-    info: dict[int, tuple[str, str, str, str]] = {}
+    their reader; signed own replays skip it when trusted), adding them to ``judging``.
+    A slice of a large batch goes to the workers whatever its size."""
+    judging.asked.update(gs)
+    info = judging.info
     if gs:
         con.register("_gs", pa.table({"g": pa.array(gs, pa.int32())}))
         rows = con.execute("SELECT g, kind, path, file, events_file FROM st_games "
                            "WHERE g IN (SELECT g FROM _gs)").fetchall()
         con.unregister("_gs")
-        info = {g: (kind, path, file, events_file) for g, kind, path, file, events_file in rows}
-    how: dict[int, tuple[bool, str]] = {}
+        info.update({g: (kind, path, file, events_file) for g, kind, path, file, events_file in rows})
+    how = judging.how
     to_check = []
     for g in gs:
         kind, path, _, _ = info[g]
@@ -414,7 +437,8 @@ def _judge_rules(con: duckdb.DuckDBPyConnection, judge: RulesJudge, buf: StageBu
         else:
             header, head_line = buf.headers[g]
             to_check.append((g, header, head_line))
-    return _Judging(judge.submit(con, to_check), how, info)
+    if to_check:
+        judging.pending.append(judge.submit(con, to_check, pool=sliced))
 
 
 def _record_checks(con: duckdb.DuckDBPyConnection, good: list[tuple[int, str]],

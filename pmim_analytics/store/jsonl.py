@@ -133,7 +133,7 @@ def stage_fast(con: duckdb.DuckDBPyConnection, files: list[tuple[int, str]]) -> 
     passed = con.execute("""
         SELECT p.g FROM (
             SELECT g, bool_and(ok) AS all_ok, string_agg(canon, '' ORDER BY line) AS body
-            FROM st_events WHERE ok IS NOT NULL GROUP BY g) p
+            FROM st_events WHERE ok IS NOT NULL AND g IN (SELECT g FROM _fast_files) GROUP BY g) p
         JOIN st_games sg USING (g)
         WHERE p.all_ok AND substr(sha256(sg.head_canon || p.body), 1, 16) = sg.claimed_id
     """).fetchall()

@@ -14,7 +14,6 @@ from __future__ import annotations
 import io
 import multiprocessing
 import os
-import signal
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -23,7 +22,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from pmim_analytics.replay.rules_check import StagedVerdict, check_staged
+from pmim_analytics.replay.rules_check import StagedVerdict, check_staged, ignore_sigint, warm_up
 from pmim_analytics.store.staging import EVENT_STAGE_COLUMNS
 
 #: Below this many events a batch is checked in the ingest's own process.
@@ -32,20 +31,6 @@ INLINE_EVENTS = 30_000
 CHUNKS_PER_WORKER = 4
 
 _COLUMNS = ", ".join(f'"{c}"' for c, _ in EVENT_STAGE_COLUMNS)
-
-
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _warm() -> None:
-    from pmim_analytics.rules.catalogue import list_rules_ids, load_rules
-
-    for rid in list_rules_ids():
-        try:
-            load_rules(rid)
-        except Exception:  # noqa: BLE001, S110 -- only a warm-up; the check reports real problems
-            pass
 
 
 def _ipc(table: pa.Table) -> bytes:
@@ -68,19 +53,21 @@ class RulesJudge:
             try:
                 pool = self._get_pool()
                 for _ in range(self.workers):
-                    pool.submit(_warm)
+                    pool.submit(warm_up)
             except (RuntimeError, OSError):
                 self.workers = 1
 
     def _get_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_ignore_sigint)
+                                             initializer=ignore_sigint)
         return self._pool
 
-    def submit(self, con: duckdb.DuckDBPyConnection, games: list[tuple[int, Any, int | None]]) -> Pending:
+    def submit(self, con: duckdb.DuckDBPyConnection, games: list[tuple[int, Any, int | None]], *,
+               pool: bool = False) -> Pending:
         """Start checking ``games`` (``(g, GameHeader, header line)``, staged); the
-        verdicts come from :meth:`Pending.result`, so the caller can work meanwhile."""
+        verdicts come from :meth:`Pending.result`, so the caller can work meanwhile.
+        With ``pool`` (a slice of a large batch) the workers take them however few they are."""
         if not games:
             return Pending(self, None, [], done={})
         games = sorted(games, key=lambda t: t[0])
@@ -90,15 +77,15 @@ class RulesJudge:
                                 "WHERE g IN (SELECT g FROM _judge) ORDER BY g, line").to_arrow_table()
         finally:
             con.unregister("_judge")
-        return self._submit(table, games)
+        return self._submit(table, games, pool)
 
     def check(self, con: duckdb.DuckDBPyConnection,
               games: list[tuple[int, Any, int | None]]) -> dict[int, StagedVerdict]:
         """The verdict on each of ``games`` (``(g, GameHeader, header line)``, staged)."""
         return self.submit(con, games).result()
 
-    def _submit(self, table: pa.Table, games: list[tuple[int, Any, int | None]]) -> Pending:
-        if table.num_rows < INLINE_EVENTS or self.workers == 1:
+    def _submit(self, table: pa.Table, games: list[tuple[int, Any, int | None]], pool: bool = False) -> Pending:
+        if (table.num_rows < INLINE_EVENTS and not pool) or self.workers == 1:
             return Pending(self, table, games, done={v.g: v for v in check_staged(_ipc(table), games)})
         try:
             return Pending(self, table, games, futures=self._submit_pool(table, games))

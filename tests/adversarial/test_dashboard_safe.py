@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.browser.test_dashboard_browser import ARGS, CHROMIUM, free_port, settle
+from tests.support.browser import ARGS, CHROMIUM, free_port, settle
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.browser

@@ -60,9 +60,10 @@ def test_the_export_file_states_its_selection(small_demo_db: Path, monkeypatch: 
     at.switch_page("views/export.py").run()
     at.toggle(key="export_go").set_value(True).run()
     assert not at.exception
-    top = [m.value for m in at.markdown if "<!-- the dashboard selection" in m.value][0]
-    assert "**Selection**: rules v3; source engine; all compositions." in top
-    assert "`?rules=v3&source=engine`" in top
+    # the preview of note.md: the file's head (its HTML comment hidden, as a previewer hides it)
+    top = [m.value for m in at.markdown if "# PMIM design notes" in m.value][0]
+    assert top.startswith("**Selection**: rules v3; source engine; all compositions.")
+    assert "`?rules=v3&source=engine`" in top and "<!--" not in top
 
 
 def test_a_url_naming_no_known_rules_id_selects_them_all(small_demo_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -53,17 +53,7 @@ def test_piped_tables_keep_every_row_whole_on_a_narrow_terminal_and_a_long_path(
     assert len(str(long_db)) > 250
     r = pmim("report", "compositions", "--min-games", "1", "--db", str(long_db))
     assert r.returncode == 0, r.stderr
-    comps = tables.composition_report(DuckDBData(long_db))
-    assert comps.height > 5
-    lines = r.stdout.splitlines()
-    for row in comps.iter_rows(named=True):
-        wdl = f"{row['wins']}-{row['draws']}-{row['losses']}"
-        # one line holds the whole row: rules id, source, name, games and W-D-L, in order
-        pattern = re.compile(r"\s+│\s+".join(re.escape(str(x)) for x in
-                                               (row["rules_id"], row["source"], row["composition"], row["games"],
-                                                wdl)))
-        assert any(pattern.search(line) for line in lines), (row, r.stdout)
-    assert "…" not in r.stdout
+    _assert_whole_rows(r.stdout, long_db)  # one line holds the whole row, in order
 
     info = pmim("db", "info", "--db", str(long_db))
     assert info.returncode == 0, info.stderr
@@ -72,6 +62,43 @@ def test_piped_tables_keep_every_row_whole_on_a_narrow_terminal_and_a_long_path(
     migrate = pmim("db", "migrate", "--db", str(long_db))
     assert migrate.stdout.strip().endswith(f"schema version {latest_version()}")
     assert str(long_db) in migrate.stdout.splitlines()[0]
+
+
+def _assert_whole_rows(stdout: str, db: Path) -> None:
+    """Every composition's row is on one line of ``stdout``: rules id, source, name, games, W-D-L."""
+    comps = tables.composition_report(DuckDBData(db))
+    assert comps.height > 5
+    lines = stdout.splitlines()
+    for row in comps.iter_rows(named=True):
+        cells = (row["rules_id"], row["source"], row["composition"], row["games"],
+                 f"{row['wins']}-{row['draws']}-{row['losses']}")
+        pattern = re.compile(r"\s+│\s+".join(re.escape(str(x)) for x in cells))
+        assert any(pattern.search(line) for line in lines), (row, stdout)
+    assert "…" not in stdout
+
+
+def test_a_shell_pipe_to_cat_and_a_redirect_to_a_file_give_whole_rows(long_db: Path, tmp_path: Path) -> None:
+    """What a user types: ``pmim report compositions | cat`` and ``> file``, on a 40-column terminal."""
+    env = {**os.environ, "COLUMNS": "40", "LINES": "20"}
+    cmd = shlex.join([sys.executable, "-m", "pmim_analytics", "report", "compositions", "--min-games", "1",
+                      "--db", str(long_db)])
+    piped = subprocess.run(["sh", "-c", f"{cmd} | cat"], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert piped.returncode == 0, piped.stderr
+    _assert_whole_rows(piped.stdout, long_db)
+    out = tmp_path / "compositions.txt"
+    redirected = subprocess.run(["sh", "-c", f"{cmd} > {shlex.quote(str(out))}"], capture_output=True, text=True,
+                                env=env, cwd=ROOT)
+    assert redirected.returncode == 0, redirected.stderr
+    assert out.read_text(encoding="utf-8") == piped.stdout
+    # the CSV, redirected to a file, loads in Polars with the columns docs/cli-output.md lists, in that order
+    documented = dict(_documented())["report compositions --min-games 1"]
+    csv = tmp_path / "compositions.csv"
+    r = subprocess.run(["sh", "-c", f"{cmd} --format csv > {shlex.quote(str(csv))}"], capture_output=True,
+                       text=True, env=env, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    df = pl.read_csv(csv)
+    assert [c for c in df.columns if c in documented] == documented
+    assert df.height == tables.composition_report(DuckDBData(long_db)).height
 
 
 def test_piped_csv_loads_in_polars_with_every_row(long_db: Path) -> None:

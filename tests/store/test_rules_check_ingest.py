@@ -172,3 +172,38 @@ def test_mutants_are_rejected_for_breaking_the_rules_not_only_for_format(tmp_pat
     kinds = [r.error_type for r in result.rejected]
     assert kinds.count("rules") >= 20, kinds
     assert all(r.line is not None and r.file for r in result.rejected if r.error_type == "rules")
+
+
+def test_slices_checked_while_staging_give_the_same_outcome(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """A batch staged slice by slice, each slice replayed while the next is read: the same
+    games stored, rejected (with the same reasons) and skipped as duplicates as in one go."""
+    import pmim_analytics.store.ingest as ingest_mod
+
+    rng = random.Random(8)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for n, g in enumerate(base_games()):
+        write_game(g, folder / f"a{n}-good.jsonl")
+    write_game(base_games()[0], folder / "z-copy-of-a0.jsonl")  # a duplicate in a later slice
+    n = 0
+    while n < 6:
+        lines = mutate(base_games()[rng.randrange(N_BASE)], rng.choice(KINDS), rng.randrange(10_000))
+        if lines:
+            (folder / f"m{n}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+            n += 1
+    outcomes = []
+    for slice_files in (1000, 3):
+        monkeypatch.setattr(ingest_mod, "JUDGE_SLICE_FILES", slice_files)
+        db = tmp_path / f"s{slice_files}.duckdb"
+        write_game(base_games()[1], tmp_path / "first" / "b1.jsonl")
+        ingest_paths([tmp_path / "first"], db, workers=2)  # already stored: a duplicate in the batch below
+        result = ingest_paths([folder], db, workers=2)
+        stored = sorted(gid for (gid,) in read_frame("SELECT game_id FROM games", db=db).rows())
+        checks = sorted(read_frame("SELECT game_id, rules_checked, checked_by FROM game_checks", db=db).rows())
+        rejected = sorted((Path(r.file).name, r.line, r.error_type, r.message) for r in result.rejected)
+        outcomes.append((stored, checks, rejected, result.loaded, result.duplicates))
+    assert outcomes[0] == outcomes[1]
+    stored, checks, rejected, loaded, duplicates = outcomes[1]
+    assert duplicates == 2 and loaded == N_BASE - 1 + 6 - len(rejected)
+    assert any(kind == "rules" for _, _, kind, _ in rejected)
+    assert all(checked for _, checked, _ in checks)

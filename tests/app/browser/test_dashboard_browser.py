@@ -7,7 +7,7 @@ The server runs on a copy of the database and of ``data/`` (the What-if test sav
 there, never in the repository's ``data/``). Further tests: the filters survive navigation and
 a reload from a URL; a what-if edit becomes a variant file, is simulated and lands on the paired
 impact; the replay viewer's controls and board fit a 1440x900 viewport together; the summary
-form's errors sit at their fields.
+form's errors sit at their fields. The Export page's downloads are tested in ``test_export_browser.py``.
 
 ``PMIM_BROWSER_DB=data/pmim.duckdb`` runs it on another database (the README's screenshots).
 """
@@ -16,21 +16,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.browser import ARGS, CHROMIUM, ROOT, full_page_height, number, pick, settle, streamlit_server
+
 SHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 #: url path, title on the page, whether it draws a chart on a database with games
 PAGES = (
     ("", "PMIM balance overview", True),
@@ -41,16 +34,11 @@ PAGES = (
     ("replay", "Replay viewer", True),
     ("log_match", "Log a match", False),
     ("simulate", "Simulate", False),
+    ("bots", "Bots: strength and robust verdicts", False),
     ("export", "Export for design notes", False),
 )
 
 pytestmark = pytest.mark.browser
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -62,38 +50,12 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     shutil.copy(Path(os.environ.get("PMIM_BROWSER_DB") or small_demo_db).resolve(), db)
     data = tmp / "data"
     shutil.copytree(ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
-    port = free_port()
-    env = {**os.environ, "PMIM_DB": str(db), "PMIM_DATA": str(data), "PMIM_LOG_DIR": str(tmp / "logs"),
-           "PMIM_SIM_DIR": str(tmp / "sims")}
-    log = (tmp / "streamlit.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "streamlit_app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("streamlit did not start:\n" + (tmp / "streamlit.log").read_text())
-            time.sleep(0.3)
+    with streamlit_server(db, data, tmp) as url:
         os.environ["PMIM_BROWSER_DATA"] = str(data)  # where the What-if test looks for the variant it saved
-        yield url
-    finally:
-        os.environ.pop("PMIM_BROWSER_DATA", None)
-        proc.terminate()
         try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+            yield url
+        finally:
+            os.environ.pop("PMIM_BROWSER_DATA", None)
 
 
 @pytest.fixture(scope="module")
@@ -108,28 +70,14 @@ def page(server: str):  # noqa: ANN201 (a playwright Page)
             browser.close()
 
 
-def settle(page, timeout: float = 60_000) -> None:  # noqa: ANN001
-    """Wait until the app has finished running its script."""
-    page.wait_for_selector("[data-testid='stApp']", timeout=timeout)
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector(\"[data-testid='stStatusWidget']\")"
-        " || !document.querySelector(\"[data-testid='stStatusWidget']\").innerText.includes('Running')",
-        timeout=timeout)
-    page.wait_for_timeout(500)
-
-
 def screenshot(page, name: str, full: bool = True) -> None:  # noqa: ANN001
-    """The whole page: Streamlit scrolls inside its main block, so grow the viewport to fit it first."""
-    if not full:  # what a 1440x900 screen shows
-        SHOTS.mkdir(parents=True, exist_ok=True)
+    """The whole page (the viewport grown to fit it first), or what a 1440x900 screen shows."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    if not full:
         page.screenshot(path=str(SHOTS / f"{name}.png"))
         return
-    height = page.evaluate("() => Math.max(...[...document.querySelectorAll(\"[data-testid='stMain'],"
-                           " [data-testid='stMainBlockContainer']\")].map(e => e.scrollHeight), 1000)")
-    page.set_viewport_size({"width": 1500, "height": min(int(height) + 40, 7000)})
+    page.set_viewport_size({"width": 1500, "height": min(full_page_height(page) + 40, 7000)})
     page.wait_for_timeout(800)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"))
     page.set_viewport_size({"width": 1500, "height": 1000})
 
@@ -178,26 +126,6 @@ def _inside_screen(box: dict | None) -> bool:
         and box["y"] + box["height"] <= SCREEN["height"]
 
 
-def _pick(page, label: str, option: str, nth: int = 0) -> None:  # noqa: ANN001
-    """Choose ``option`` in the (``nth``) Streamlit selectbox labelled ``label``."""
-    box = page.get_by_role("combobox", name=label, exact=True).nth(nth)
-    box.scroll_into_view_if_needed()
-    box.click()
-    choice = page.get_by_role("option", name=option, exact=True).first
-    try:
-        choice.wait_for(timeout=3_000)
-    except Exception:  # the list did not open on the click (a rerun redrew it): open it by keyboard
-        box.press("ArrowDown")
-    choice.click()
-    settle(page)
-
-
-def _number(page, label: str, value: int) -> None:  # noqa: ANN001
-    """Type ``value`` into the Streamlit number input labelled ``label`` and commit it."""
-    field = page.get_by_label(label, exact=True)
-    field.fill(str(value))
-    field.press("Enter")
-    settle(page)
 
 
 def test_filters_survive_navigation_and_a_reload_from_the_url(page, server: str) -> None:  # noqa: ANN001
@@ -258,13 +186,13 @@ def test_summary_form_errors_at_their_fields(page, server: str) -> None:  # noqa
     settle(page)
     assert page.get_by_text("Fill in the blue army").count() == 1  # the form starts empty
     assert page.get_by_role("button", name="Save to the database").count() == 0
-    _pick(page, "Army (data/armies)", "Balanced (v3-balanced)")
-    _pick(page, "Army (data/armies)", "Tank-heavy (v3-tank-heavy)", nth=1)
+    pick(page, "Army (data/armies)", "Balanced (v3-balanced)")
+    pick(page, "Army (data/armies)", "Tank-heavy (v3-tank-heavy)", nth=1)
     page.locator("[data-testid='stRadio']").filter(has_text="Winner").get_by_text("blue", exact=True).click()
     settle(page)
-    _pick(page, "How", "vp")
-    _number(page, "Blue VP", 7)
-    _number(page, "Red VP", 11)
+    pick(page, "How", "vp")
+    number(page, "Blue VP", 7)
+    number(page, "Red VP", 11)
     alerts = page.locator("[data-testid='stAlertContentError']")
     alerts.first.wait_for(timeout=30_000)
     texts = [t.replace("🚫", "").strip() for t in alerts.all_inner_texts()]
@@ -280,8 +208,8 @@ def test_summary_form_errors_at_their_fields(page, server: str) -> None:  # noqa
     box.fill("R5 B:GE1\nR2 R:TY1\nR:ZZ9")
     box.press("Control+Enter")
     settle(page)
-    _number(page, "Blue VP", 11)
-    _number(page, "Red VP", 7)
+    number(page, "Blue VP", 11)
+    number(page, "Red VP", 7)
     texts = [t.replace("🚫", "").strip() for t in alerts.all_inner_texts()]
     assert texts[0].startswith("Units destroyed, line 3: unknown unit 'R:ZZ9'")
 
@@ -291,13 +219,13 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
     page.goto(f"{server}/whatif")
     page.get_by_role("heading", name="What-if: change a stat, see what it does").first.wait_for(timeout=60_000)
     settle(page)
-    _pick(page, "Which", "L. Laser (LL)")
-    _number(page, "RPT (base 3)", 0)
+    pick(page, "Which", "L. Laser (LL)")
+    number(page, "RPT (base 3)", 0)
     refusal = page.get_by_text("L. Laser RPT: Input should be greater than or equal to 1").first
     refusal.wait_for(timeout=30_000)
     rpt, err = page.get_by_label("RPT (base 3)", exact=True).bounding_box(), refusal.bounding_box()
     assert rpt["y"] < err["y"] < rpt["y"] + 200 and rpt["x"] - 20 <= err["x"] <= rpt["x"] + rpt["width"]
-    _number(page, "RPT (base 3)", 4)
+    number(page, "RPT (base 3)", 4)
     # attacks to destroy Infantry: 36/13 -> 18/13
     page.get_by_text("18/13").first.wait_for(state="attached", timeout=30_000)
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)  # the kill curves
@@ -311,7 +239,7 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
     assert saved.is_file() and "rpt: 4" in saved.read_text()
     assert not (ROOT / "data" / "rules" / "variants" / saved.name).exists()
     settle(page)
-    _number(page, "Games under each", 2)
+    number(page, "Games under each", 2)
     page.get_by_role("button", name="Play 2 games under v3 and 2 under v3-llaser-rpt4-try").click()
     heading = page.get_by_role("heading", name="Paired impact: v3 → v3-llaser-rpt4-try").first
     heading.wait_for(timeout=180_000)
@@ -323,3 +251,4 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.locator(".js-plotly-plot").count() >= 2  # kill curves and the impact
     screenshot(page, "whatif")
+

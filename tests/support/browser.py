@@ -1,0 +1,102 @@
+"""A real dashboard in a real browser: ``streamlit run`` on a free port, driven in Debian's Chromium
+through Playwright. Used by the browser tests (``tests/app/browser/``) and by
+``scripts/screenshots.py``, which takes the README's screenshots the same way."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def streamlit_server(db: Path, data: Path, work: Path) -> Iterator[str]:
+    """``streamlit run`` of the dashboard on ``db`` with ``data`` as ``data/`` (logs, simulations and
+    the server's output under ``work``); yields its address and stops it on the way out."""
+    port = free_port()
+    env = {**os.environ, "PMIM_DB": str(db), "PMIM_DATA": str(data), "PMIM_LOG_DIR": str(work / "logs"),
+           "PMIM_SIM_DIR": str(work / "sims")}
+    out = work / "streamlit.log"
+    with out.open("w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "streamlit_app.py"), "--server.headless",
+             "true", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("streamlit did not start:\n" + out.read_text())
+                time.sleep(0.3)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def settle(page, timeout: float = 60_000) -> None:  # noqa: ANN001 (a playwright Page)
+    """Wait until the app has finished running its script."""
+    page.wait_for_selector("[data-testid='stApp']", timeout=timeout)
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector(\"[data-testid='stStatusWidget']\")"
+        " || !document.querySelector(\"[data-testid='stStatusWidget']\").innerText.includes('Running')",
+        timeout=timeout)
+    page.wait_for_timeout(500)
+
+
+def pick(page, label: str, option: str, nth: int = 0) -> None:  # noqa: ANN001
+    """Choose ``option`` in the (``nth``) Streamlit selectbox labelled ``label``."""
+    box = page.get_by_role("combobox", name=label, exact=True).nth(nth)
+    box.scroll_into_view_if_needed()
+    box.click()
+    choice = page.get_by_role("option", name=option, exact=True).first
+    try:
+        choice.wait_for(timeout=3_000)
+    except Exception:  # the list did not open on the click (a rerun redrew it): open it by keyboard
+        box.press("ArrowDown")
+    choice.click()
+    settle(page)
+
+
+def number(page, label: str, value: int) -> None:  # noqa: ANN001
+    """Type ``value`` into the Streamlit number input labelled ``label`` and commit it."""
+    field = page.get_by_label(label, exact=True)
+    field.fill(str(value))
+    field.press("Enter")
+    settle(page)
+
+
+def full_page_height(page) -> int:  # noqa: ANN001
+    """The height of the whole page: Streamlit scrolls inside its main block, not the window."""
+    return int(page.evaluate("() => Math.max(...[...document.querySelectorAll(\"[data-testid='stMain'],"
+                             " [data-testid='stMainBlockContainer']\")].map(e => e.scrollHeight), 1000)"))
