@@ -20,7 +20,7 @@ import streamlit as st
 
 from pmim_analytics.analytics import Provenance, dice_table, tables
 from pmim_analytics.errors import PmimError, StoreError
-from pmim_analytics.rules import list_rules_ids, load_rules, load_scenario
+from pmim_analytics.rules import list_rules_ids, load_rules, load_scenario, rules_label
 from pmim_analytics.store.connection import is_lock_error, resolve_db_path
 from pmim_analytics.store.games import list_games, read_stored_game, selection_choices
 from pmim_analytics.store.info import db_info
@@ -141,6 +141,7 @@ REPORTS: dict[str, Callable[[DuckDBData], Any]] = {
     "costs": tables.cost_report,
     "luck": tables.luck_report,
     "quality": tables.quality_report,
+    "optional_rules": tables.optional_rules_report,
 }
 
 
@@ -289,8 +290,9 @@ def sidebar() -> Filters:
         st.session_state["composition_filter"] = ALL
     picked = sb.multiselect("Rules versions and variants", all_ids,
                             default=None if "rules_filter" in st.session_state else all_ids,
-                            key="rules_filter", on_change=_keep, args=("rules_filter",),
-                            help="Variants are rules versions of their own.")
+                            key="rules_filter", on_change=_keep, args=("rules_filter",), format_func=rules_label,
+                            help="Variants are rules versions of their own; a variant that switches on optional "
+                                 "rules (heat, rolled initiative, catch-up activations, rushing) names them.")
     src = sb.radio("Source", SOURCES, horizontal=True, key="source_filter", on_change=_keep, args=("source_filter",),
                    help="engine: simulated by the bots; manual: logged from real tables")
     comp = sb.selectbox("Composition", comps, key="composition_filter", on_change=_keep,

@@ -74,11 +74,16 @@ V2_ARMIES = ("v2-playtest-balanced", "v2-playtest1-heavy", "v2-playtest2-infantr
 #: The playtest lists that still fit v3 once translated (the infantry list is 74 points there).
 V2_LISTS_IN_V3 = ("v2-playtest-balanced", "v2-playtest1-heavy", "v2-lances-example")
 
-#: The default demo: the v3 archetypes under v3 and every v3 variant (the designer's what-ifs),
+#: The sample variants that switch on one optional rule each (docs/rules-notes.md, "Optional rules").
+OPTIONAL_RULE_VARIANTS = ("v3-heat", "v3-rolled-initiative", "v3-catch-up", "v3-rush")
+
+#: The default demo: the v3 archetypes under v3 and every v3 variant (the designer's what-ifs,
+#: and the four optional-rule variants on v3's seeds, so the impact report pairs their games),
 #: the playtest lists under v2 as printed and as played (heavy Warmechs at DEF 6), and the same
 #: playtest lists translated to v3, so "the same list under v2 and v3" has games to compare.
 DEFAULT_PLANS = (
-    DemoPlan(("v3", "v3-llaser-rpt4", "v3-heavy-def6", "v3-mjolnir-16"), V3_ARMIES, demo_games(), bot=demo_bot(),
+    DemoPlan(("v3", "v3-llaser-rpt4", "v3-heavy-def6", "v3-mjolnir-16", *OPTIONAL_RULE_VARIANTS), V3_ARMIES,
+             demo_games(), bot=demo_bot(),
              levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v3",), level_games=40),
     DemoPlan(("v2", "v2-heavy-def6"), V2_ARMIES, demo_games(), bot=demo_bot(),
              levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v2-heavy-def6",),

@@ -67,6 +67,35 @@ def body() -> None:
         for s in cost_caveats(fit.summary):
             st.caption(s)
 
+    opt = sh.report("optional_rules", f)
+    if not opt.is_empty():
+        st.header("Optional rules")
+        st.caption("Games of variants that switch on optional rules (docs/rules-notes.md). Observed rates "
+                   "sit beside the exact odds; intervals are 95%.")
+        if opt.heat.height:
+            st.subheader("Overheating")
+            st.dataframe(opt.heat.select(
+                pl.col("rules_id").alias("rules"), "excess", "rolls", "overheats",
+                (pl.col("rate") * 100).round(1).alias("overheat %"),
+                pl.format("{} – {}", (pl.col("rate_lo") * 100).round(0), (pl.col("rate_hi") * 100).round(0))
+                .alias("95% interval, %"), (pl.col("exact") * 100).round(1).alias("exact %")),
+                hide_index=True, key="overheat")
+            st.dataframe(opt.weapons_lost.select(pl.col("rules_id").alias("rules"), "weapon", "rolls",
+                                                 pl.col("lost").alias("weapons lost to heat"),
+                                                 pl.col("self_damage").alias("damage to itself")),
+                         hide_index=True, key="weapons_lost")
+        if opt.initiative.height:
+            st.subheader("Rolled initiative")
+            st.dataframe(opt.initiative.select(
+                pl.col("rules_id").alias("rules"), "rolls", "ties", "rounds",
+                (pl.col("share") * 100).round(1).alias("blue first %"),
+                pl.format("{} – {}", (pl.col("share_lo") * 100).round(0), (pl.col("share_hi") * 100).round(0))
+                .alias("95% interval, %")), hide_index=True, key="initiative")
+        if opt.rushes.height:
+            st.subheader("Rushes")
+            st.dataframe(opt.rushes.select(pl.col("rules_id").alias("rules"), "rushes", "games"),
+                         hide_index=True, key="rushes")
+
     st.header("Newest games")
     g = sh.games(f, limit=15)
     st.dataframe(g.select("played", "source", pl.col("rules_id").alias("rules"), "blue", "red", "winner", "reason",

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import polars as pl
 
-from pmim_analytics.analytics import compositions, costs, lineups, luck, quality, units, weapons
+from pmim_analytics.analytics import compositions, costs, lineups, luck, optional_rules, quality, units, weapons
 from pmim_analytics.analytics.frames import Frames, content_hash
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
 
@@ -68,6 +68,7 @@ class GameData(Protocol):
     def round_scores(self) -> pl.DataFrame: ...
     def game_winners(self) -> pl.DataFrame: ...
     def rules_tables(self) -> tuple[pl.DataFrame, pl.DataFrame]: ...
+    def optional_rule_events(self) -> pl.DataFrame: ...
 
 
 class FrameData:
@@ -113,6 +114,9 @@ class FrameData:
 
     def side_attack_strata(self) -> pl.DataFrame:
         return luck.side_attack_strata(self.frames.events, self.frames.units, self.frames.games)
+
+    def optional_rule_events(self) -> pl.DataFrame:
+        return optional_rules.optional_rule_events(self.frames.events, self.frames.games)
 
     def side_luck_sums(self, rules_units: pl.DataFrame, rules_weapons: pl.DataFrame) -> pl.DataFrame:
         strata = self.side_attack_strata()

@@ -31,7 +31,7 @@ import polars as pl
 from pmim_analytics.model.combat import KILL_CONDITIONS as KILL_CODES
 from pmim_analytics.model.combat import attack_damage, hit_probability, two_d6_at_least
 from pmim_analytics.model.vocab import LOCATION_BY_CODE
-from pmim_analytics.rules.mechanics import infantry_range
+from pmim_analytics.rules.mechanics import firing_sequence_overheat, infantry_range
 from pmim_analytics.rules.models import BODY_LOCATIONS, Chassis, RulesVersion, Warmech
 
 #: Each body's kill conditions (:data:`pmim_analytics.model.combat.KILL_CONDITIONS`) in the
@@ -200,3 +200,41 @@ def hit_probability_table() -> pl.DataFrame:
         "p": [float(p_at_least(t)) for t in range(2, 13)],
         "p_exact": [_fmt(p_at_least(t)) for t in range(2, 13)],
     })
+
+
+def overheat_sequence_table(rating: int, heats: list[int] | tuple[int, ...],
+                            weapons: list[str] | tuple[str, ...] | None = None) -> pl.DataFrame:
+    """Exact overheat odds of a firing sequence (heat rule): one row per weapon fired, in order.
+
+    Columns: shot (1, 2, ...), weapon, heat, total_heat, excess (the overheat roll's target,
+    0 = no roll), p_overheat / p_overheat_exact (that roll overheats the weapon),
+    p_any_overheat / p_any_overheat_exact (at least one weapon has overheated so far). The
+    rolls are independent d6 (:func:`pmim_analytics.rules.mechanics.firing_sequence_overheat`).
+    """
+    names = list(weapons) if weapons is not None else [f"weapon {i + 1}" for i in range(len(heats))]
+    recs = []
+    total = 0
+    none_yet = Fraction(1)
+    for i, (h, (excess, p)) in enumerate(zip(heats, firing_sequence_overheat(rating, heats), strict=True)):
+        total += h
+        none_yet *= 1 - p
+        recs.append({"shot": i + 1, "weapon": names[i], "heat": h, "total_heat": total, "excess": excess,
+                     "p_overheat": float(p), "p_overheat_exact": _fmt(p), "p_any_overheat": float(1 - none_yet),
+                     "p_any_overheat_exact": _fmt(1 - none_yet)})
+    schema = {"shot": pl.Int64, "weapon": pl.Utf8, "heat": pl.Int64, "total_heat": pl.Int64, "excess": pl.Int64,
+              "p_overheat": pl.Float64, "p_overheat_exact": pl.Utf8, "p_any_overheat": pl.Float64,
+              "p_any_overheat_exact": pl.Utf8}
+    return pl.DataFrame(recs, schema=schema)
+
+
+def warmech_overheat_table(rules: RulesVersion, warmech: str, weapons: list[str] | tuple[str, ...]) -> pl.DataFrame:
+    """:func:`overheat_sequence_table` for a Warmech of ``rules`` firing ``weapons`` (codes) in
+    order, with its heat rating and the weapons' heat costs under the version's heat rule.
+
+    Raises ``ValueError`` when the version has no heat rule.
+    """
+    heat = rules.optional.heat
+    if heat is None:
+        raise ValueError(f"rules {rules.id} has no heat rule; try a variant such as v3-heat")
+    rating = heat.rating_of(rules, warmech)
+    return overheat_sequence_table(rating, [heat.heat_of(rules, w) for w in weapons], list(weapons))

@@ -111,14 +111,35 @@ def luck_table(strata: pl.DataFrame, games: pl.DataFrame, rules_units: pl.DataFr
     return luck_from_sums(side_sums(strata, stratum_expectations(strata, rules_units, rules_weapons), games))
 
 
+def with_optional_dice(luck: pl.DataFrame, optional: pl.DataFrame) -> pl.DataFrame:
+    """Add the optional rules' dice (:func:`.optional_rules.optional_dice_luck`) to the luck table.
+
+    ``dice_z`` combines the damage luck ``luck_z`` with ``heat_z`` and ``initiative_z`` where
+    a side rolled them (Stouffer: the sum of the independent z scores over the square root of
+    their number); without optional-rule dice it is ``luck_z``. The summary ranks sides by it.
+    """
+    if optional.height == 0:
+        return luck.with_columns(heat_z=pl.lit(None, pl.Float64), initiative_z=pl.lit(None, pl.Float64),
+                                 dice_z=pl.col("luck_z"))
+    t = luck.join(optional.select("game_id", "side", "heat_z", "initiative_z"), on=["game_id", "side"], how="left")
+    parts = [pl.col(c) for c in ("luck_z", "heat_z", "initiative_z")]
+    total = pl.sum_horizontal(*parts)
+    count = pl.sum_horizontal(*(p.is_not_null().cast(pl.Int64) for p in parts))
+    return t.with_columns(dice_z=pl.when(count > 0).then(total / count.cast(pl.Float64).sqrt()))
+
+
 def luck_summary(luck: pl.DataFrame) -> pl.DataFrame:
     """Per rules id and source: how often the side with the better dice won.
 
-    Counts decisive games where both sides have a luck index. Columns: ``rules_id source
+    Sides are compared by ``dice_z`` when the table has it (damage luck with the optional
+    rules' dice, :func:`with_optional_dice`), else by ``luck_z``. Counts decisive games where
+    both sides have a luck index. Columns: ``rules_id source
     games luckier_won share share_lo share_hi mean_abs_diff``.
     """
+    z = "dice_z" if "dice_z" in luck.columns else "luck_z"  # with the optional rules' dice when known
     wide = (
-        luck.filter(pl.col("luck_z").is_not_null())
+        luck.filter(pl.col(z).is_not_null())
+        .select("game_id", "rules_id", "source", "side", pl.col(z).alias("luck_z"), "won")
         .pivot(on="side", index=["game_id", "rules_id", "source"], values=["luck_z", "won"])
     )
     need = {"luck_z_blue", "luck_z_red", "won_blue"}

@@ -10,7 +10,17 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pmim_analytics.analytics import compositions, costs, impact, lineups, luck, quality, units, weapons
+from pmim_analytics.analytics import (
+    compositions,
+    costs,
+    impact,
+    lineups,
+    luck,
+    optional_rules,
+    quality,
+    units,
+    weapons,
+)
 from pmim_analytics.analytics.dataset import GameData
 
 
@@ -123,12 +133,37 @@ class LuckTables:
 
 
 def luck_report(data: GameData) -> LuckTables:
-    """Luck index of every side in every game with attack events."""
+    """Luck index of every side in every game with attack events (with the optional rules'
+    overheat and initiative dice where there are any: ``heat_z``, ``initiative_z``, ``dice_z``)."""
     with data.session():
         ru, rw = data.rules_tables()
         sums = data.side_luck_sums(ru, rw)
-    table = luck.luck_from_sums(sums)
+        optional = optional_rules.optional_dice_luck(data.optional_rule_events())
+    table = luck.with_optional_dice(luck.luck_from_sums(sums), optional)
     return LuckTables(table, luck.luck_summary(table))
+
+
+@dataclass(frozen=True)
+class OptionalRulesTables:
+    """What the optional rules did: overheat rates by excess (with the exact odds), weapons lost
+    to heat, initiative wins, rushes (:mod:`.optional_rules`)."""
+
+    heat: pl.DataFrame
+    weapons_lost: pl.DataFrame
+    initiative: pl.DataFrame
+    rushes: pl.DataFrame
+
+    def is_empty(self) -> bool:
+        """True when the selected games hold no optional-rule event."""
+        return not any(t.height for t in (self.heat, self.weapons_lost, self.initiative, self.rushes))
+
+
+def optional_rules_report(data: GameData) -> OptionalRulesTables:
+    """The optional rules' effects in the selected games."""
+    with data.session():
+        ev = data.optional_rule_events()
+    return OptionalRulesTables(optional_rules.heat_table(ev), optional_rules.heat_by_weapon(ev),
+                               optional_rules.initiative_table(ev), optional_rules.rush_table(ev))
 
 
 @dataclass(frozen=True)

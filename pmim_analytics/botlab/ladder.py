@@ -26,7 +26,7 @@ from pmim_analytics.analytics.ratings import bradley_terry, head_to_head
 from pmim_analytics.analytics.robustness import level_key
 from pmim_analytics.engine.actions import Action
 from pmim_analytics.engine.bots import Bot, bot_names, check_bot_name, make_bot
-from pmim_analytics.engine.dice import game_streams
+from pmim_analytics.engine.dice import game_streams, optional_rule_dice
 from pmim_analytics.engine.driver import run
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import GameState
@@ -205,7 +205,8 @@ def play_ladder_game(batch: BatchSpec, i: int) -> LadderGame:
     dice, blue_rng, red_rng = game_streams(batch.seed, i)
     bots = (_TimedBot(make_bot(blue_bot, blue_rng)), _TimedBot(make_bot(red_bot, red_rng)))
     t0 = time.perf_counter()
-    state = run(spec, bots[0], bots[1], dice)
+    extra = optional_rule_dice(batch.seed, i) if not spec.rules.optional.is_empty() else None
+    state = run(spec, bots[0], bots[1], dice, extra)
     total = time.perf_counter() - t0
     end = state.events[-1]
     names = batch.name.split("|") if batch.name else ["", "", "", ""]

@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 
 from pmim_analytics.analytics import compositions, tables
-from pmim_analytics.analytics.dice import dice_table
+from pmim_analytics.analytics.dice import dice_table, warmech_overheat_table
 from pmim_analytics.analytics.units import km_every_round
 from pmim_analytics.cli import output
 from pmim_analytics.cli._common import err, guarded, out
@@ -359,6 +359,40 @@ def costs_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db
                       "No armies known in these games.", said)], fmt)
 
 
+@app.command("optional-rules")
+@guarded
+def optional_rules_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                       fmt: Format = FORMAT_OPT) -> None:
+    """What the optional rules did: overheat rates by excess beside the exact odds, weapons lost
+    to heat, initiative wins, rushes (games of variants with optional rules).
+
+    Example: pmim report optional-rules --rules v3-heat,v3-rolled-initiative
+    """
+    if not (data := _data(rules, source, db)):
+        return
+    rep = tables.optional_rules_report(data)
+    rid = Col("rules", text("rules_id"), "left")
+    emit([
+        Listing("overheat", "Overheat rolls by excess (observed vs exact)", rep.heat,
+                [rid, Col("excess", field("excess")), Col("rolls", field("rolls")),
+                 Col("overheats", field("overheats")), Col("rate", field("rate", pct)),
+                 Col("95% CI", lambda x: f"{pct(x['rate_lo'])}-{pct(x['rate_hi'])}"),
+                 Col("exact", field("exact", pct))], None, "No overheat rolls in these games."),
+        Listing("weapons_lost", "Weapons lost to heat", rep.weapons_lost,
+                [rid, Col("weapon", text("weapon"), "left"), Col("rolls", field("rolls")), Col("lost", field("lost")),
+                 Col("self damage", field("self_damage"))], None, "No overheat rolls in these games."),
+        Listing("initiative", "Rolled initiative: rounds blue went first (exactly 1/2)",
+                rep.initiative,
+                [rid, Col("rolls", field("rolls")), Col("ties", field("ties")), Col("rounds", field("rounds")),
+                 Col("blue first", field("share", pct)),
+                 Col("95% CI", lambda x: f"{pct(x['share_lo'])}-{pct(x['share_hi'])}")], None,
+                "No initiative rolls in these games."),
+        Listing("rushes", "Rushes", rep.rushes,
+                [rid, Col("rushes", field("rushes")), Col("games", field("games"))], None,
+                "No rushes in these games."),
+    ], fmt)
+
+
 @app.command("luck")
 @guarded
 def luck_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
@@ -379,6 +413,7 @@ def luck_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db:
             Col("attacks", field("attacks")), Col("damage", field("damage")),
             Col("expected", field("expected_damage", lambda v: num(v, 1))),
             Col("luck z", field("luck_z", lambda v: "" if v is None else f"{v:+.2f}")),
+            Col("with optional dice", field("dice_z", lambda v: "" if v is None else f"{v:+.2f}")),
             Col("won", field("won"))]
     sides = Listing("luck_sides", "Luck per game and side", lk.sides, cols, limit)
     emit([summary, sides] if fmt is not Format.csv else [sides, summary], fmt)
@@ -403,6 +438,9 @@ def dice_cmd(rules: str = typer.Option("v3", "--rules", help="Rules id (a versio
              target: str | None = typer.Option(None, "--target", help="One target type, e.g. Paladin."),
              weapon: str | None = typer.Option(None, "--weapon", help="One weapon, e.g. GG or 'Gauss Gun'."),
              exact: bool = typer.Option(False, "--exact", help="Show exact fractions."),
+             overheat: str | None = typer.Option(
+                 None, "--overheat", help="Heat rule: exact overheat odds of a Warmech firing weapons in order, "
+                 "e.g. 'Timber Wolf:GG,ML' (needs a variant with heat, such as v3-heat)."),
              fmt: Format = FORMAT_OPT) -> None:
     """The dice-maths table: every weapon against every unit type, exactly (no simulation).
 
@@ -411,9 +449,49 @@ def dice_cmd(rules: str = typer.Option("v3", "--rules", help="Rules id (a versio
     chart, re-rolling destroyed locations). "inf." is the range when infantry or ODA carry
     the weapon. Needs no database.
 
+    With --overheat, the exact chance that each shot of a firing sequence overheats, and that
+    any has so far, under the variant's heat rule.
+
     Example: pmim dice --rules v3 --target Paladin
+
+    Example: pmim dice --rules v3-heat --overheat "Paladin:HL,HAC"
     """
+    if overheat:
+        _overheat(rules, overheat, exact, fmt)
+        return
     _dice(rules, target, weapon, exact, fmt)
+
+
+def _overheat_faces(row: dict) -> str:
+    e = row["excess"]
+    return "-" if e <= 0 else "1" if e == 1 else "any" if e >= 6 else f"1-{e}"
+
+
+@guarded
+def _overheat(rules: str, sequence: str, exact: bool, fmt: Format) -> None:
+    r = load_rules(rules)
+    mech_name, sep, weapon_list = sequence.partition(":")
+    if not sep or not weapon_list.strip():
+        raise PmimError(f"--overheat {sequence!r}: write the Warmech, a colon and its weapons in firing order, "
+                        "e.g. 'Timber Wolf:GG,ML'")
+    mech = find_unit(r, mech_name.strip())
+    if not mech.is_warmech:
+        raise PmimError(f"--overheat: {mech.name} is not a Warmech; only Warmechs make heat")
+    codes = [find_weapon(r, w.strip()).code for w in weapon_list.split(",") if w.strip()]
+    try:
+        t = warmech_overheat_table(r, mech.code, codes)
+    except ValueError as e:
+        raise PmimError(str(e)) from None
+    heat = r.optional.heat
+    assert heat is not None
+    cols = [Col("shot", field("shot")), Col("weapon", text("weapon"), "left"), Col("heat", field("heat")),
+            Col("total", field("total_heat")), Col("overheats on", _overheat_faces),
+            Col("P(overheat)", text("p_overheat_exact") if exact else field("p_overheat", pct)),
+            Col("P(any so far)", text("p_any_overheat_exact") if exact else field("p_any_overheat", pct))]
+    emit([Listing("overheat", f"Overheat odds, {mech.name} (heat rating {heat.rating_of(r, mech.code)}), {r.id}",
+                  t, cols, notes=("overheats on: the d6 results that overheat the weapon (the heat above the "
+                                  "rating so far); in PMIM a Warmech makes at most two attacks an activation",))],
+         fmt)
 
 
 @guarded

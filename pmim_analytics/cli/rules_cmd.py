@@ -11,7 +11,7 @@ from pmim_analytics.cli._common import guarded, out
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
 from pmim_analytics.report.markdown import Col, field, text
 from pmim_analytics.rules import find_unit, list_rules_ids, load_rules
-from pmim_analytics.rules.diff import diff_rules, format_diff_markdown
+from pmim_analytics.rules.diff import diff_rules, format_diff_markdown, format_settings
 from pmim_analytics.rules.models import RulesVersion, Warmech
 
 app = typer.Typer(help="The rules catalogue: versions v1, v2, v3 and their variants.", no_args_is_help=True)
@@ -28,12 +28,15 @@ def list_cmd(fmt: Format = FORMAT_OPT) -> None:
     for rid in list_rules_ids():
         r = load_rules(rid)
         rows.append({"id": r.id, "name": r.name, "based_on": r.base or r.parent or None, "chassis": len(r.chassis),
-                     "weapons": len(r.weapons), "warmechs": len(r.warmechs)})
+                     "weapons": len(r.weapons), "warmechs": len(r.warmechs),
+                     "optional_rules": " ".join(r.optional.names()) or None})
     frame = pl.DataFrame(rows, schema={"id": pl.String, "name": pl.String, "based_on": pl.String,
-                                       "chassis": pl.Int64, "weapons": pl.Int64, "warmechs": pl.Int64})
+                                       "chassis": pl.Int64, "weapons": pl.Int64, "warmechs": pl.Int64,
+                                       "optional_rules": pl.String})
     cols = [Col("id", text("id"), "left"), Col("name", text("name"), "left"),
             Col("based on", lambda x: x["based_on"] or "-", "left"), Col("chassis", field("chassis")),
-            Col("weapons", field("weapons")), Col("Warmechs", field("warmechs"))]
+            Col("weapons", field("weapons")), Col("Warmechs", field("warmechs")),
+            Col("optional rules", lambda x: (x["optional_rules"] or "-").replace("_", " "), "left")]
     emit([Listing("rules", "PMIM rules catalogue", frame, cols)], fmt)
 
 
@@ -65,10 +68,13 @@ def _unit_listings(r: RulesVersion) -> list[Listing]:
     stat = {"hp": r.labels.hp, "mov": "MOV", "def": "DEF", "arm": "ARM", "spt": "SPT", "pts": "PTS", "rng": "RNG",
             "acc": "ACC", "rpt": "RPT", "strength": r.labels.strength, "ton": "TON", "tons": "TONS",
             "warmech": "Warmech", "hp_arm": "arm", "hp_leg": "leg", "hp_torso": "torso", "hp_center": "center"}
+    optional = _frame([{"rule": name, "settings": format_settings(settings)}
+                       for name, settings in r.optional.settings().items()], ("rule", "settings"))
     return [Listing("chassis", f"Chassis ({r.id})", chassis, cols(chassis, stat)),
             Listing("weapons", f"Weapons ({r.id})", weapons, cols(weapons, stat)),
             Listing("warmechs", f"Warmechs ({r.id})", mechs, cols(mechs, stat)),
-            Listing("hit_charts", f"Hit location charts ({r.id})", charts, cols(charts, {}))]
+            Listing("hit_charts", f"Hit location charts ({r.id})", charts, cols(charts, {})),
+            Listing("optional_rules", f"Optional rules ({r.id})", optional, cols(optional, {}))]
 
 
 @app.command("show")
@@ -78,7 +84,8 @@ def show_cmd(
     unit: str | None = typer.Option(None, "--unit", help="Show one unit type only (name or code)."),
     fmt: Format = FORMAT_OPT,
 ) -> None:
-    """Show the tables of one rules version or variant (csv: the chassis table; json: all four).
+    """Show the tables of one rules version or variant and its optional rules (csv: the chassis
+    table; json: all of them).
 
     Example: pmim rules show v3 --unit "Timber Wolf"
     """

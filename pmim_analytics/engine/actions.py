@@ -6,6 +6,7 @@
 ``move B:TW1 5,10``      move the active unit to a hex
 ``fire B:TW1 LA R:TY2``  attack with the weapon on a mount
 ``end B:TW1``            end the active unit's activation
+``rush B:TW1 5,8``       rush the active unit (optional rule)
 =======================  ==================================
 
 :func:`parse_action` reads the notation back; ``str(action)`` writes it.
@@ -52,6 +53,17 @@ class MoveUnit:
 
 
 @dataclass(frozen=True, slots=True)
+class RushUnit:
+    """Rush the active unit to ``to`` (optional rule: up to twice its MOV, then no attack)."""
+
+    unit: str
+    to: Hex
+
+    def __str__(self) -> str:
+        return f"rush {self.unit} {self.to.format()}"
+
+
+@dataclass(frozen=True, slots=True)
 class FireWeapon:
     """Attack ``target`` with the weapon on ``mount`` (LA, RA, CT, or HULL for basic units)."""
 
@@ -73,7 +85,7 @@ class EndActivation:
         return f"end {self.unit}"
 
 
-Action = PlaceUnit | ActivateUnit | MoveUnit | FireWeapon | EndActivation
+Action = PlaceUnit | ActivateUnit | MoveUnit | FireWeapon | EndActivation | RushUnit
 
 
 def parse_action(text: str) -> Action:
@@ -91,9 +103,11 @@ def parse_action(text: str) -> Action:
             return FireWeapon(words[1], words[2].upper(), words[3])
         if verb == "end" and len(words) == 2:
             return EndActivation(words[1])
+        if verb == "rush" and len(words) == 3:
+            return RushUnit(words[1], Hex.parse(words[2]))
     except PmimError:
         pass
     raise PmimError(
         f"{text!r} is not an action; write place UNIT C,R | activate UNIT | move UNIT C,R | "
-        "fire UNIT MOUNT TARGET | end UNIT"
+        "fire UNIT MOUNT TARGET | end UNIT | rush UNIT C,R"
     )

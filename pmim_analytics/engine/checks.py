@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pmim_analytics.engine.actions import Action, ActivateUnit, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.actions import Action, ActivateUnit, FireWeapon, MoveUnit, PlaceUnit, RushUnit
 from pmim_analytics.errors import IllegalActionError
 from pmim_analytics.model.hexes import Hex
 from pmim_analytics.model.vocab import SIDES
@@ -27,6 +27,7 @@ class RuleChecks:
     if TYPE_CHECKING:  # what the checks read of the game state (GameState defines them)
         from pmim_analytics.engine.spec import Board
         from pmim_analytics.model.hexes import HexGrid
+        from pmim_analytics.rules.optional import RushRule
 
         phase: str
         round: int
@@ -40,10 +41,14 @@ class RuleChecks:
         board: Board
         grid: HexGrid
         _pending: object | None
+        _chance: str | None
+        _rush: RushRule | None
+        rushed: bool
 
         def unit(self, unit_id: str) -> UnitState: ...
         def next_to_place(self) -> UnitState | None: ...
         def reachable(self, u: UnitState) -> dict[int, int]: ...
+        def rush_reachable(self, u: UnitState) -> dict[int, int]: ...
         def path_length(self, u: UnitState, i: int) -> int | None: ...
 
     def check(self, action: Action) -> None:
@@ -52,6 +57,8 @@ class RuleChecks:
             raise IllegalActionError(f"{action}: the game is over")
         if self._pending is not None:
             raise IllegalActionError(f"{action}: the attack in progress is waiting for dice")
+        if self._chance is not None:
+            raise IllegalActionError(f"{action}: the game is waiting for the {self._chance.replace('_', ' ')} roll")
         u = self.unit(action.unit)
         if isinstance(action, PlaceUnit):
             self._check_place(u, action.hex)
@@ -67,6 +74,8 @@ class RuleChecks:
             raise IllegalActionError(f"{action}: {u.id} is not the active unit ({active} is)")
         elif isinstance(action, MoveUnit):
             self._check_move(u, action.to)
+        elif isinstance(action, RushUnit):
+            self._check_rush(u, action.to)
         elif isinstance(action, FireWeapon):
             self._check_fire(u, action.mount, action.target)
 
@@ -120,6 +129,23 @@ class RuleChecks:
                    else "every path within MOV is blocked by enemy units or terrain")
             raise IllegalActionError(f"{u.id} cannot move to {h.format()}: {why}")
 
+    def _check_rush(self, u: UnitState, h: Hex) -> None:
+        if self._rush is None:
+            raise IllegalActionError(f"{u.id} cannot rush: rushing is not a rule of this game")
+        if self.attacks > 0:
+            raise IllegalActionError(f"{u.id} cannot rush: it has already attacked this activation")
+        if self.moved:
+            raise IllegalActionError(f"{u.id} has already moved this activation")
+        if u.immobilized:
+            raise IllegalActionError(f"{u.id} is immobilized and cannot move")
+        if not self.grid.contains(h):
+            raise IllegalActionError(f"{u.id} cannot rush to {h.format()}: off the map")
+        i = self.grid.index(h)
+        if i == u.pos or self.occ[i] >= 0 or self.board.impassable[i] or i not in self.rush_reachable(u):
+            d = self.grid.dist[u.pos][i]
+            raise IllegalActionError(f"{u.id} cannot rush to {h.format()}: {d} hexes away, occupied, impassable "
+                                     "or every path within twice its MOV is blocked")
+
     def mount_index(self, u: UnitState, mount: str) -> int:
         """Index of ``u``'s mount named ``mount``; raises :class:`IllegalActionError` if absent."""
         for m, wm in enumerate(u.p.mounts):
@@ -130,10 +156,14 @@ class RuleChecks:
 
     def _check_fire(self, u: UnitState, mount: str, target_id: str) -> None:
         m = self.mount_index(u, mount)
+        if self.rushed:
+            raise IllegalActionError(f"{u.id} rushed this activation and may not attack")
         if self.attacks >= u.p.max_attacks:
             raise IllegalActionError(f"{u.id} has already made {self.attacks} attack(s) this activation")
         if (self.fired >> m) & 1:
             raise IllegalActionError(f"{u.id} has already fired its {mount} weapon this activation")
+        if (u.lost >> m) & 1:
+            raise IllegalActionError(f"{u.id} cannot fire its {mount} weapon: it was destroyed by overheating")
         if not u.can_use(m):
             raise IllegalActionError(f"{u.id} cannot fire its {mount} weapon: that location is destroyed")
         t = self.unit(target_id)

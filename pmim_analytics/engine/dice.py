@@ -4,7 +4,9 @@ A batch is identified by its seed; game ``i`` of the batch gets its own
 ``numpy.random.SeedSequence(batch_seed, spawn_key=(i,))`` -- exactly the ``i``-th child
 ``SeedSequence(batch_seed).spawn(n)`` would give -- so a game's dice depend only on
 (batch seed, game index), never on how many workers or which backend played it. That
-sequence is split in three independent streams: the dice, blue's bot, red's bot.
+sequence is split in independent streams: the dice, blue's bot, red's bot, and a fourth for
+the optional rules' dice (initiative and overheat rolls), so that switching an optional rule
+on does not shift the dice of the game's attacks.
 """
 
 from __future__ import annotations
@@ -38,8 +40,10 @@ class Dice:
         self._buf: list[int] = []
         self._pos = 0
 
-    def roll(self, n: int) -> tuple[int, ...]:
-        """Roll ``n`` d6."""
+    def roll(self, n: int, sides: int = 6) -> tuple[int, ...]:
+        """Roll ``n`` d6 (or ``n`` dice of ``sides`` sides, drawn straight from the generator)."""
+        if sides != 6:
+            return tuple(self._gen.integers(1, sides + 1, size=n, dtype=np.int64).tolist())
         pos = self._pos
         if pos + n > len(self._buf):
             rest = self._buf[pos:]
@@ -55,3 +59,9 @@ def game_streams(batch_seed: int, game_index: int) -> tuple[Dice, random.Random,
     return (Dice(dice_seq),
             random.Random(int(blue_seq.generate_state(1, np.uint64)[0])),
             random.Random(int(red_seq.generate_state(1, np.uint64)[0])))
+
+
+def optional_rule_dice(batch_seed: int, game_index: int) -> Dice:
+    """The dice of the optional rules in one game: the fourth child of the game's seed
+    sequence (the first three, :func:`game_streams`, are unchanged by asking for it)."""
+    return Dice(game_seed_sequence(batch_seed, game_index).spawn(4)[3])

@@ -11,22 +11,24 @@ import datetime as dt
 
 from pmim_analytics.engine.bots import Bot, BotSpec, make_bot, parse_bot_spec
 from pmim_analytics.engine.checks import OVER
-from pmim_analytics.engine.dice import Dice, game_streams
+from pmim_analytics.engine.dice import Dice, game_streams, optional_rule_dice
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import GameState
 from pmim_analytics.errors import IllegalActionError
 from pmim_analytics.model.events import Event
-from pmim_analytics.model.record import GameHeader, GameRecord, compute_game_id
+from pmim_analytics.model.record import GameHeader, GameRecord, compute_game_id, format_version_for
 from pmim_analytics.model.vocab import BLUE, RED, SIDE_PREFIX
 
 #: A game that takes more decisions than this is a bot that never ends its activations.
 MAX_STEPS = 200_000
 
 
-def run(spec: GameSpec, blue: Bot, red: Bot, dice: Dice) -> GameState:
+def run(spec: GameSpec, blue: Bot, red: Bot, dice: Dice, optional_dice: Dice | None = None) -> GameState:
     """Play one game to its end: bots decide, the dice answer the state's chance nodes.
 
-    Raises :class:`IllegalActionError` when a bot picks an illegal action or never ends.
+    The optional rules' rolls (initiative, overheating) come from ``optional_dice`` (needed
+    only when the rules have optional rules). Raises :class:`IllegalActionError` when a bot
+    picks an illegal action or never ends.
     """
     state = GameState(spec)
     bots = (blue, red)
@@ -34,7 +36,12 @@ def run(spec: GameSpec, blue: Bot, red: Bot, dice: Dice) -> GameState:
     while state.phase != OVER:
         need = state.roll_needed()
         if need:
-            state.apply_roll(dice.roll(need))
+            if state.is_optional_roll():
+                if optional_dice is None:
+                    raise IllegalActionError("this game's optional rules need dice of their own")
+                state.apply_roll(optional_dice.roll(need, state.roll_sides()))
+            else:
+                state.apply_roll(dice.roll(need))
         else:
             state.apply(bots[state.to_act].choose(state))
         steps += 1
@@ -59,7 +66,9 @@ def make_header(spec: GameSpec, bots: tuple[str | None, str | None], seed: int |
                 batch: str | None, played: str | None, events: list[Event], source: str = "engine") -> GameHeader:
     """The replay header of a finished game, its ``game_id`` computed from the content."""
     scen = spec.scenario
+    optional = spec.rules.optional.settings() or None
     header = GameHeader(
+        version=format_version_for(optional), optional_rules=optional,
         game_id="", source=source, rules=spec.rules.id, scenario=scen.id, seed=seed, game_index=game_index,
         batch=batch, map={"columns": scen.map.columns, "rows": scen.map.rows, "layout": scen.map.layout},
         sides={"blue": side_record(spec, BLUE, bots[0]), "red": side_record(spec, RED, bots[1])},
@@ -80,7 +89,8 @@ def play_game(spec: GameSpec, blue_bot: BotSpec | str, red_bot: BotSpec | str, s
     """
     blue_spec, red_spec = parse_bot_spec(str(blue_bot)), parse_bot_spec(str(red_bot))
     dice, blue_rng, red_rng = game_streams(seed, game_index)
-    state = run(spec, make_bot(blue_spec, blue_rng), make_bot(red_spec, red_rng), dice)
+    extra = optional_rule_dice(seed, game_index) if not spec.rules.optional.is_empty() else None
+    state = run(spec, make_bot(blue_spec, blue_rng), make_bot(red_spec, red_rng), dice, extra)
     played = played if played is not None else dt.date.today().isoformat()
     header = make_header(spec, (blue_spec.label(), red_spec.label()), seed, game_index, batch, played,
                          state.events)

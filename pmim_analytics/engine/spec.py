@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from pmim_analytics.errors import IllegalActionError, UnknownNameError
+from pmim_analytics.errors import DataFileError, IllegalActionError, Location, UnknownNameError
 from pmim_analytics.model.combat import attack_damage, hit_probability
 from pmim_analytics.model.events import FIRST_PLAYER_SETTINGS
 from pmim_analytics.model.hexes import HexGrid, grid_for
@@ -22,10 +22,13 @@ from pmim_analytics.rules.mechanics import (
     attacks_per_activation,
     chart_codes,
     deployment_rows,
+    heat_rating,
     in_capture_zone,
+    weapon_heat,
     weapon_range,
 )
 from pmim_analytics.rules.models import RulesVersion, Warmech
+from pmim_analytics.rules.optional import OptionalRules, check_optional_rules
 from pmim_analytics.rules.scenario import Scenario
 
 __all__ = ["BLUE", "RED", "SIDES", "SIDE_PREFIX", "Board", "GameSpec", "UnitProfile", "WeaponMount", "build_board",
@@ -43,6 +46,7 @@ class WeaponMount:
     acc: int
     rpt: int
     strength: int
+    heat: int = 0  # heat one attack with it makes (optional heat rule; 0 when off)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +69,7 @@ class UnitProfile:
     loc_hp: tuple[int, ...]
     chart: tuple[str, ...]
     mounts: tuple[WeaponMount, ...]
+    heat_rating: int = -1  # the optional heat rule's rating; -1 = the unit makes no heat
 
     @property
     def is_mech(self) -> bool:
@@ -127,10 +132,13 @@ def build_profiles(rules: RulesVersion, side: int, roster: Roster, first_index: 
         if len(ru.weapons) != len(ru.mounts):
             raise UnknownNameError(f"unit {ru.id}: {len(ru.weapons)} weapons on {len(ru.mounts)} mounts")
         mounts = []
+        is_mech = isinstance(spec, Warmech)
         for code, mount in zip(ru.weapons, ru.mounts, strict=True):
             w = find_weapon(rules, code)
             loc = LOC_INDEX[mount] if mount in LOC_INDEX else -1
-            mounts.append(WeaponMount(mount, loc, w.code, weapon_range(rules, spec.code, w), w.acc, w.rpt, w.strength))
+            mounts.append(WeaponMount(mount, loc, w.code, weapon_range(rules, spec.code, w), w.acc, w.rpt, w.strength,
+                                      weapon_heat(rules, w.code) if is_mech else 0))
+        rating = heat_rating(rules, spec.code) if is_mech else None
         if isinstance(spec, Warmech):
             hp_by_code = {LOCATION_CODES[k]: v for k, v in spec.location_hp().items()}
             loc_hp = tuple(hp_by_code.get(code, -1) for code in LOCATIONS)
@@ -140,7 +148,7 @@ def build_profiles(rules: RulesVersion, side: int, roster: Roster, first_index: 
         out.append(UnitProfile(
             index=first_index + n, id=game_unit_id(side, ru.id), side=side, roster_id=ru.id, code=spec.code,
             type=spec.name, kind=spec.kind, body=body, mov=spec.mov, def_=spec.def_, arm=spec.arm, pts=ru.pts,
-            hp=hp, loc_hp=loc_hp, chart=chart, mounts=tuple(mounts),
+            hp=hp, loc_hp=loc_hp, chart=chart, mounts=tuple(mounts), heat_rating=-1 if rating is None else rating,
         ))
     return out
 
@@ -171,13 +179,22 @@ class GameSpec:
 
     @classmethod
     def create(cls, rules_id: str, scenario_id: str, blue: Roster, red: Roster,
-               first_player: str | None = None) -> GameSpec:
-        """Build a spec from ids and rosters; ``first_player`` overrides the scenario's setting.
+               first_player: str | None = None, optional_rules: OptionalRules | None = None) -> GameSpec:
+        """Build a spec from ids and rosters; ``first_player`` overrides the scenario's setting,
+        ``optional_rules`` the rules version's own (the verifier replays a game with the
+        optional rules its header records).
 
         Raises :class:`UnknownNameError` for an unknown rules id, scenario, unit, weapon or
-        first-player setting.
+        first-player setting and :class:`DataFileError` for optional rules that leave
+        something undefined.
         """
         rules = load_rules(rules_id)
+        if optional_rules is not None and optional_rules != rules.optional:
+            rules = rules.model_copy(update={"optional_rules": optional_rules})
+            problems = check_optional_rules(rules)
+            if problems:
+                raise DataFileError(f"the optional rules cannot be used with {rules_id}: {problems[0][1]}",
+                                    Location(field=".".join(str(p) for p in problems[0][0])))
         scenario = with_first_player(load_scenario(scenario_id), first_player)
         blue_units = build_profiles(rules, BLUE, blue, 0)
         red_units = build_profiles(rules, RED, red, len(blue_units))

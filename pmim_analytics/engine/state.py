@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import cast
 
-from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit, RushUnit
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER, RuleChecks
 from pmim_analytics.engine.movement import walk_lengths
 from pmim_analytics.engine.spec import GameSpec, UnitProfile
@@ -39,11 +39,15 @@ from pmim_analytics.model.events import (
     FirstPlayer,
     GameEnd,
     Immobilized,
+    InitiativeRoll,
     LocationDestroyed,
     Move,
+    OverheatRoll,
     RoundEnd,
     RoundStart,
+    Rush,
     UnitDestroyed,
+    WeaponLost,
     first_side_of_die,
 )
 from pmim_analytics.model.hexes import Hex
@@ -53,12 +57,15 @@ from pmim_analytics.rules import mechanics
 _CT = combat.CT
 _new = object.__new__
 
+#: The chance nodes of the optional rules (:meth:`GameState.optional_roll_kind`).
+INITIATIVE, OVERHEAT, HEAT_HIT = "initiative", "overheat", "heat_hit"
+
 
 class UnitState:
     """A unit's changing state in a game; ``p`` is its fixed :class:`UnitProfile`."""
 
     __slots__ = ("p", "id", "side", "index", "hp", "loc_hp", "pos", "alive", "placed", "activated",
-                 "immobilized", "disarmed")
+                 "immobilized", "disarmed", "lost")
 
     def __init__(self, p: UnitProfile) -> None:
         self.p = p
@@ -73,6 +80,7 @@ class UnitState:
         self.activated = False
         self.immobilized = False
         self.disarmed = False
+        self.lost = 0  # bit m set when the weapon on mount m was destroyed by overheating
 
     def copy(self) -> UnitState:
         """An independent copy (the profile is shared: it never changes)."""
@@ -89,10 +97,13 @@ class UnitState:
         c.activated = self.activated
         c.immobilized = self.immobilized
         c.disarmed = self.disarmed
+        c.lost = self.lost
         return c
 
     def can_use(self, m: int) -> bool:
-        """True when the weapon on mount number ``m`` is usable (its location stands)."""
+        """True when the weapon on mount number ``m`` is usable (its location stands, it has not overheated)."""
+        if self.lost and (self.lost >> m) & 1:
+            return False
         loc = self.p.mounts[m].loc
         return loc < 0 or self.loc_hp[loc] > 0
 
@@ -143,6 +154,16 @@ class GameState(RuleChecks):
         self._loc_rolls: list[int] = []
         self._result: GameResult | None = None
         self._reach: tuple[UnitState | None, dict[int, int]] = (None, {})  # cache for the active unit
+        optional = spec.rules.optional
+        self._initiative = optional.rolled_initiative
+        self._catch_up = optional.catch_up
+        self._rush = optional.rush
+        self._chance: str | None = None  # an optional rule's chance node: INITIATIVE, OVERHEAT or HEAT_HIT
+        self.turn_left = 1  # activations left in the acting side's turn (catch-up activations)
+        self.heat = 0  # heat the active Warmech has made this activation
+        self.rushed = False  # the active unit rushed: no attacks this activation
+        self._overheat: tuple[UnitState, int, int] | None = None  # (Warmech, mount, excess) awaiting a roll
+        self._heat_rolls: list[int] = []
         if not self.units or not self.side_units[BLUE] or not self.side_units[RED]:
             raise IllegalActionError("each side needs at least one unit")
         if spec.scenario.first_player in ("blue", "red"):
@@ -211,6 +232,16 @@ class GameState(RuleChecks):
         c._loc_rolls = self._loc_rolls[:]
         c._result = self._result
         c._reach = (None, {})
+        c._initiative = self._initiative
+        c._catch_up = self._catch_up
+        c._rush = self._rush
+        c._chance = self._chance
+        c.turn_left = self.turn_left
+        c.heat = self.heat
+        c.rushed = self.rushed
+        o = self._overheat
+        c._overheat = None if o is None else (units[o[0].index], o[1], o[2])
+        c._heat_rolls = self._heat_rolls[:]
         c._draw_pending = self._draw_pending
         c._first_r1 = self._first_r1
         return c
@@ -258,24 +289,44 @@ class GameState(RuleChecks):
         return self._result
 
     def is_chance_node(self) -> bool:
-        """True while the state waits for dice (after a ``fire`` action, or for the
-        ``random`` first-player draw before deployment)."""
-        return self._pending is not None or self._draw_pending
+        """True while the state waits for dice (after a ``fire`` action, for the ``random``
+        first-player draw before deployment, or for an optional rule's roll)."""
+        return self._pending is not None or self._draw_pending or self._chance is not None
 
     def pending_attack(self) -> tuple[UnitState, int, UnitState] | None:
         """(attacker, mount number, target) of the attack waiting for dice, else ``None``."""
         return self._pending
 
     def roll_needed(self) -> int:
-        """How many d6 the state needs now: 2 for an attack roll, 1 for a hit location or the
-        first-player draw, 0 for none."""
+        """How many dice the state needs now: 2 for an attack roll, 1 for a hit location or the
+        first-player draw, 0 for none; with optional rules, 2 for the initiative roll (one a
+        side) and 1 for an overheat roll or the hit location of an overheated weapon."""
         if self._pending is None:
-            return 1 if self._draw_pending else 0
+            if self._draw_pending:
+                return 1
+            if self._chance is None:
+                return 0
+            return 2 if self._chance == INITIATIVE else 1
         return 2 if self._roll is None else 1
+
+    def roll_sides(self) -> int:
+        """The sides of the dice the state needs now: 6, or the initiative die of rolled initiative."""
+        if self._chance == INITIATIVE and self._initiative is not None:
+            return self._initiative.die
+        return 6
+
+    def optional_roll_kind(self) -> str | None:
+        """Which optional rule's roll the state waits for: INITIATIVE, OVERHEAT, HEAT_HIT or ``None``."""
+        return self._chance
+
+    def is_optional_roll(self) -> bool:
+        """True when the dice wanted are an optional rule's (initiative, overheating); the driver
+        rolls those from their own stream, so a game's other dice do not shift."""
+        return self._chance is not None
 
     def current_side(self) -> int | None:
         """The side (0 blue, 1 red) that decides the next action; ``None`` at chance or end."""
-        if self.phase == OVER or self._pending is not None or self._draw_pending:
+        if self.phase == OVER or self._pending is not None or self._draw_pending or self._chance is not None:
             return None
         return self.to_act
 
@@ -304,6 +355,20 @@ class GameState(RuleChecks):
     def can_move(self, u: UnitState) -> bool:
         """True when ``u`` is active, has not moved and is able to move."""
         return u is self.active and not self.moved and not u.immobilized and u.p.mov > 0
+
+    def can_rush(self, u: UnitState) -> bool:
+        """True when rushing is on and ``u`` could move and has not attacked this activation."""
+        return self._rush is not None and self.can_move(u) and self.attacks == 0
+
+    def rush_reachable(self, u: UnitState) -> dict[int, int]:
+        """Hexes ``u`` may end a rush on (up to the rush distance), with the shortest legal path;
+        movement's rules (no enemy to pass, no terrain, no stacking) hold as for a move."""
+        reach = mechanics.rush_distance(self._rush, u.p.mov)
+        if reach <= 0 or u.immobilized or u.pos < 0:
+            return {}
+        enemy_at = {e.pos for e in self.side_units[1 - u.side] if e.alive and e.pos >= 0}
+        seen = walk_lengths(self.grid, u.pos, reach, self.board.impassable, enemy_at)
+        return {h: d for h, d in seen.items() if h != u.pos and self.occ[h] < 0}
 
     def reachable(self, u: UnitState) -> dict[int, int]:
         """Hexes ``u`` may end a move on, with the length of the shortest legal path.
@@ -366,14 +431,17 @@ class GameState(RuleChecks):
 
     def fireable_mounts(self, u: UnitState) -> list[int]:
         """Mounts the active unit may still fire this activation (ignoring targets)."""
-        if u is not self.active or self.attacks >= u.p.max_attacks:
+        if u is not self.active or self.attacks >= u.p.max_attacks or self.rushed:
             return []
         fired = self.fired
         return [m for m in range(len(u.p.mounts)) if not (fired >> m) & 1 and u.can_use(m)]
 
     def legal_actions(self) -> list[Action]:
-        """Every action the deciding side may take now (empty at a chance node or the end)."""
-        if self.phase == OVER or self._pending is not None or self._draw_pending:
+        """Every action the deciding side may take now (empty at a chance node or the end).
+
+        With rushing on, a rush is listed only to hexes a plain move cannot reach (a rush to a
+        nearer hex is legal, but a move there does the same and keeps the attacks)."""
+        if self.phase == OVER or self._pending is not None or self._draw_pending or self._chance is not None:
             return []
         if self.phase == DEPLOY:
             u = self.next_to_place()
@@ -387,6 +455,9 @@ class GameState(RuleChecks):
         if self.can_move(u):
             hexes = self.grid.hexes
             actions.extend(MoveUnit(u.id, hexes[h]) for h in sorted(self.reachable(u)))
+            if self.can_rush(u):
+                near = self.reachable(u)
+                actions.extend(RushUnit(u.id, hexes[h]) for h in sorted(self.rush_reachable(u)) if h not in near)
         for m in self.fireable_mounts(u):
             mount = u.p.mounts[m].mount
             actions.extend(FireWeapon(u.id, mount, t.id) for t in self.targets(u, m))
@@ -417,6 +488,8 @@ class GameState(RuleChecks):
             self._end_activation()
         elif kind is PlaceUnit:
             self._do_place(u, cast(PlaceUnit, action).hex)
+        elif kind is RushUnit:
+            self._do_move(u, cast(RushUnit, action).to, rush=True)
         else:
             raise IllegalActionError(f"{action!r} is not an action")
 
@@ -446,8 +519,17 @@ class GameState(RuleChecks):
         for u in self.units:
             u.activated = False
         self.waiting = list(self.living)
-        self.to_act = self.spec.first_side(n, self._first_r1)
+        if self._initiative is not None:  # rolled initiative: wait for the dice
+            self._chance = INITIATIVE
+            return
+        self._begin_turn(self.spec.first_side(n, self._first_r1))
         self._emit(RoundStart(seq=len(self.events) + 1, round=n, first=SIDES[self.to_act]))
+
+    def _begin_turn(self, side: int) -> None:
+        """``side`` starts a turn: it activates one unit, or more with catch-up activations."""
+        self.to_act = side
+        self.turn_left = (1 if self._catch_up is None
+                          else mechanics.activations_per_turn(self._catch_up, self.living[side], self.living[1 - side]))
 
     def _do_activate(self, u: UnitState) -> None:
         if self.active is not None:
@@ -463,13 +545,15 @@ class GameState(RuleChecks):
         self.moved = False
         self.attacks = 0
         self.fired = 0
+        self.heat = 0
+        self.rushed = False
         self._emit(Activate(seq=len(self.events) + 1, round=self.round, unit=u.id))
         self._maybe_auto_end()
 
-    def _do_move(self, u: UnitState, h: Hex) -> None:
+    def _do_move(self, u: UnitState, h: Hex, rush: bool = False) -> None:
         i = self.grid.index(h)
         start = u.pos
-        path = self.path_length(u, i)
+        path = self.rush_reachable(u).get(i) if rush else self.path_length(u, i)
         if path is None:  # only when replaying a recorded illegal move
             path = self.grid.dist[start][i]
         if self.occ[start] == u.index:
@@ -480,8 +564,13 @@ class GameState(RuleChecks):
         self.moved = True
         self._reach = (None, {})
         frm = self.grid.hexes[start]
-        self._emit(Move(seq=len(self.events) + 1, round=self.round, unit=u.id, from_hex=(frm.col, frm.row),
-                        to_hex=(h.col, h.row), path=path))
+        if rush:
+            self.rushed = True
+            self._emit(Rush(seq=len(self.events) + 1, round=self.round, unit=u.id, from_hex=(frm.col, frm.row),
+                            to_hex=(h.col, h.row), path=path))
+        else:
+            self._emit(Move(seq=len(self.events) + 1, round=self.round, unit=u.id, from_hex=(frm.col, frm.row),
+                            to_hex=(h.col, h.row), path=path))
         self._maybe_auto_end()
 
     def apply_roll(self, dice: tuple[int, ...] | list[int]) -> None:
@@ -492,6 +581,9 @@ class GameState(RuleChecks):
         if self._pending is None:
             if self._draw_pending:
                 self._draw_first_player(dice)
+                return
+            if self._chance is not None:
+                self._apply_optional_roll(dice)
                 return
             raise IllegalActionError("no roll is needed now")
         need = 2 if self._roll is None else 1
@@ -550,21 +642,90 @@ class GameState(RuleChecks):
             elif destroyed_loc:
                 self._location_lost(tgt, location, att)
         if self.phase != OVER:
+            if att.p.heat_rating >= 0 and self._heats_up(att, m, wm.heat):
+                return
             self._maybe_auto_end()
 
-    def _location_lost(self, tgt: UnitState, location: str, att: UnitState) -> None:
+    # ----------------------------------------------------------------- optional rules' dice
+    def _heats_up(self, att: UnitState, m: int, heat: int) -> bool:
+        """Heat: add an attack's heat to the activation's; True when an overheat roll is now due."""
+        self.heat += heat
+        excess = mechanics.overheat_excess(self.heat, att.p.heat_rating)
+        if excess <= 0:
+            return False
+        self._overheat = (att, m, excess)
+        self._chance = OVERHEAT
+        return True
+
+    def _apply_optional_roll(self, dice: tuple[int, ...] | list[int]) -> None:
+        need, sides = self.roll_needed(), self.roll_sides()
+        if len(dice) != need or not all(1 <= d <= sides for d in dice):
+            raise IllegalActionError(f"expected {need} d{sides} result(s), got {list(dice)!r}")
+        if self._chance == INITIATIVE:
+            first = mechanics.initiative_first(dice[0], dice[1])
+            self._emit(InitiativeRoll(seq=len(self.events) + 1, round=self.round, blue_roll=dice[0], red_roll=dice[1],
+                                      first=None if first is None else SIDES[first]))
+            if first is not None:
+                self._chance = None
+                self._begin_turn(first)
+                self._emit(RoundStart(seq=len(self.events) + 1, round=self.round, first=SIDES[first]))
+            return
+        assert self._overheat is not None
+        att, m, excess = self._overheat
+        wm = att.p.mounts[m]
+        if self._chance == OVERHEAT:
+            overheated = mechanics.is_overheated(dice[0], excess)
+            self._emit(OverheatRoll(seq=len(self.events) + 1, round=self.round, unit=att.id, weapon=wm.weapon,
+                                    mount=wm.mount, excess=excess, result=dice[0], overheated=overheated))
+            if not overheated:
+                self._chance = None
+                self._overheat = None
+                self._maybe_auto_end()
+                return
+            att.lost |= 1 << m
+            self._chance = HEAT_HIT
+            self._heat_rolls = []
+            return
+        self._heat_rolls.append(dice[0])
+        code = att.p.chart[dice[0] - 1]
+        if combat.location_is_hittable(att.loc_hp, code):
+            self._chance = None
+            self._overheat = None
+            self._overheat_hit(att, m, code)
+
+    def _overheat_hit(self, att: UnitState, m: int, location: str) -> None:
+        """An overheated weapon is destroyed and hits its own Warmech at ``location``, ignoring ARM."""
+        wm = att.p.mounts[m]
+        damage = mechanics.overheat_damage(wm.strength, wm.rpt)
+        li = combat.LOC_INDEX[location]
+        att.loc_hp[li], overkill = combat.absorb(att.loc_hp[li], damage)
         events = self.events
+        events.append(WeaponLost(seq=len(events) + 1, round=self.round, unit=att.id, weapon=wm.weapon, mount=wm.mount,
+                                 location=location, location_rolls=tuple(self._heat_rolls), damage=damage,
+                                 overkill=overkill))
+        if damage > 0 and att.loc_hp[li] == 0:
+            self._location_lost(att, location, None)
+        elif not att.disarmed and combat.is_disarmed([not att.can_use(k) for k in range(len(att.p.mounts))]):
+            att.disarmed = True
+            events.append(Disarmed(seq=len(events) + 1, round=self.round, unit=att.id, by=None))
+        if self.phase != OVER:
+            self._maybe_auto_end()
+
+    def _location_lost(self, tgt: UnitState, location: str, att: UnitState | None) -> None:
+        """``tgt`` loses ``location`` to ``att`` (``None``: to its own overheated weapon)."""
+        events = self.events
+        by = None if att is None else att.id
         events.append(LocationDestroyed(seq=len(events) + 1, round=self.round, unit=tgt.id, location=location,
-                                        by=att.id))
+                                        by=by))
         if combat.is_mech_destroyed(tgt.p.body, tgt.loc_hp):  # type: ignore[arg-type]
             self._destroy(tgt, att)
             return
         if not tgt.immobilized and combat.is_mech_immobilized(tgt.loc_hp):
             tgt.immobilized = True
-            events.append(Immobilized(seq=len(events) + 1, round=self.round, unit=tgt.id, by=att.id))
+            events.append(Immobilized(seq=len(events) + 1, round=self.round, unit=tgt.id, by=by))
         if not tgt.disarmed and combat.is_disarmed([not tgt.can_use(k) for k in range(len(tgt.p.mounts))]):
             tgt.disarmed = True
-            events.append(Disarmed(seq=len(events) + 1, round=self.round, unit=tgt.id, by=att.id))
+            events.append(Disarmed(seq=len(events) + 1, round=self.round, unit=tgt.id, by=by))
 
     def _destroy(self, tgt: UnitState, by: UnitState | None) -> None:
         tgt.alive = False
@@ -604,10 +765,13 @@ class GameState(RuleChecks):
             return
         self.active = None
         side = u.side
-        if self.waiting[1 - side] > 0:
-            self.to_act = 1 - side
-        elif self.waiting[side] > 0:
+        if self.turn_left > 1 and self.waiting[side] > 0:  # catch-up: the turn's next activation
+            self.turn_left -= 1
             self.to_act = side
+        elif self.waiting[1 - side] > 0:
+            self._begin_turn(1 - side)
+        elif self.waiting[side] > 0:
+            self._begin_turn(side)
         else:
             self._end_round()
 
@@ -641,6 +805,7 @@ class GameState(RuleChecks):
         self.phase = OVER
         self.active = None
         self._pending = None
+        self._chance = None
         self._result = GameResult(winner, reason, self.round, self.vp[BLUE], self.vp[RED])
         self._emit(GameEnd(seq=len(self.events) + 1, round=self.round, winner=winner, reason=reason,
                            rounds=self.round, blue_vp=self.vp[BLUE], red_vp=self.vp[RED]))

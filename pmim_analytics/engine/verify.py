@@ -9,15 +9,16 @@ check goes on from the engine's own reconstruction, so one bad field gives one f
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit, RushUnit
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER
 from pmim_analytics.engine.spec import GameSpec
-from pmim_analytics.engine.state import GameState
+from pmim_analytics.engine.state import HEAT_HIT, INITIATIVE, OVERHEAT, GameState
 from pmim_analytics.errors import IllegalActionError, InvalidArmyError, PmimError, ReplayError
 from pmim_analytics.model import combat
 from pmim_analytics.model.events import (
@@ -29,16 +30,25 @@ from pmim_analytics.model.events import (
     Event,
     FirstPlayer,
     GameEnd,
+    InitiativeRoll,
     Move,
+    OverheatRoll,
+    Rush,
+    WeaponLost,
     dispatch,
 )
 from pmim_analytics.model.hexes import Hex
 from pmim_analytics.model.record import GameHeader, GameRecord, MapRecord, SideRecord
 from pmim_analytics.model.vocab import SIDE_PREFIX, SIDES, Side
 from pmim_analytics.rules.army import ArmyEntry, ArmyList, Roster, RosterUnit, validate_army
-from pmim_analytics.rules.catalogue import data_dir
+from pmim_analytics.rules.catalogue import data_dir, load_rules
+from pmim_analytics.rules.optional import OptionalRules
 
-INPUT_TYPES = frozenset({"deploy", "activate", "move", "attack"})
+INPUT_TYPES = frozenset({"deploy", "activate", "move", "attack", "rush"})
+#: The optional rules' dice events, and the chance node each answers.
+ROLL_TYPES: dict[str, tuple[str, ...]] = {"initiative_roll": (INITIATIVE,), "overheat_roll": (OVERHEAT,),
+                                          "weapon_lost": (HEAT_HIT,)}
+_ROLL_NAMES = {INITIATIVE: "initiative_roll", OVERHEAT: "overheat_roll", HEAT_HIT: "weapon_lost"}
 _PREFIX: dict[str, str] = {side: SIDE_PREFIX[i] for i, side in enumerate(SIDES)}
 
 
@@ -89,14 +99,15 @@ def _army_problems(header: GameHeader, side: Side) -> list[str]:
 
 @lru_cache(maxsize=256)
 def _spec_of(rules: str, scenario: str, blue: SideRecord, red: SideRecord,
-             first_player: str, data: str) -> tuple[GameSpec, tuple[str, ...]]:
+             first_player: str, data: str, optional_rules: str = "{}") -> tuple[GameSpec, tuple[str, ...]]:
     """The game spec of two header sides and what breaks the army rules in them, built
-    once per armies and data folder ``data`` (a batch replays the same armies many times).
-    Raises :class:`PmimError`."""
+    once per armies, data folder ``data`` and optional rules (their settings as JSON; a
+    batch replays the same armies many times). Raises :class:`PmimError`."""
     header = GameHeader(game_id="", source="engine", rules=rules, scenario=scenario,
                         map=MapRecord(columns=0, rows=0), sides={"blue": blue, "red": red})
+    optional = OptionalRules.model_validate(json.loads(optional_rules))
     spec = GameSpec.create(rules, scenario, roster_from_header(header, "blue"), roster_from_header(header, "red"),
-                           first_player)
+                           first_player, optional_rules=optional)
     return spec, tuple(p for side in ("blue", "red") for p in _army_problems(header, side))
 
 
@@ -156,12 +167,14 @@ class _Checker:
             **dict.fromkeys(EVENT_TYPES, self.derived_event),
             "first_player": self.first_player_event,
             **dict.fromkeys(INPUT_TYPES, self.input_event),
+            **dict.fromkeys(ROLL_TYPES, self.roll_event),
         }
         self.action_of: dict[str, Callable[[Any], tuple[Action, set[str]]]] = {
             "deploy": self.deploy_action,
             "activate": self.activate_action,
             "move": self.move_action,
             "attack": self.attack_action,
+            "rush": self.rush_action,
         }
         try:
             return self.replay()
@@ -177,8 +190,10 @@ class _Checker:
         # (a batch may override the scenario's); without one it is ``alternate``
         drawn = next((e for e in self.record.events if isinstance(e, FirstPlayer)), None)
         try:
+            recorded = self.recorded_optional_rules()
             spec, problems = _spec_of(header.rules, header.scenario, header.sides["blue"], header.sides["red"],
-                                      drawn.setting if drawn else "alternate", str(data_dir()))
+                                      drawn.setting if drawn else "alternate", str(data_dir()),
+                                      json.dumps(recorded.settings(), sort_keys=True))
             for problem in problems:
                 self.report(problem, "sides")
             self.state = GameState(spec)
@@ -193,11 +208,85 @@ class _Checker:
                 if self.state.phase == OVER and not self.queue:
                     self.report(f"{_describe(ev)} comes after the game has ended")
                     continue
+                self.check_no_roll_missing(ev)
                 dispatch(self.on_event, ev)
             self.finish()
         except _Stop as e:
             self.report(f"verification stopped: {e}")
         return self.found
+
+    def recorded_optional_rules(self) -> OptionalRules:
+        """The optional rules the header says the game was played with; a difference from the
+        rules version's own is a finding (the game is then checked by the recorded ones)."""
+        header = self.record.header
+        try:
+            recorded = OptionalRules.model_validate(header.optional_rules or {})
+        except ValueError as e:
+            raise PmimError(f"the header's optional_rules cannot be read: {e}") from None
+        catalogue = load_rules(header.rules).optional
+        if recorded != catalogue:
+            self.report(f"the header records optional rules {recorded.settings() or 'none'}, but rules "
+                        f"{header.rules} has {catalogue.settings() or 'none'}; checked by the recorded ones")
+        return recorded
+
+    # -- the optional rules' dice: recorded in their own events, fed to the engine
+    def check_no_roll_missing(self, ev: Event) -> None:
+        """The engine waits for an optional rule's roll that the replay does not give next."""
+        st = self.state
+        assert st is not None
+        chance = st.optional_roll_kind()
+        if chance is None or ev.type == _ROLL_NAMES[chance] or self.queue:
+            return
+        raise _Stop(f"{_describe(ev)}: the rules need an {_ROLL_NAMES[chance]} event first "
+                    f"({chance.replace('_', ' ')} roll), and the replay has none")
+
+    def roll_event(self, ev: Event) -> None:
+        st = self.state
+        assert st is not None
+        self.flush_missing()
+        if st.optional_roll_kind() not in ROLL_TYPES[ev.type]:
+            if ev.type == "initiative_roll" and st.spec.rules.optional.rolled_initiative is None:
+                self.report(f"unexpected {ev.type}: rolled initiative is not a rule of this game")
+            else:
+                self.report(f"unexpected {_describe(ev)}: the rules call for no such roll here")
+            return
+        try:
+            skip = dispatch(_FEED_ROLL, ev)(self, ev)
+        except IllegalActionError as e:
+            raise _Stop(f"{_describe(ev)}: {e.message}") from None
+        new = self.fresh()
+        if not new:
+            return
+        self.compare(new[0], ev, skip)
+        self.queue.extend(new[1:])
+
+    def feed_initiative(self, ev: InitiativeRoll) -> set[str]:
+        """The recorded initiative dice, blue's then red's."""
+        assert self.state is not None
+        self.state.apply_roll((ev.blue_roll, ev.red_roll))
+        return set()
+
+    def feed_overheat(self, ev: OverheatRoll) -> set[str]:
+        """The recorded overheat d6."""
+        assert self.state is not None
+        self.state.apply_roll((ev.result,))
+        return set()
+
+    def feed_heat_hit(self, ev: WeaponLost) -> set[str]:
+        """The recorded hit-location rolls of an overheated weapon's hit on its own Warmech."""
+        st = self.state
+        assert st is not None
+        rolls = list(ev.location_rolls)
+        while st.optional_roll_kind() == HEAT_HIT and rolls:
+            st.apply_roll((rolls.pop(0),))
+        if st.optional_roll_kind() == HEAT_HIT:
+            raise _Stop(f"{_describe(ev)}: the overheated weapon's hit needs a hit-location roll that is "
+                        "not recorded (a roll on a destroyed location must be re-rolled)")
+        if rolls:
+            self.report(f"{_describe(ev)}: location rolls {rolls} were not needed"
+                        " (the roll before them hit a standing location)")
+            return {"location_rolls"}
+        return set()
 
     # -- derived events: the rules produce them; they must match
     def end_activation(self) -> None:
@@ -311,6 +400,11 @@ class _Checker:
         skip = self.follow_start(ev)
         return MoveUnit(ev.unit, Hex(*ev.to_hex)), skip
 
+    def rush_action(self, ev: Rush) -> tuple[Action, set[str]]:
+        self.follow_actor(ev.unit, ev)
+        skip = self.follow_start(ev)
+        return RushUnit(ev.unit, Hex(*ev.to_hex)), skip
+
     def attack_action(self, ev: Attack) -> tuple[Action, set[str]]:
         self.follow_actor(ev.unit, ev)
         return FireWeapon(ev.unit, ev.mount, ev.target), set()
@@ -351,7 +445,7 @@ class _Checker:
             return
         self.queue.extend(e for e in self.fresh() if e.type != "activate")
 
-    def follow_start(self, ev: Move) -> set[str]:
+    def follow_start(self, ev: Move | Rush) -> set[str]:
         """A move that starts where the unit is not: report it, then start from the recorded hex."""
         st = self.state
         assert st is not None
@@ -394,7 +488,7 @@ class _Checker:
             skip |= {"roll", "hit"}
         st.apply_roll(roll)
         rolls = list(ev.location_rolls)
-        while st.roll_needed():
+        while st.roll_needed() and st.optional_roll_kind() is None:
             if not rolls:
                 if not self.dice_omitted:
                     self.report(f"{_describe(ev)}: the hit needs a hit-location roll that is not recorded"
@@ -429,6 +523,14 @@ class _Checker:
         self.queue.clear()
         if st.phase != OVER:
             self.report("the replay stops before the game is over")
+
+
+#: How each optional-rule roll event hands its dice to the engine (returns the fields already reported).
+_FEED_ROLL: dict[str, Callable[[Any], Callable[[Any, Any], set[str]]]] = {
+    "initiative_roll": lambda ev: _Checker.feed_initiative,
+    "overheat_roll": lambda ev: _Checker.feed_overheat,
+    "weapon_lost": lambda ev: _Checker.feed_heat_hit,
+}
 
 
 def _why(expected: Event, name: str) -> str:

@@ -242,11 +242,75 @@ class GameEnd(Event):
     type: ClassVar[str] = "game_end"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InitiativeRoll(Event):
+    """Rolled initiative (optional rule): each side's die at a round's start, before ``round_start``.
+
+    ``first`` is the side with the higher roll, ``None`` on a tie (then both roll again, in
+    another ``initiative_roll``). The die is the variant's (``rolled_initiative.die``, d6 by default).
+    """
+
+    blue_roll: int = column("int", "die1")
+    red_roll: int = column("int", "die2")
+    first: str | None = column("str", "side", nullable=True)
+    type: ClassVar[str] = "initiative_roll"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OverheatRoll(Event):
+    """Heat (optional rule): the d6 rolled after an attack that took a Warmech above its heat rating.
+
+    ``excess`` is the activation's heat above the rating so far (cumulative); the weapon
+    overheats when ``result`` (the d6) is at most ``excess`` (``overheated``). An overheat is followed by
+    ``weapon_lost``.
+    """
+
+    unit: str = column("str")
+    weapon: str = column("str")
+    mount: str = column("str")
+    excess: int = column("int", "needed")
+    result: int = column("int", "die1")
+    overheated: bool = column("bool", "hit")
+    type: ClassVar[str] = "overheat_roll"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WeaponLost(Event):
+    """Heat (optional rule): an overheated weapon is destroyed and hits its own Warmech, ignoring ARM.
+
+    ``location_rolls`` are the d6 rolled on the Warmech's hit chart (destroyed locations
+    re-roll), ``location`` where the damage went; ``damage`` is STR x RPT, ``overkill`` the part
+    beyond what the location had left.
+    """
+
+    unit: str = column("str")
+    weapon: str = column("str")
+    mount: str = column("str")
+    location: str = column("str")
+    location_rolls: tuple[int, ...] = column("d6_list")
+    damage: int = column("int")
+    overkill: int = column("int")
+    type: ClassVar[str] = "weapon_lost"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rush(Event):
+    """Rushing (optional rule): a unit moves up to its rush distance and may not attack this activation."""
+
+    unit: str = column("str")
+    from_hex: Coords = column("hex", "from_col", "from_row")
+    to_hex: Coords = column("hex", "to_col", "to_row")
+    path: int = column("int")
+    type: ClassVar[str] = "rush"
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (FirstPlayer, Deploy, RoundStart, Activate, Move, Attack, LocationDestroyed, Immobilized,
-                Disarmed, UnitDestroyed, VP, RoundEnd, GameEnd)
+                Disarmed, UnitDestroyed, VP, RoundEnd, GameEnd, InitiativeRoll, OverheatRoll, WeaponLost, Rush)
 }
+#: The event types only the optional rules produce (replay format version 2).
+OPTIONAL_RULE_EVENT_TYPES = frozenset({"initiative_roll", "overheat_roll", "weapon_lost", "rush"})
 
 GAME_END_REASONS = END_REASONS
 

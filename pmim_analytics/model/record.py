@@ -20,7 +20,18 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 from pmim_analytics.model.events import Event
 
 FORMAT_NAME = "pmim-replay"
-FORMAT_VERSION = 1
+#: The newest replay format version. Version 2 added the header's ``optional_rules`` and the
+#: events of the optional rules (``initiative_roll``, ``overheat_roll``, ``weapon_lost``,
+#: ``rush``); a game played without optional rules is still written as version 1, byte for
+#: byte as before, so older readers and golden files keep working.
+FORMAT_VERSION = 2
+#: Every version this tool reads.
+FORMAT_VERSIONS = (1, 2)
+
+
+def format_version_for(optional_rules: dict[str, Any] | None) -> int:
+    """The version a header is written in: 2 when it records optional rules, else 1."""
+    return 2 if optional_rules else 1
 
 
 class UnitRecord(BaseModel):
@@ -66,7 +77,7 @@ class GameHeader(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     format: Literal["pmim-replay"] = "pmim-replay"
-    version: int = FORMAT_VERSION
+    version: int = 1
     game_id: str
     source: Literal["engine", "manual"]
     rules: str
@@ -85,13 +96,15 @@ class GameHeader(BaseModel):
     #: Facts the log reconstructs rather than reports: ``vp`` (the final VP totals).
     #: Stored flagged, and left out of VP margins unless a report is asked to include them.
     estimated: tuple[Literal["vp"], ...] = ()
+    #: the optional rules the game was played with and their settings (version 2; absent = none)
+    optional_rules: dict[str, dict[str, Any]] | None = None
 
     @model_serializer(mode="wrap")
     def _omit_empty_lists(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """``not_recorded`` and ``estimated`` are written only when they say something, so
-        every replay written before they existed keeps its bytes and its game id."""
+        """``not_recorded``, ``estimated`` and ``optional_rules`` are written only when they say
+        something, so every replay written before they existed keeps its bytes and its game id."""
         d: dict[str, Any] = handler(self)
-        for key in ("not_recorded", "estimated"):
+        for key in ("not_recorded", "estimated", "optional_rules"):
             if not d.get(key):
                 d.pop(key, None)
         return d

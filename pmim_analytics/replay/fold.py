@@ -19,7 +19,9 @@ from pmim_analytics.model.events import (
     LocationDestroyed,
     Move,
     RoundEnd,
+    Rush,
     UnitDestroyed,
+    WeaponLost,
     dispatch,
 )
 
@@ -52,8 +54,11 @@ class BoardView:
     def deployed(self, ev: Deploy) -> None:
         self.units[ev.unit].hex = ev.hex
 
-    def moved(self, ev: Move) -> None:
+    def moved(self, ev: Move | Rush) -> None:
         self.units[ev.unit].hex = ev.to_hex
+
+    def overheated(self, ev: WeaponLost) -> None:
+        self.units[ev.unit].damage_taken += ev.damage - ev.overkill
 
     def attacked(self, ev: Attack) -> None:
         self.last_attacks.append(ev)
@@ -94,6 +99,8 @@ def fold_events(unit_ids: Iterable[str], events: Iterable[Event], upto: int | No
     apply: dict[str, Callable[[Any], None]] = {
         "deploy": board.deployed,
         "move": board.moved,
+        "rush": board.moved,
+        "weapon_lost": board.overheated,
         "attack": board.attacked,
         "location_destroyed": board.location_lost,
         "immobilized": board.immobilized,

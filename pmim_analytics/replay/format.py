@@ -29,6 +29,7 @@ from pmim_analytics.model.events import EVENT_FIELDS, EVENT_TYPES, Event, event_
 from pmim_analytics.model.record import (
     FORMAT_NAME,
     FORMAT_VERSION,
+    FORMAT_VERSIONS,
     GameHeader,
     GameRecord,
     MapRecord,
@@ -76,9 +77,11 @@ def parse_header(obj: Any, where: Location) -> GameHeader:
     if obj.get("format") != FORMAT_NAME:
         raise ReplayError(f"format is {obj.get('format')!r}, expected {FORMAT_NAME!r}",
                           Location(where.file, where.line, field="format"))
-    if obj.get("version") != FORMAT_VERSION:
-        raise ReplayError(f"replay version {obj.get('version')!r} is not supported (this tool reads {FORMAT_VERSION})",
-                          Location(where.file, where.line, field="version"))
+    if obj.get("version") not in FORMAT_VERSIONS:
+        raise ReplayError(f"replay version {obj.get('version')!r} is not supported (this tool reads "
+                          f"{', '.join(map(str, FORMAT_VERSIONS))})", Location(where.file, where.line, field="version"))
+    if obj.get("optional_rules") and obj.get("version") == 1:
+        raise ReplayError("optional_rules needs replay version 2", Location(where.file, where.line, field="version"))
     try:
         return GameHeader.model_validate(obj)
     except ValidationError as e:
@@ -112,6 +115,7 @@ _NULLABLE = {(t, f.name) for t, fs in EVENT_FIELDS.items() for f in fs if f.null
 _TEXT_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "str"}
 _HEX_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "hex"}
 _ID_LIST_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "ids"}
+_BOOL_FIELDS = {f.name for fs in EVENT_FIELDS.values() for f in fs if f.kind == "bool"}
 
 
 def check_event_types(d: dict[str, Any], where: Location) -> None:
@@ -139,8 +143,8 @@ def check_event_types(d: dict[str, Any], where: Location) -> None:
             not isinstance(value, tuple | list) or not all(isinstance(v, str) for v in value)
         ):
             raise bad(key, f"{key} must be a list of unit ids, got {value!r}")
-        if key == "hit" and not isinstance(value, bool):
-            raise bad(key, f"hit must be true or false, got {value!r}")
+        if key in _BOOL_FIELDS and not isinstance(value, bool):
+            raise bad(key, f"{key} must be true or false, got {value!r}")
     if d["type"] == "attack":
         roll = d["roll"]
         if roll is not None and (
@@ -155,6 +159,12 @@ def check_event_types(d: dict[str, Any], where: Location) -> None:
             raise bad("location_rolls", f"location rolls must be d6 results 1-6, got {d['location_rolls']!r}")
         if d["damage"] < 0 or d["overkill"] < 0:
             raise bad("damage", "damage and overkill are never negative")
+    elif d["type"] == "overheat_roll" and not 1 <= d["result"] <= 6:
+        raise bad("result", f"the overheat roll is one d6 (1-6), got {d['result']!r}")
+    elif d["type"] == "weapon_lost" and not all(isinstance(x, int) and 1 <= x <= 6 for x in d["location_rolls"]):
+        raise bad("location_rolls", f"location rolls must be d6 results 1-6, got {d['location_rolls']!r}")
+    elif d["type"] == "initiative_roll" and (d["blue_roll"] < 1 or d["red_roll"] < 1):
+        raise bad("blue_roll", "initiative rolls are die results (1 or more)")
 
 
 def read_game(path: str | Path) -> GameRecord:
@@ -191,7 +201,8 @@ def read_game(path: str | Path) -> GameRecord:
 
 
 __all__ = [
-    "FORMAT_NAME", "FORMAT_VERSION", "GameHeader", "GameRecord", "MapRecord", "SideRecord", "UnitRecord",
+    "FORMAT_NAME", "FORMAT_VERSION", "FORMAT_VERSIONS", "GameHeader", "GameRecord", "MapRecord", "SideRecord",
+    "UnitRecord",
     "compute_game_id", "format_game", "game_id_of", "iter_lines", "parse_event", "parse_header", "read_game",
     "write_game",
 ]

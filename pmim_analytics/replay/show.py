@@ -70,6 +70,15 @@ _DESCRIBE: dict[str, Callable[[Any], str]] = {
                       f"(blue: {' '.join(ev.blue) or '-'}; red: {' '.join(ev.red) or '-'})"),
     "round_end": lambda ev: f"End of round {ev.round}: blue {ev.blue_vp} VP, red {ev.red_vp} VP",
     "game_end": _describe_game_end,
+    "initiative_roll": lambda ev: (f"Initiative: blue rolls {ev.blue_roll}, red rolls {ev.red_roll}"
+                                   + (f": {ev.first} goes first" if ev.first else ": a tie, roll again")),
+    "overheat_roll": lambda ev: (f"{ev.unit} runs {ev.excess} heat over its rating firing {ev.weapon}: d6 "
+                                 f"{ev.result}, " + ("the weapon overheats" if ev.overheated else "no overheat")),
+    "weapon_lost": lambda ev: (f"{ev.unit}'s {ev.weapon} ({ev.mount}) blows up and hits its own "
+                               f"{LOCATION_NAMES.get(ev.location, ev.location)} (d6 "
+                               f"{','.join(map(str, ev.location_rolls))}), {ev.damage} damage"
+                               + (f", {ev.overkill} overkill" if ev.overkill else "")),
+    "rush": lambda ev: f"{ev.unit} rushes {_hex(ev.from_hex)} -> {_hex(ev.to_hex)} ({ev.path} hexes, no attack)",
 }
 
 

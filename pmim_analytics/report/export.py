@@ -111,6 +111,10 @@ def collect_tables(data: GameData, rules_ids: Sequence[str]) -> dict[str, pl.Dat
     q = tables.quality_report(data)
     t["quality_outcomes"], t["quality_lengths"] = q.outcomes, q.lengths
     t["quality_leads"], t["vp_by_round"] = q.leads, q.vp_by_round
+    opt = tables.optional_rules_report(data)
+    if not opt.is_empty():  # only games of variants with optional rules have these
+        t["optional_overheat"], t["optional_weapons_lost"] = opt.heat, opt.weapons_lost
+        t["optional_initiative"], t["optional_rushes"] = opt.initiative, opt.rushes
     return t
 
 

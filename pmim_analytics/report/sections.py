@@ -146,6 +146,21 @@ LUCK_COLS = [
     Col("luckier side won", lambda r: interval(r["share"], r["share_lo"], r["share_hi"], as_pct=True)),
     Col("mean luck gap (z)", field("mean_abs_diff")),
 ]
+OVERHEAT_COLS = [
+    Col("rules", text("rules_id"), "left"), Col("excess", field("excess")), Col("rolls", field("rolls")),
+    Col("overheats", lambda r: interval(r["rate"], r["rate_lo"], r["rate_hi"], as_pct=True)),
+    Col("exact", field("exact", pct)),
+]
+WEAPONS_LOST_COLS = [
+    Col("rules", text("rules_id"), "left"), Col("weapon", text("weapon"), "left"),
+    Col("overheat rolls", field("rolls")), Col("weapons lost", field("lost")),
+    Col("damage to itself", field("self_damage")),
+]
+INITIATIVE_COLS = [
+    Col("rules", text("rules_id"), "left"), Col("initiative rolls", field("rolls")), Col("ties", field("ties")),
+    Col("blue went first", lambda r: interval(r["share"], r["share_lo"], r["share_hi"], as_pct=True)),
+]
+RUSH_COLS = [Col("rules", text("rules_id"), "left"), Col("rushes", field("rushes")), Col("games", field("games"))]
 OUTCOME_COLS = [
     Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"), Col("games", field("games")),
     Col("rounds (mean)", field("mean_rounds", lambda v: num(v, 1))), Col("median", field("median_rounds")),
@@ -252,6 +267,13 @@ def render_report(ids: Sequence[str], prov: Provenance, t: dict[str, pl.DataFram
     p += ["", "## Luck", "", "Each side's damage against its exact expectation given the attacks it made "
           "(z-score); how often the side with the better dice won.", "",
           markdown_table(t["luck_summary"], LUCK_COLS)]
+    if "optional_overheat" in t:
+        p += ["", "## Optional rules", "", "What the optional rules did in the games of variants that switch them "
+              "on: overheat rates by excess beside the exact odds, weapons lost to heat, initiative wins, rushes.", ""]
+        for key, cols in (("optional_overheat", OVERHEAT_COLS), ("optional_weapons_lost", WEAPONS_LOST_COLS),
+                          ("optional_initiative", INITIATIVE_COLS), ("optional_rushes", RUSH_COLS)):
+            if t[key].height:
+                p += [markdown_table(t[key], cols), ""]
     p += ["", "## Game quality", "", markdown_table(t["quality_outcomes"], OUTCOME_COLS), "",
           markdown_table(t["quality_leads"], LEAD_COLS),
           _figure("vp_by_round", figs, out, "Mean VP after each round", prov), ""]

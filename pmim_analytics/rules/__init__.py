@@ -16,6 +16,7 @@ from pmim_analytics.rules.catalogue import (
     list_rules_ids,
     load_rules,
     load_scenario,
+    rules_label,
 )
 from pmim_analytics.rules.models import RulesVersion
 
@@ -33,5 +34,6 @@ __all__ = [
     "load_army",
     "load_rules",
     "load_scenario",
+    "rules_label",
     "validate_army",
 ]

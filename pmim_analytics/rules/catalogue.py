@@ -24,6 +24,7 @@ from pmim_analytics.rules.models import (
     Weapon,
     normalize_name,
 )
+from pmim_analytics.rules.optional import OPTIONAL_RULE_NAMES, SETTING_MODELS, check_optional_rules
 from pmim_analytics.rules.scenario import Scenario
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -124,7 +125,9 @@ def _raw_rules(rules_id: str) -> dict[str, Any]:
         base = raw["base"]
         if base == rules_id:
             raise DataFileError("a variant cannot be its own base", Location(display_path(path), field="base"))
-        merged = _deep_merge(_raw_rules(base), raw.get("overrides", {}), path)
+        base_raw = _raw_rules(base)
+        merged = _deep_merge(base_raw, raw.get("overrides", {}), path)
+        merged["optional_rules"] = _merge_optional(base_raw.get("optional_rules"), raw.get("optional_rules"), path)
         merged.update(
             id=rules_id,
             name=raw.get("name", rules_id),
@@ -137,20 +140,98 @@ def _raw_rules(rules_id: str) -> dict[str, Any]:
     return raw
 
 
+def _merge_optional(base: Any, own: Any, path: Path) -> dict[str, Any] | None:
+    """A variant's optional rules: its base's, with the variant's own block laid over them rule by rule."""
+    if own is not None and not isinstance(own, dict):
+        raise DataFileError("optional_rules must be a mapping of rule names to settings",
+                            Location(display_path(path), yaml_key_line(path, ("optional_rules",)),
+                                     field="optional_rules"))
+    merged = {**(base or {}), **(own or {})}
+    return merged or None
+
+
+def yaml_key_line(path: Path, keys: tuple[str | int, ...]) -> int | None:
+    """The line of the deepest key of ``keys`` found in the YAML file at ``path`` (1-based).
+
+    ``keys`` is a path of mapping keys and list indices, as pydantic reports it. Returns
+    ``None`` when the file cannot be read or not even the first key is there.
+    """
+    try:
+        node = yaml.compose(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    line = None
+    for key in keys:
+        if isinstance(node, yaml.MappingNode):
+            found = next(((k, v) for k, v in node.value if str(k.value) == str(key)), None)
+            if found is None:
+                return line
+            line, node = found[0].start_mark.line + 1, found[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+            node = node.value[key]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def _known_keys(loc: tuple[str | int, ...]) -> list[str]:
+    """The keys allowed where ``loc`` (an optional-rules key path) points."""
+    if len(loc) == 2:
+        return list(OPTIONAL_RULE_NAMES)
+    if len(loc) == 3 and loc[1] in SETTING_MODELS:
+        return list(SETTING_MODELS[str(loc[1])].model_fields)
+    return []
+
+
+def _rules_error(err: ValidationError, path: Path) -> DataFileError:
+    """A rules file's first validation problem as one positioned sentence."""
+    first = err.errors()[0]
+    loc = tuple(first["loc"])
+    field = ".".join(str(p) for p in loc) or None
+    reason = first["msg"]
+    if loc[:1] == ("optional_rules",):
+        if first["type"] == "extra_forbidden":
+            what = "optional rule" if len(loc) == 2 else f"setting of {loc[1]}"
+            reason = f"unknown {what} {loc[-1]!r}; known: {', '.join(_known_keys(loc))}"
+        elif first["type"] == "model_type" and len(loc) == 2:
+            reason = (f"the settings of {loc[1]} must be a mapping, e.g. {loc[1]}: {{}} for its defaults "
+                      f"(got {first.get('input')!r})")
+        else:
+            reason = f"{reason} (got {first.get('input')!r})"
+    return DataFileError(reason, Location(display_path(path), yaml_key_line(path, loc), field=field))
+
+
 @cache
 def load_rules(rules_id: str) -> RulesVersion:
     """Return the validated rules version ``rules_id`` (a version or a variant).
 
     Raises :class:`UnknownNameError` for an id with no file and :class:`DataFileError`
-    naming the file, field and reason for a malformed one.
+    naming the file, line, field and reason for a malformed one (an unknown optional rule
+    or setting, a bad value, a Warmech with no heat rating, ...).
     """
     raw = _raw_rules(rules_id)
+    path = _rules_files()[rules_id]
     try:
-        return RulesVersion.model_validate(raw)
+        rules = RulesVersion.model_validate(raw)
     except ValidationError as e:
-        field, reason = validation_message(e)
-        path = _rules_files()[rules_id]
-        raise DataFileError(reason, Location(display_path(path), field=field)) from None
+        raise _rules_error(e, path) from None
+    problems = check_optional_rules(rules)
+    if problems:
+        loc, reason = problems[0]
+        raise DataFileError(reason, Location(display_path(path), yaml_key_line(path, loc),
+                                             field=".".join(str(p) for p in loc)))
+    return rules
+
+
+def rules_label(rules_id: str) -> str:
+    """A rules id as a picker shows it: with the optional rules it switches on, if any
+    (``v3-heat (optional: heat)``). An id that does not load is shown as it is."""
+    try:
+        names = load_rules(rules_id).optional.names()
+    except (DataFileError, UnknownNameError):
+        return rules_id
+    return f"{rules_id} (optional: {', '.join(n.replace('_', ' ') for n in names)})" if names else rules_id
 
 
 def find_unit(rules: RulesVersion, name: str) -> Chassis | Warmech:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pmim_analytics.rules.models import Chassis, RulesVersion, Warmech, Weapon
+from pmim_analytics.rules.optional import OPTIONAL_RULE_NAMES
 
 _UNIT_STATS = ("hp", "mov", "def_", "arm", "spt", "pts")
 _MECH_STATS = ("tons", "spt", "mov", "def_", "arm", "pts")
@@ -15,7 +16,7 @@ _WEAPON_STATS = ("rng", "acc", "rpt", "strength", "ton")
 class Change:
     """One line of the changelog."""
 
-    table: str  # chassis | weapon | warmech | hit chart | special rule | stat name
+    table: str  # chassis | weapon | warmech | hit chart | special rule | optional rule | stat name
     item: str  # the unit or weapon as named in the newer version
     what: str  # the stat, or "added" / "removed" / "renamed"
     old: str
@@ -91,7 +92,26 @@ def diff_rules(a: RulesVersion, b: RulesVersion) -> list[Change]:
         if ra != rb:
             changes.append(Change("special rule", rule.replace("_", " "), "rule",
                                   _rule(ra), _rule(rb)))
+    oa, ob = a.optional.settings(), b.optional.settings()
+    for name in OPTIONAL_RULE_NAMES:
+        sa, sb = oa.get(name), ob.get(name)
+        if sa != sb:
+            what = "switched on" if sa is None else "switched off" if sb is None else "settings"
+            changes.append(Change("optional rule", name.replace("_", " "), what, format_settings(sa),
+                                  format_settings(sb)))
     return changes
+
+
+def format_settings(settings: dict[str, object] | None) -> str:
+    """An optional rule's settings on one line (``-`` when the rule is off)."""
+    if settings is None:
+        return "-"
+    parts = []
+    for key, value in settings.items():
+        if isinstance(value, dict):
+            value = " ".join(f"{k}:{v}" for k, v in value.items()) or "none"
+        parts.append(f"{key}={value}")
+    return ", ".join(parts) or "on"
 
 
 def _chart(chart: tuple[str, ...] | None) -> str:

@@ -11,8 +11,11 @@ data (damage, the attack roll, when a Warmech is destroyed) is
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from pmim_analytics.model.vocab import BLUE, LOCATION_CODES, RED, SIDES
 from pmim_analytics.rules.models import LightWeaponRule, RulesVersion, Weapon
+from pmim_analytics.rules.optional import CatchUpRule, RushRule
 from pmim_analytics.rules.scenario import Scenario, Victory
 
 #: Attacks a unit may make in one activation, by kind (each with a different weapon).
@@ -105,6 +108,91 @@ def round_end_result(victory: Victory, round_no: int, blue_vp: int, red_vp: int)
     return None
 
 
-__all__ = ["ATTACKS_PER_ACTIVATION", "attacks_per_activation", "chart_codes", "deployment_rows", "in_capture_zone",
+# ----------------------------------------------------------------- optional rules
+# Each optional rule of a variant (pmim_analytics.rules.optional) is decided here, once; the
+# engine applies these, the verifier replays them, the dice maths counts with them.
+# docs/rules-notes.md, "Optional rules", says what each source says and what PMIM adapts.
+
+#: The die of the overheat roll.
+OVERHEAT_DIE = 6
+
+
+def heat_rating(rules: RulesVersion, warmech_code: str) -> int | None:
+    """A Warmech's heat rating under ``rules`` (``None`` when heat is off)."""
+    heat = rules.optional.heat
+    return None if heat is None else heat.rating_of(rules, warmech_code)
+
+
+def weapon_heat(rules: RulesVersion, weapon_code: str) -> int:
+    """The heat one attack with ``weapon_code`` adds to its Warmech's activation (0 when heat is off)."""
+    heat = rules.optional.heat
+    return 0 if heat is None else heat.heat_of(rules, weapon_code)
+
+
+def overheat_excess(heat: int, rating: int) -> int:
+    """How far an activation's heat so far stands above the rating (0 at or below it): the
+    overheat roll's target. It is cumulative: it counts all the heat of the activation."""
+    return max(0, heat - rating)
+
+
+def is_overheated(roll: int, excess: int) -> bool:
+    """An attack that leaves the Warmech ``excess`` above its rating overheats its weapon on a
+    d6 roll at or below ``excess`` (no roll, no overheat, at or below the rating)."""
+    return excess > 0 and roll <= excess
+
+
+def overheat_chance(excess: int) -> Fraction:
+    """The exact chance that the overheat roll at ``excess`` overheats the weapon."""
+    return Fraction(min(max(excess, 0), OVERHEAT_DIE), OVERHEAT_DIE)
+
+
+def overheat_damage(strength: int, rpt: int) -> int:
+    """The damage an overheated weapon does to its own Warmech: a hit that ignores ARM, STR x RPT."""
+    return max(0, strength) * rpt
+
+
+def firing_sequence_overheat(rating: int, heats: list[int] | tuple[int, ...]) -> list[tuple[int, Fraction]]:
+    """For weapons fired in order in one activation (their heat costs), the excess after each
+    and the exact chance its overheat roll overheats (0 where no roll is made).
+
+    The rolls are independent; the excess keeps growing whether or not an earlier weapon
+    overheated (heat already made stays made).
+    """
+    out: list[tuple[int, Fraction]] = []
+    total = 0
+    for h in heats:
+        total += h
+        excess = overheat_excess(total, rating)
+        out.append((excess, overheat_chance(excess)))
+    return out
+
+
+def initiative_first(blue_roll: int, red_roll: int) -> int | None:
+    """Rolled initiative: the side (index) with the higher roll goes first; ``None`` on a tie (roll again)."""
+    if blue_roll == red_roll:
+        return None
+    return BLUE if blue_roll > red_roll else RED
+
+
+def activations_per_turn(rule: CatchUpRule | None, own_living: int, other_living: int) -> int:
+    """Catch-up activations: how many units a side activates in the turn it is starting.
+
+    With the rule on, a side with at least ``ratio`` times as many living units as the other
+    activates ``activations`` units; otherwise one. Counted when the side's turn begins.
+    """
+    if rule is None or other_living <= 0 or own_living < rule.ratio * other_living:
+        return 1
+    return rule.activations
+
+
+def rush_distance(rule: RushRule | None, mov: int) -> int:
+    """How far a unit may rush: ``factor`` x MOV (0, no rushing, when the rule is off)."""
+    return 0 if rule is None else rule.factor * mov
+
+
+__all__ = ["ATTACKS_PER_ACTIVATION", "OVERHEAT_DIE", "activations_per_turn", "firing_sequence_overheat",
+           "heat_rating", "initiative_first", "is_overheated", "overheat_chance", "overheat_damage",
+           "overheat_excess", "rush_distance", "weapon_heat", "attacks_per_activation", "chart_codes",
+           "deployment_rows", "in_capture_zone",
            "infantry_range", "objective_scorer", "round_end_result", "round_limit_winner", "vp_winner",
            "weapon_range"]

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pmim_analytics.model.vocab import LocationName
+from pmim_analytics.rules.optional import OptionalRules
 
 BodyType = Literal["humanoid", "avian", "saurian"]
 UnitKind = Literal["infantry", "vehicle", "warmech"]
@@ -210,6 +211,7 @@ class RulesVersion(_Frozen):
     warmechs: tuple[Warmech, ...]
     hit_charts: dict[BodyType, tuple[LocationName, ...]]
     renames: tuple[Rename, ...] = ()
+    optional_rules: OptionalRules | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> RulesVersion:
@@ -230,6 +232,11 @@ class RulesVersion(_Frozen):
         return self
 
     @property
+    def optional(self) -> OptionalRules:
+        """The optional rules switched on (an empty set for the base rules)."""
+        return self.optional_rules if self.optional_rules is not None else _NO_OPTIONAL_RULES
+
+    @property
     def is_variant(self) -> bool:
         """True for a variant (it names a base version)."""
         return self.base is not None
@@ -244,3 +251,6 @@ class RulesVersion(_Frozen):
             if wc.min_tons <= mech.tons <= wc.max_tons:
                 return wc.name
         return "unclassed"
+
+
+_NO_OPTIONAL_RULES = OptionalRules()

@@ -21,7 +21,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from pmim_analytics.analytics import luck, units
+from pmim_analytics.analytics import luck, optional_rules, units
 from pmim_analytics.analytics.compositions import fold_estimated
 from pmim_analytics.analytics.dataset import Provenance
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
@@ -274,6 +274,15 @@ class DuckDBData:
 
     def game_winners(self) -> pl.DataFrame:
         return self._q("SELECT game_id, winner FROM games WHERE {where}")
+
+    def optional_rule_events(self) -> pl.DataFrame:
+        """The optional rules' events of the selected games (:mod:`.optional_rules` wide columns)."""
+        types = ", ".join(f"'{t}'" for t in optional_rules.OPTIONAL_TYPES)
+        cols = ", ".join(f'e."{c}"' if c not in ("rules_id", "source") else f"g.{c}"
+                         for c in optional_rules.EVENT_COLUMNS)
+        return self._q(f"""
+            SELECT {cols} FROM events e JOIN games g USING (game_id)
+            WHERE e.type IN ({types}) AND {{where}}""", "g")
 
     def rules_tables(self) -> tuple[pl.DataFrame, pl.DataFrame]:
         """The database's rules stats for the selected games, completed from the catalogue.

@@ -7,6 +7,8 @@ Checks, each naming the line and field at fault:
 - every event: a known type with its required fields; ``seq`` = 1, 2, ... in file order;
   units, targets, attackers and VP holders that are in the rosters (on the right side);
   an attack uses a weapon the unit carries on that mount, at an enemy; rolls are d6 (1-6);
+  an overheat roll is a d6 and overheats exactly at or below the excess; an initiative roll
+  names the higher roller first (none on a tie);
   ``hit`` agrees with 2d6 + ACC against the number needed; ACC, the number needed (the
   target's DEF) and the damage of a hit ((STR - ARM) x RPT) are those of the game's rules
   version; damage and overkill are never negative, overkill never exceeds damage, a miss
@@ -106,12 +108,24 @@ def event_checks_sql() -> str:
         "array_to_string(list_transform(a.arms, lambda x: replace(x, '@', ' on ')), ', '))]",
         "WHEN e.type = 'attack' AND a.side = t.side THEN "
         "['target', 'rules', printf('%s attacks %s of its own side', e.unit, e.target)]",
-        "WHEN e.type <> 'first_player' AND (e.die1 IS NULL) <> (e.die2 IS NULL) THEN "
+        "WHEN e.type = 'attack' AND (e.die1 IS NULL) <> (e.die2 IS NULL) THEN "
         "['roll', 'format', 'a roll has two dice or none']",
         "WHEN e.type = 'first_player' AND e.die1 NOT BETWEEN 1 AND 6 THEN "
         "['die', 'roll', printf('die %d is not a d6 result (1-6)', e.die1)]",
-        "WHEN e.die1 NOT BETWEEN 1 AND 6 OR e.die2 NOT BETWEEN 1 AND 6 THEN "
+        "WHEN e.type = 'attack' AND (e.die1 NOT BETWEEN 1 AND 6 OR e.die2 NOT BETWEEN 1 AND 6) THEN "
         "['roll', 'roll', printf('roll [%d, %d] is not two d6 results (1-6 each)', e.die1, e.die2)]",
+        "WHEN e.type = 'overheat_roll' AND e.die1 NOT BETWEEN 1 AND 6 THEN "
+        "['result', 'roll', printf('overheat roll %d is not a d6 result (1-6)', e.die1)]",
+        "WHEN e.type = 'overheat_roll' AND e.hit <> (e.die1 <= e.needed) THEN "
+        "['overheated', 'roll', printf('overheated is %s but the d6 %d is %s the excess %d', e.hit, e.die1, "
+        "CASE WHEN e.die1 <= e.needed THEN 'at or below' ELSE 'above' END, e.needed)]",
+        "WHEN e.type = 'initiative_roll' AND (e.die1 < 1 OR e.die2 < 1) THEN "
+        "['blue_roll', 'roll', printf('initiative rolls [%d, %d] are not die results', e.die1, e.die2)]",
+        "WHEN e.type = 'initiative_roll' AND e.side IS DISTINCT FROM (CASE WHEN e.die1 > e.die2 THEN 'blue' "
+        "WHEN e.die2 > e.die1 THEN 'red' END) THEN ['first', 'roll', printf('first is %s but blue rolled %d "
+        "and red %d', coalesce(e.side, 'null'), e.die1, e.die2)]",
+        "WHEN e.type = 'weapon_lost' AND NOT regexp_full_match(e.location_rolls, '[1-6](,[1-6])*') THEN "
+        "['location_rolls', 'roll', printf('location rolls [%s] are not d6 results (1-6 each)', e.location_rolls)]",
         "WHEN e.type = 'attack' AND NOT regexp_full_match(e.location_rolls, '([1-6](,[1-6])*)?') THEN "
         "['location_rolls', 'roll', printf('location rolls [%s] are not d6 results (1-6 each)', e.location_rolls)]",
         f"WHEN e.type = 'attack' AND e.hit <> {_HIT} THEN "

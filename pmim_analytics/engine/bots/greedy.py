@@ -4,7 +4,9 @@ Each activation it picks one objective -- the one where one more unit matters mo
 tie it would break, a VP it would deny), nearer ones first -- and moves as close to its
 capture zone as it can; among equally good hexes it takes the one with the best shots.
 Each weapon fires at the target with the highest expected points removed (damage, with a
-bonus for a kill), before the move when the start hex offers the better shot.
+bonus for a kill), before the move when the start hex offers the better shot. Under the
+optional rules it holds fire when a shot's overheat risk is worth more than the shot, and
+rushes toward its objective when no enemy is within reach of a move and a shot.
 
 The steps are methods (:meth:`goal`, :meth:`pick_hex`, :meth:`target`,
 :meth:`activation_order`) so a stronger bot can refine them one at a time.
@@ -14,11 +16,20 @@ from __future__ import annotations
 
 import random
 
-from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.actions import (
+    Action,
+    ActivateUnit,
+    EndActivation,
+    FireWeapon,
+    MoveUnit,
+    PlaceUnit,
+    RushUnit,
+)
 from pmim_analytics.engine.bots.base import Bot
 from pmim_analytics.engine.bots.tactics import (
     objective_counts,
     objective_priority,
+    overheat_risk,
     shot_value,
     spread_deployment,
 )
@@ -44,6 +55,7 @@ class GreedyBot(Bot):
         self._plan_key: tuple[str, int] | None = None
         self._dest = -1
         self._fire_first: list[int] = []
+        self._rushing = False
 
     def choose(self, state: GameState) -> Action:
         """Place, activate, move or fire, as described in the module docstring."""
@@ -63,13 +75,15 @@ class GreedyBot(Bot):
                 m = self._fire_first.pop()
                 if m in state.fireable_mounts(u):
                     value, t = self.target(state, u, m, u.pos)
-                    if t is not None and value > 0:
+                    if t is not None and value > 0 and (u.p.heat_rating < 0 or value > overheat_risk(state, u, m)):
                         return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
             if self._dest >= 0 and self._dest != u.pos and state.can_move(u) and state.occ[self._dest] < 0:
+                if self._rushing and state.can_rush(u) and self._dest in state.rush_reachable(u):
+                    return RushUnit(u.id, state.grid.hexes[self._dest])
                 return MoveUnit(u.id, state.grid.hexes[self._dest])
         for m in state.fireable_mounts(u):
             value, t = self.target(state, u, m, u.pos)
-            if t is not None and value > 0:
+            if t is not None and value > 0 and (u.p.heat_rating < 0 or value > overheat_risk(state, u, m)):
                 return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
         return EndActivation(u.id)
 
@@ -141,6 +155,7 @@ class GreedyBot(Bot):
         self._plan_key = (u.id, state.round)
         self._dest = -1
         self._fire_first = []
+        self._rushing = False
         if not state.can_move(u):
             return
         mounts = state.fireable_mounts(u)
@@ -162,6 +177,13 @@ class GreedyBot(Bot):
                 tied.append(h)
         shots = self.shot_lists(state, u, mounts)
         dest = self.pick_hex(state, u, tied, shots)
+        if not shots and best > 0 and state.can_rush(u):
+            # nothing to shoot at this activation and the goal is still out of reach: rush toward it
+            far = min(state.rush_reachable(u).items(), key=lambda hd: (max(0, goal_dist[hd[0]] - radius), hd[1], hd[0]),
+                      default=None)
+            if far is not None and max(0, goal_dist[far[0]] - radius) < best:
+                self._dest, self._rushing = far[0], True
+                return
         if dest == pos:
             return
         self._dest = dest

@@ -41,7 +41,7 @@ from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, F
 from pmim_analytics.engine.bots.base import Bot, Param
 from pmim_analytics.engine.bots.persona import Persona, load_persona
 from pmim_analytics.engine.bots.tactician import TacticianBot
-from pmim_analytics.engine.bots.tactics import shot_value
+from pmim_analytics.engine.bots.tactics import overheat_risk, shot_value
 from pmim_analytics.engine.checks import DEPLOY, OVER
 from pmim_analytics.engine.state import GameState, UnitState
 
@@ -182,7 +182,9 @@ class SearchBot(Bot):
                 v = ev.shot(u, m, e)
                 if pick is None or v > best:
                     best, pick = v, e
-        return pick if best > 0 else None
+        if pick is None or best <= 0 or (u is state.active and best <= overheat_risk(state, u, m)):
+            return None
+        return pick
 
     # ------------------------------------------------------------------ search
     def _search(self, state: GameState) -> tuple[UnitState, int, list[int]]:
@@ -309,8 +311,9 @@ class SearchBot(Bot):
             need = sim.roll_needed()
             if need:
                 attack = sim.pending_attack()
-                if attack is None:  # not an attack (the first-player draw): plain dice
-                    sim.apply_roll(tuple(int(rng.random() * 6) + 1 for _ in range(need)))
+                if attack is None:  # not an attack (first-player draw, optional rules' rolls): plain dice
+                    sides = sim.roll_sides()
+                    sim.apply_roll(tuple(int(rng.random() * sides) + 1 for _ in range(need)))
                     steps += 1
                     continue
                 nloc = 0 if need == 2 else nloc + 1

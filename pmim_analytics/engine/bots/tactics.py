@@ -8,6 +8,7 @@ directly and allocates little, because bots run at every decision of thousands o
 from __future__ import annotations
 
 from pmim_analytics.engine.state import GameState, UnitState
+from pmim_analytics.rules import mechanics
 
 #: ``spec.shot_table``: attacker -> mount -> target -> (chance to hit, damage of a hit).
 ShotTable = tuple[tuple[tuple[tuple[float, int], ...], ...], ...]
@@ -32,6 +33,24 @@ def shot_value(u: UnitState, m: int, tgt: UnitState, table: ShotTable, kill_bonu
         return p * tp.pts * dmg / tp.hp
     cap = max(tgt.loc_hp)
     return p * tp.pts * (dmg if dmg < cap else cap) / tp.hp
+
+
+def overheat_risk(state: GameState, u: UnitState, m: int) -> float:
+    """Expected points the active Warmech ``u`` loses to overheating if it fires mount ``m`` now
+    (0 without the heat rule or within its rating): the exact chance of the overheat roll times
+    the weapon's share of the mech plus the damage it would do to itself (as :func:`shot_value`
+    counts damage to a Warmech). A bot fires only when the shot is worth more."""
+    rating = u.p.heat_rating
+    if rating < 0:
+        return 0.0
+    wm = u.p.mounts[m]
+    excess = mechanics.overheat_excess(state.heat + wm.heat, rating)
+    if excess <= 0:
+        return 0.0
+    dmg = mechanics.overheat_damage(wm.strength, wm.rpt)
+    cap = max(u.loc_hp)
+    share = (dmg if dmg < cap else cap) / u.p.hp + 1 / len(u.p.mounts)
+    return float(mechanics.overheat_chance(excess)) * u.p.pts * share
 
 
 def best_target(state: GameState, u: UnitState, m: int, pos: int = -1,

@@ -142,6 +142,12 @@ def read_header(tags: Iterable[Tag], source: str, base_dir: Path | None, on_erro
         except PmimError as e:
             on_error(_err(tok, source, e.message))
             ok = False
+        if rules is not None and not rules.optional.is_empty():
+            on_error(_err(tok, source, f"rules {rules.id!r} switches on optional rules "
+                          f"({', '.join(rules.optional.names())}) whose rolls and moves the log notation cannot "
+                          f"record yet; log the game under {rules.base or 'its base rules'} or play the variant "
+                          "with the engine"))
+            ok = False
     scen_tok = seen["scenario"].value if "scenario" in seen else None
     try:
         scenario = load_scenario(scen_tok.text if scen_tok else DEFAULT_SCENARIO)
