@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import ARGS, CHROMIUM, ROOT, full_page_height, number, pick, settle, streamlit_server
+from tests.support.browser import CHROMIUM, ROOT, full_page_height, number, pick, settle, streamlit_server
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 #: url path, title on the page, whether it draws a chart on a database with games
@@ -56,18 +56,6 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
             yield url
         finally:
             os.environ.pop("PMIM_BROWSER_DATA", None)
-
-
-@pytest.fixture(scope="module")
-def page(server: str):  # noqa: ANN201 (a playwright Page)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield browser.new_page(viewport={"width": 1500, "height": 1000})
-        finally:
-            browser.close()
 
 
 def screenshot(page, name: str, full: bool = True) -> None:  # noqa: ANN001

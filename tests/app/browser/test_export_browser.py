@@ -22,7 +22,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.support.browser import ARGS, CHROMIUM, ROOT, settle, streamlit_server
+from tests.support.browser import CHROMIUM, ROOT, settle, streamlit_server
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 #: An army name as a user might type it: a formula, a tag that runs script, a link.
@@ -53,18 +53,6 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     _pmim("ingest", str(tmp / "hostile-games"), "--db", str(db))
     with streamlit_server(db, data, tmp) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def page(server: str):  # noqa: ANN201 (a playwright Page)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield browser.new_page(viewport={"width": 1500, "height": 1000})
-        finally:
-            browser.close()
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
