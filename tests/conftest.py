@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,10 @@ def pytest_configure(config: pytest.Config) -> None:
     import tempfile
 
     os.environ["PMIM_KEY_FILE"] = str(Path(tempfile.mkdtemp(prefix="pmim-key-")) / "install.key")
+    # A shell that starts `make test` in the background (`make test &`, nohup) ignores Ctrl-C
+    # in it, and every pmim the Ctrl-C tests start would inherit that: give them Python's own.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 ARMIES = DATA / "armies"
 
 
