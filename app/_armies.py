@@ -23,6 +23,20 @@ def army_table(army: ArmyList) -> pl.DataFrame:
                          "count": [e.count for e in army.units]})
 
 
+def unit_entries(data: pl.DataFrame, rules_id: str, key: str) -> list[dict]:
+    """The builder's table of units (type picked among ``rules_id``'s, weapon codes, count),
+    starting from ``data``; returns the army entries of its filled rows."""
+    r = sh.rules(rules_id)
+    unit_names = [u.name for u in r.warmechs] + [u.name for u in r.chassis]
+    table = st.data_editor(data, num_rows="dynamic", key=key, column_config={
+        "type": st.column_config.SelectboxColumn("unit type", options=unit_names, required=True),
+        "weapons": st.column_config.TextColumn("weapons (codes, space-separated)",
+                                               help=", ".join(f"{w.code} = {w.name}" for w in r.weapons)),
+        "count": st.column_config.NumberColumn("count", min_value=1, max_value=20, step=1, default=1)})
+    return [{"type": t, "weapons": (w or "").replace(",", " ").split(), "count": int(c or 1)}
+            for t, w, c in table.select("type", "weapons", "count").iter_rows() if t]
+
+
 def army_files() -> dict[str, str]:
     """Army files of data/armies: file stem -> the army's own name (for pickers)."""
     out = {}
@@ -61,15 +75,7 @@ def army_input(prefix: str, label: str, rules_id: str, default_index: int = 0) -
         data = STARTER if start == EXAMPLE else army_table(load_army(data_dir() / "armies" / f"{start}.yaml"))
         default_name = f"{label} (built here)" if start == EXAMPLE else f"{files[start]}, edited"
         name = st.text_input(f"{label}: name", value=default_name, key=f"{prefix}_name_{start}")
-        r = sh.rules(rules_id)
-        unit_names = [u.name for u in r.warmechs] + [u.name for u in r.chassis]
-        table = st.data_editor(data, num_rows="dynamic", key=f"{prefix}_build_{start}", column_config={
-            "type": st.column_config.SelectboxColumn("unit type", options=unit_names, required=True),
-            "weapons": st.column_config.TextColumn("weapons (codes, space-separated)",
-                                                   help=", ".join(f"{w.code} = {w.name}" for w in r.weapons)),
-            "count": st.column_config.NumberColumn("count", min_value=1, max_value=20, step=1, default=1)})
-        entries = [{"type": t, "weapons": (w or "").replace(",", " ").split(), "count": int(c or 1)}
-                   for t, w, c in table.select("type", "weapons", "count").iter_rows() if t]
+        entries = unit_entries(data, rules_id, f"{prefix}_build_{start}")
         if not entries:
             st.warning("Add at least one unit.")
             return None

@@ -25,6 +25,7 @@ from tests.support.browser import (  # noqa: E402 (the repository root is put on
     ARGS,
     CHROMIUM,
     ROOT,
+    enter_a_blue_vp_win_at_7_11,
     full_page_height,
     number,
     pick,
@@ -125,13 +126,7 @@ def summary_form(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.goto(f"{url}/log_match")
     page.get_by_role("heading", name="Log a match").first.wait_for(timeout=120_000)
     settle(page)
-    pick(page, "Army (data/armies)", "Balanced (v3-balanced)")
-    pick(page, "Army (data/armies)", "Tank-heavy (v3-tank-heavy)", nth=1)
-    page.locator("[data-testid='stRadio']").filter(has_text="Winner").get_by_text("blue", exact=True).click()
-    settle(page)
-    pick(page, "How", "vp")
-    number(page, "Blue VP", 7)
-    number(page, "Red VP", 11)
+    enter_a_blue_vp_win_at_7_11(page)
     page.locator("[data-testid='stAlertContentError']").first.wait_for(timeout=60_000)
     settle(page)
     start = top_of(page, page.get_by_role("heading", name="Result").first)

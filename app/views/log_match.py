@@ -6,7 +6,6 @@ import datetime as dt
 
 import _armies
 import _shared as sh
-import polars as pl
 import streamlit as st
 
 from pmim_analytics.errors import PmimError
@@ -39,8 +38,6 @@ R4 B:GE1 destroyed
 rounds: 9
 result: blue vp 11-7
 """
-STARTER = pl.DataFrame({"type": ["Timber Wolf", "Tyrant", "Infantry"], "weapons": ["GG ML", "HAC", "LAC"],
-                        "count": [1, 2, 3]})
 
 
 def army_feedback(army, rules_id: str) -> bool:  # noqa: ANN001
@@ -77,15 +74,7 @@ def army_picker(side: str, rules_id: str) -> tuple[str | None, str | None]:
             st.error(e.render())
         return name, None
     name = st.text_input("Army name", value=f"{side} list", key=f"{side}_name")
-    r = sh.rules(rules_id)
-    unit_names = [u.name for u in r.warmechs] + [u.name for u in r.chassis]
-    table = st.data_editor(STARTER, num_rows="dynamic", key=f"{side}_build", column_config={
-        "type": st.column_config.SelectboxColumn("unit type", options=unit_names, required=True),
-        "weapons": st.column_config.TextColumn("weapons (codes, space-separated)",
-                                               help=", ".join(f"{w.code} = {w.name}" for w in r.weapons)),
-        "count": st.column_config.NumberColumn("count", min_value=1, max_value=20, step=1, default=1)})
-    entries = [{"type": t, "weapons": (w or "").replace(",", " ").split(), "count": int(c or 1)}
-               for t, w, c in table.select("type", "weapons", "count").iter_rows() if t]
+    entries = _armies.unit_entries(_armies.STARTER, rules_id, f"{side}_build")
     if not entries:
         st.warning("Add at least one unit.")
         return None, None

@@ -7,18 +7,13 @@ A real ``streamlit run`` (started the way the Makefile starts it, from the repos
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.browser import ARGS, CHROMIUM, free_port, settle
+from tests.support.browser import ARGS, CHROMIUM, settle, streamlit_server
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.browser
@@ -40,37 +35,8 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed (make test runs scripts/ensure-chromium.sh)")
     tmp = tmp_path_factory.mktemp("safe")
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "PMIM_DB"}
-    env.update(PMIM_LOG_DIR=str(tmp / "logs"), PMIM_SIM_DIR=str(tmp / "sims"))
-    log = (tmp / "streamlit.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "streamlit_app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-         "--", "--db", str(small_demo_db)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("streamlit did not start:\n" + (tmp / "streamlit.log").read_text())
-            time.sleep(0.3)
-        yield url, port, small_demo_db
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+    with streamlit_server(small_demo_db, None, tmp, db_as_argument=True) as url:
+        yield url, int(url.rsplit(":", 1)[1]), small_demo_db
 
 
 def test_the_server_listens_on_localhost_only(server: tuple[str, int, Path]) -> None:

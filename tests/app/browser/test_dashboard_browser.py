@@ -21,7 +21,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import CHROMIUM, ROOT, full_page_height, number, pick, settle, streamlit_server
+from tests.support.browser import (
+    CHROMIUM,
+    ROOT,
+    enter_a_blue_vp_win_at_7_11,
+    full_page_height,
+    number,
+    pick,
+    settle,
+    streamlit_server,
+)
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 #: url path, title on the page, whether it draws a chart on a database with games
@@ -174,13 +183,7 @@ def test_summary_form_errors_at_their_fields(page, server: str) -> None:  # noqa
     settle(page)
     assert page.get_by_text("Fill in the blue army").count() == 1  # the form starts empty
     assert page.get_by_role("button", name="Save to the database").count() == 0
-    pick(page, "Army (data/armies)", "Balanced (v3-balanced)")
-    pick(page, "Army (data/armies)", "Tank-heavy (v3-tank-heavy)", nth=1)
-    page.locator("[data-testid='stRadio']").filter(has_text="Winner").get_by_text("blue", exact=True).click()
-    settle(page)
-    pick(page, "How", "vp")
-    number(page, "Blue VP", 7)
-    number(page, "Red VP", 11)
+    enter_a_blue_vp_win_at_7_11(page)
     alerts = page.locator("[data-testid='stAlertContentError']")
     alerts.first.wait_for(timeout=30_000)
     texts = [t.replace("🚫", "").strip() for t in alerts.all_inner_texts()]
