@@ -12,12 +12,10 @@ from pathlib import Path
 
 import polars as pl
 import typer
-from rich.table import Table
 
 from pmim_analytics.analytics import compositions, tables
 from pmim_analytics.analytics.dice import dice_table, warmech_overheat_table
 from pmim_analytics.analytics.units import km_every_round
-from pmim_analytics.cli import output
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
 from pmim_analytics.errors import PmimError, display_path
@@ -82,16 +80,6 @@ def _estimated_note(data: DuckDBData) -> None:
     elif n:
         err.print(f"{n} game{'s' * (n != 1)} whose final VP are estimated left out of VP margins "
                   "(--include-estimated to include them).", highlight=False)
-
-
-def rich_table(df: pl.DataFrame, cols: Sequence[Col], title: str, limit: int | None = None) -> Table:
-    """A rich table from the same column specs as the Markdown report (see :mod:`..output`)."""
-    return output.rich_table(Listing("table", title, df, cols, limit))
-
-
-def _show(df: pl.DataFrame, cols: Sequence[Col], title: str, limit: int | None, empty: str) -> None:
-    """One table in the table format (for commands not yet taking ``--format``)."""
-    emit([Listing("table", title, df, cols, limit, empty)], Format.table)
 
 
 def _prov_note(data: DuckDBData) -> tuple[str, ...]:
