@@ -23,8 +23,10 @@ Events are keyword-only: ``Move(seq=7, round=1, unit="B:TW1", from_hex=(5, 12), 
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from operator import itemgetter
 from typing import Any, ClassVar, TypeVar
 
 from pmim_analytics.model.vocab import END_REASONS
@@ -432,6 +434,13 @@ _COLUMN_PLAN: dict[str, tuple[type[Event], tuple[str, ...], tuple[tuple[int, tup
         ((0, ("seq",)), (0, ("round",)), *((how, cols) for _, how, cols in plan)))
     for t, plan in _ROW_PLAN.items()
 }
+#: Each type's slot setters, in the order of its ``_COLUMN_PLAN`` names: every field of the
+#: frozen class, so an event filled through them equals the one its ``__init__`` builds.
+_SETTERS: dict[str, tuple[Callable[[Any, Any], None], ...]] = {
+    t: tuple(getattr(cls, name).__set__ for name in names) for t, (cls, names, _) in _COLUMN_PLAN.items()
+}
+if any({f.name for f in fields(cls)} != set(names) for cls, names, _ in _COLUMN_PLAN.values()):
+    raise RuntimeError("an event field has no column plan")
 
 
 def events_from_columns(columns: Mapping[str, Sequence[Any]], start: int, stop: int) -> list[Event]:
@@ -452,25 +461,34 @@ def events_from_columns(columns: Mapping[str, Sequence[Any]], start: int, stop: 
     out: list[Any] = [None] * (stop - start)
     for t, rows in by_type.items():
         cls, names, plan = _COLUMN_PLAN[t]
-        nulls: list[Any] = [None] * len(rows)
+        nulls: Sequence[Any] = [None] * len(rows)
+        pick = itemgetter(*rows) if len(rows) > 1 else lambda col, k=rows[0]: (col[k],)
         series: list[Any] = []
         for how, cols in plan:
             col = columns.get(cols[0])
-            first: list[Any] = nulls if col is None else [col[k] for k in rows]
+            first: Sequence[Any] = nulls if col is None else pick(col)
             if how == 0:
                 series.append(first)
             elif how == 1:
                 col = columns.get(cols[1])
-                second: list[Any] = nulls if col is None else [col[k] for k in rows]
+                second: Sequence[Any] = nulls if col is None else pick(col)
                 series.append([None if a is None and b is None else (int(a), int(b))
                                for a, b in zip(first, second, strict=True)])
             elif how == 2:
                 series.append([tuple(int(x) for x in (v or "").split(",") if x) for v in first])
             else:
                 series.append([tuple((v or "").split()) for v in first])
-        for k, values in zip(rows, zip(*series, strict=True), strict=True):
-            out[k - start] = cls(**dict(zip(names, values, strict=True)))
+        # the objects first, then each field for all of them at once (C-level loops; the
+        # frozen ``__init__`` per event is the costliest part of a replay's rules check)
+        built = [_new(cls) for _ in rows]
+        for setter, values in zip(_SETTERS[t], series, strict=True):
+            deque(map(setter, built, values), maxlen=0)
+        for k, ev in zip(rows, built, strict=True):
+            out[k - start] = ev
     return out
+
+
+_new = object.__new__
 
 
 def event_from_dict(d: Mapping[str, Any]) -> Event:
