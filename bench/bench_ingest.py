@@ -1,7 +1,7 @@
 """Ingest throughput beside DuckDB's own bare readers, on the same files, in the same run.
 
     .venv/bin/python bench/bench_ingest.py [--games 1000] [--parquet-games 1200] [--repeat 3]
-                                            [--data DIR]
+                                            [--data DIR] [--workers N] [--jsonl-only]
 
 (a) N JSON Lines replays: ``pmim ingest`` (validation, content ids, aggregates) against
     ``CREATE TABLE bare AS SELECT * FROM read_json(files)``;
@@ -13,8 +13,10 @@
 Each measurement runs in a fresh process on a fresh database file (for the ingest, one
 already holding its schema and rules tables, as a database in use does) and includes
 closing the database (DuckDB's checkpoint), so both sides pay for durable storage. The best of
-``--repeat`` runs is reported (the machine is shared). Peak memory is the ingest
-process's max RSS (and the largest rules-check worker's). The ingest is timed twice: as
+``--repeat`` runs is reported (the runs of the modes interleaved; the machine is shared).
+Peak memory is the ingest process's max RSS (and the largest rules-check worker's, sampled
+from ``/proc``); CPU seconds count the ingest and its rules-check processes, a figure that a
+busy machine disturbs less than the wall-clock one. The ingest is timed twice: as
 it runs by default, every game replayed through the rules on every core ("checked"), and
 with the check skipped for these files, signed as this installation's own ("unchecked":
 the ingest as it was before the rules check). Targets: checked JSON Lines ingest >= 0.5x
@@ -33,6 +35,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -46,7 +49,58 @@ def _fresh(db: Path) -> None:
             p.unlink()
 
 
-def child(mode: str, data: str, db: str) -> None:
+class _Descendants(threading.Thread):
+    """Samples this process's descendants (the rules-check workers and the fork server they
+    come from) in ``/proc`` every ``every`` seconds while the ingest runs: the largest peak
+    RSS among them and the CPU seconds they used (as last seen; a worker's last
+    ``every`` seconds before it exits may be missed). Linux only; elsewhere both stay 0."""
+
+    def __init__(self, every: float = 0.1) -> None:
+        super().__init__(daemon=True)
+        self.every, self.done = every, threading.Event()
+        self.peak_mb, self.cpu = 0.0, {}  # pid -> CPU seconds
+
+    def run(self) -> None:
+        while not self.done.wait(self.every):
+            self.sample()
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join()
+        self.sample()
+
+    def sample(self) -> None:
+        parent, times = {}, {}
+        try:
+            pids = [int(d) for d in os.listdir("/proc") if d.isdigit()]
+        except OSError:
+            return
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    after = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parent[pid] = int(after[1])
+            times[pid] = (int(after[11]) + int(after[12])) / os.sysconf("SC_CLK_TCK")
+        mine, todo = set(), [os.getpid()]
+        while todo:
+            p = todo.pop()
+            kids = [c for c, pp in parent.items() if pp == p and c not in mine]
+            mine.update(kids)
+            todo.extend(kids)
+        for pid in mine:
+            self.cpu[pid] = max(self.cpu.get(pid, 0.0), times[pid])
+            try:
+                with open(f"/proc/{pid}/status") as fh:
+                    hwm = next((line for line in fh if line.startswith("VmHWM:")), None)
+            except OSError:
+                continue
+            if hwm:
+                self.peak_mb = max(self.peak_mb, int(hwm.split()[1]) / 1024)
+
+
+def child(mode: str, data: str, db: str, workers: int) -> None:
     """One measurement in this (fresh) process; prints a JSON line."""
     import duckdb
     import pyarrow as pa
@@ -60,6 +114,9 @@ def child(mode: str, data: str, db: str) -> None:
     if mode in ("ingest", "ingest-unchecked", "copy-parquet"):
         with open_writer(db):  # an empty database with its schema and rules tables, as in use
             pass
+    tree = _Descendants()
+    tree.start()
+    cpu0 = time.process_time()
     started = time.perf_counter()
     if mode == "bare-json":
         con = duckdb.connect(db)
@@ -76,25 +133,30 @@ def child(mode: str, data: str, db: str) -> None:
         n = con.execute("INSERT INTO events BY NAME SELECT * FROM read_parquet(?)", [events_glob]).fetchall()[0][0]
         con.close()
     else:  # the rules check on every core, or (unchecked) skipped for these signed files as before it existed
-        result = ingest_paths([data], db, trust_own=mode == "ingest-unchecked")
+        result = ingest_paths([data], db, trust_own=mode == "ingest-unchecked", workers=workers)
         assert result.ok and result.loaded > 0, result.summary()
         n = result.events
     seconds = time.perf_counter() - started
+    cpu = time.process_time() - cpu0
+    tree.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest rules-check worker
-    print(json.dumps({"mode": mode, "events": n, "seconds": seconds, "rss_mb": rss, "worker_rss_mb": workers}))
+    print(json.dumps({"mode": mode, "events": n, "seconds": seconds, "rss_mb": rss, "worker_rss_mb": tree.peak_mb,
+                      "cpu": cpu + sum(tree.cpu.values())}))
 
 
-def _measure(mode: str, data: Path, db: Path, repeat: int) -> dict:
-    best: dict | None = None
+def _measure(modes: list[tuple[str, Path]], db: Path, repeat: int, workers: int) -> list[dict]:
+    """The best (fastest) of ``repeat`` runs of each ``(mode, data)``, the runs interleaved
+    (one of each, then again) so a change in the machine's load touches every mode alike."""
+    best: list[dict | None] = [None] * len(modes)
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, __file__, "--child", mode, str(data), str(db)],
-                             capture_output=True, text=True, check=True, cwd=ROOT)
-        r = json.loads(out.stdout.strip().splitlines()[-1])
-        if best is None or r["seconds"] < best["seconds"]:
-            best = r
-    assert best is not None
-    return best
+        for k, (mode, data) in enumerate(modes):
+            out = subprocess.run([sys.executable, __file__, "--child", mode, str(data), str(db), str(workers)],
+                                 capture_output=True, text=True, check=True, cwd=ROOT)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            if best[k] is None or r["seconds"] < best[k]["seconds"]:
+                best[k] = r
+    assert all(b is not None for b in best)
+    return [b for b in best if b is not None]
 
 
 def _engine_games(jdir: Path, pdir: Path, n_jsonl: int, n_parquet: int) -> None:
@@ -136,10 +198,14 @@ def main() -> None:
     ap.add_argument("--parquet-games", type=int, default=1200)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--data", type=Path, default=None, help="keep generated games here (reused if present)")
-    ap.add_argument("--child", nargs=3, metavar=("MODE", "DATA", "DB"), help=argparse.SUPPRESS)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="rules-check processes of the ingest (default: every core; 1 checks in the ingest's own)")
+    ap.add_argument("--jsonl-only", action="store_true", help="time the JSON Lines replays only")
+    ap.add_argument("--child", nargs=4, metavar=("MODE", "DATA", "DB", "WORKERS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        child(*args.child)
+        mode, data, db, workers = args.child
+        child(mode, data, db, int(workers))
         return
     with tempfile.TemporaryDirectory(prefix="pmim-bench-") as tmp:
         root = args.data or Path(tmp)
@@ -147,29 +213,42 @@ def main() -> None:
         jdir, pdir, source = _make_data(root, args.games, args.parquet_games)
         print(f"games: {source}; {len(list(jdir.glob('*.jsonl')))} JSON Lines replays, "
               f"Parquet batch {pdir.name} (prepared in {time.perf_counter() - t:.0f} s)")
+        load_before = os.getloadavg()
         db = Path(tmp) / "bench.duckdb"
-        rows = [("JSON Lines", _measure("bare-json", jdir, db, args.repeat),
-                 _measure("ingest", jdir, db, args.repeat), _measure("ingest-unchecked", jdir, db, args.repeat)),
-                ("Parquet", _measure("bare-parquet", pdir, db, args.repeat),
-                 _measure("ingest", pdir, db, args.repeat), _measure("ingest-unchecked", pdir, db, args.repeat))]
+        inputs = [("JSON Lines", jdir, "bare-json")] + ([] if args.jsonl_only else [("Parquet", pdir, "bare-parquet")])
+        rows = []
+        for name, data, bare_mode in inputs:
+            bare, ing, unc = _measure([(bare_mode, data), ("ingest", data), ("ingest-unchecked", data)],
+                                      db, args.repeat, args.workers)
+            rows.append((name, bare, ing, unc))
         print(f"\n{'input':<11} {'events':>9} {'bare DuckDB':>12} {'checked':>9} {'ratio':>6} "
-              f"{'unchecked':>10} {'ratio':>6} {'checked s':>10} {'peak RSS':>9} {'worker RSS':>11}")
+              f"{'unchecked':>10} {'ratio':>6} {'checked s':>10} {'CPU s':>6} {'peak RSS':>9} {'worker RSS':>11}")
         for name, bare, ing, unc in rows:
             b, i, u = (r["events"] / r["seconds"] for r in (bare, ing, unc))
             print(f"{name:<11} {ing['events']:>9,} {b:>12,.0f} {i:>9,.0f} {i / b:>6.2f} {u:>10,.0f} {u / b:>6.2f} "
-                  f"{ing['seconds']:>10.2f} {ing['rss_mb']:>6.0f} MB {ing['worker_rss_mb']:>8.0f} MB")
-        print("(events/s; checked = every game replayed through the rules on every core, the default; "
-              "unchecked = --trust-own on these signed files, i.e. the ingest before the rules check)")
-        (_, jb, ji, _), (_, pb, pi, _) = rows
-        copy = _measure("copy-parquet", pdir, db, args.repeat)
-        c = copy["events"] / copy["seconds"]
-        print(f"Parquet events alone into the events table: {c:,.0f} ev/s "
-              f"({copy['seconds']:.2f} s, {c * pb['seconds'] / pb['events']:.2f}x bare)")
+                  f"{ing['seconds']:>10.2f} {ing['cpu']:>6.2f} {ing['rss_mb']:>6.0f} MB "
+                  f"{ing['worker_rss_mb']:>8.0f} MB")
+        where = f"{args.workers} worker processes" if args.workers > 1 else "the ingest's own process"
+        print(f"(events/s; checked = every game replayed through the rules on {where} (default: one per core); "
+              "unchecked = --trust-own on these signed files, i.e. the ingest before the rules check; "
+              "CPU s = the checked ingest's CPU time, its rules-check processes included)")
+        for name, bare, ing, unc in rows:
+            print(f"{name}: CPU seconds -- bare {bare['cpu']:.2f}, checked {ing['cpu']:.2f}, "
+                  f"unchecked {unc['cpu']:.2f}")
+        if not args.jsonl_only:
+            pb = rows[1][1]
+            (copy,) = _measure([("copy-parquet", pdir)], db, args.repeat, args.workers)
+            c = copy["events"] / copy["seconds"]
+            print(f"Parquet events alone into the events table: {c:,.0f} ev/s "
+                  f"({copy['seconds']:.2f} s, {c * pb['seconds'] / pb['events']:.2f}x bare)")
+        _, jb, ji, _ = rows[0]
         print("\ntargets: checked JSON Lines >= 0.5x bare read_json: "
               f"{'met' if ji['events'] / ji['seconds'] >= 0.5 * jb['events'] / jb['seconds'] else 'NOT met'}; "
               f"peak memory < 1 GB (ingest process, and each worker): "
               f"{'met' if ji['rss_mb'] < 1024 and ji['worker_rss_mb'] < 1024 else 'NOT met'}")
-        print(f"machine: {os.cpu_count()} cores")
+        load_after = os.getloadavg()
+        print(f"machine: {os.cpu_count()} cores; load average (1 min) {load_before[0]:.2f} before, "
+              f"{load_after[0]:.2f} after")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,11 @@ and handed, in chunks, to worker processes that replay them through the rules
 verify``). A small batch is checked in this process: starting workers costs more.
 
 Workers ignore SIGINT: Ctrl-C reaches the ingest itself, which drops the pool at once.
+
+Workers are forked from a fork server (a fresh interpreter, started with the pool, never a
+fork of the ingest with its DuckDB threads) that has imported the rules check and the program's
+main module once: each worker starts at once instead of importing everything again (with
+``spawn``, every worker of ``pmim ingest`` re-imported the whole command line interface).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import io
 import multiprocessing
 import os
+import threading
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -31,6 +37,18 @@ INLINE_EVENTS = 30_000
 CHUNKS_PER_WORKER = 4
 
 _COLUMNS = ", ".join(f'"{c}"' for c, _ in EVENT_STAGE_COLUMNS)
+#: What the fork server imports before it forks workers: what a worker runs, and the main module
+#: (as Python's own default; unpickling a task may need it).
+PRELOAD = ["__main__", "pmim_analytics.replay.rules_check", "pyarrow"]
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """The workers' start method: ``forkserver`` where the platform has it, else ``spawn``."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(PRELOAD)
+        return ctx
+    return multiprocessing.get_context("spawn")
 
 
 def _ipc(table: pa.Table) -> bytes:
@@ -46,22 +64,37 @@ class RulesJudge:
     def __init__(self, workers: int | None = None) -> None:
         self.workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
         self._pool: ProcessPoolExecutor | None = None
+        self._starting: threading.Thread | None = None
 
     def start(self) -> None:
-        """Start the workers now (they import the engine while the first batch is staged)."""
-        if self.workers > 1:
-            try:
-                pool = self._get_pool()
-                for _ in range(self.workers):
-                    pool.submit(warm_up)
-            except (RuntimeError, OSError):
-                self.workers = 1
+        """Start the workers now, in the background (the fork server imports the rules
+        check while the first batch is staged; starting a worker waits for it)."""
+        if self.workers > 1 and self._pool is None and self._starting is None:
+            self._starting = threading.Thread(target=self._warm, name="pmim-rules-judge-start", daemon=True)
+            self._starting.start()
+
+    def _warm(self) -> None:
+        try:
+            pool = self._make_pool()
+            for _ in range(self.workers):
+                pool.submit(warm_up)
+        except (RuntimeError, OSError):  # no workers here: the first chunk tries again, then checks inline
+            pass
+
+    def _started(self) -> None:
+        """Wait for :meth:`start`'s background work (a second or so at most)."""
+        if self._starting is not None and self._starting is not threading.current_thread():
+            self._starting.join()
+            self._starting = None
+
+    def _make_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=_context(), initializer=ignore_sigint)
+        return self._pool
 
     def _get_pool(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=ignore_sigint)
-        return self._pool
+        self._started()
+        return self._make_pool()
 
     def submit(self, con: duckdb.DuckDBPyConnection, games: list[tuple[int, Any, int | None]], *,
                pool: bool = False) -> Pending:
@@ -116,6 +149,7 @@ class RulesJudge:
 
     def close(self, *, now: bool = False) -> None:
         """Stop the workers (``now``: without waiting for chunks in flight)."""
+        self._started()
         if self._pool is not None:
             if now:
                 for p in list(getattr(self._pool, "_processes", {}).values()):
