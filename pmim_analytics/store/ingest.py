@@ -49,9 +49,11 @@ BATCH_BYTES = 128 * 1024 * 1024
 BATCH_PARQUET_ROWS = 2_000_000
 YIELD_EVERY = 3.0  # seconds of writing before the lock is given back to waiting readers
 WARM_POOL_FILES = 100  # from this many replays on, the rules-check workers start with the ingest
-#: JSON Lines replays are staged this many at a time; each slice goes to the rules-check workers
-#: as soon as it is staged, so they replay it while the next slice is read
-JUDGE_SLICE_FILES = 340
+#: With rules-check workers, JSON Lines replays are staged this many at a time; each slice goes to
+#: the workers as soon as it is staged, so they replay it while the next slice is read
+JUDGE_SLICE_FILES = 400
+#: ... and the first slice is smaller, so the workers start early
+JUDGE_FIRST_SLICE_FILES = 200
 YIELD_PAUSE = 0.2  # longer than a reader's retry interval, so a waiting reader gets in
 
 
@@ -233,10 +235,11 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         identity: dict[int, Rejection] = {}  # content differs from game_id: reported if nothing worse
         judging = _Judging()
         g = 0
-        for k in range(0, len(batch.jsonl), JUDGE_SLICE_FILES):
+        slices = _slices(len(batch.jsonl), judge.workers > 1)
+        for k, end in slices:
             g_start = g
-            g = jsonl.stage_files(con, batch.jsonl[k:k + JUDGE_SLICE_FILES], buf, parser, rejects, identity, g)
-            if len(batch.jsonl) > JUDGE_SLICE_FILES:  # start replaying this slice while the next is staged
+            g = jsonl.stage_files(con, batch.jsonl[k:end], buf, parser, rejects, identity, g)
+            if len(slices) > 1:  # start replaying this slice while the next is staged
                 buf.flush(con)
                 sliced = con.execute("SELECT g, game_id FROM st_games WHERE g >= ? AND g < ? ORDER BY g",
                                      [g_start, g]).fetchall()
@@ -316,6 +319,17 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
             drop_staging(con)
         except duckdb.Error:
             pass
+
+
+def _slices(n: int, pooled: bool) -> list[tuple[int, int]]:
+    """The ranges of a batch's ``n`` JSON Lines replays staged together: all at once, or with
+    rules-check workers (``pooled``) in slices, the first one smaller."""
+    if not pooled or n <= JUDGE_SLICE_FILES:
+        return [(0, n)]
+    bounds = [0, min(JUDGE_FIRST_SLICE_FILES, JUDGE_SLICE_FILES)]
+    while bounds[-1] < n:
+        bounds.append(min(n, bounds[-1] + JUDGE_SLICE_FILES))
+    return list(zip(bounds, bounds[1:], strict=False))
 
 
 def _pause_hook(result: IngestResult) -> None:
