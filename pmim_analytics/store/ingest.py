@@ -405,6 +405,9 @@ class _Judging:
         """Wait for the verdicts on the games ``new`` (those not stored yet; a verdict on any
         other game is not used); a game that breaks a rule goes to ``rejects``. Returns how
         each game that passed was checked: ``g -> (rules_checked, checked_by)``."""
+        for p in reversed(self.pending):  # check what no worker has started yet, here, last first
+            if not p.take_back():
+                break
         verdicts = {g: v for p in self.pending for g, v in p.result().items()}
         for g, verdict in verdicts.items():
             if g not in new or g in rejects:  # a duplicate, or the set-based checks found something already

@@ -6,7 +6,9 @@ and handed, in chunks, to worker processes that replay them through the rules
 (:func:`pmim_analytics.replay.rules_check.check_staged`, the judge of ``pmim replay
 verify``). A small batch is checked in this process: starting workers costs more.
 
-Workers ignore SIGINT: Ctrl-C reaches the ingest itself, which drops the pool at once.
+Workers ignore SIGINT: Ctrl-C reaches the ingest itself, which drops the pool at once. When
+the ingest has nothing left to do but wait for verdicts, it checks the chunks no worker has
+started on itself (last first), so its core is not idle at the end of a batch.
 
 Workers are forked from a fork server (a fresh interpreter, started with the pool, never a
 fork of the ingest with its DuckDB threads) that has imported the rules check and the program's
@@ -22,6 +24,7 @@ import os
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -132,20 +135,21 @@ class RulesJudge:
         self.workers = 1
         return {v.g: v for v in check_staged(_ipc(table), games)}
 
-    def _submit_pool(self, table: pa.Table, games: list[tuple[int, Any, int | None]]) -> list[Future]:
+    def _submit_pool(self, table: pa.Table, games: list[tuple[int, Any, int | None]]) -> list[_Chunk]:
         n = table.num_rows
         gcol = table.column("g").to_numpy()
         starts = np.searchsorted(gcol, np.array([g for g, _, _ in games]), side="left")
         target = max(1, n // (self.workers * CHUNKS_PER_WORKER))
-        futures: list[Future[list[StagedVerdict]]] = []
+        chunks: list[_Chunk] = []
         pool = self._get_pool()
         first, row0 = 0, 0
         for k in range(1, len(games) + 1):
             end = int(starts[k]) if k < len(games) else n
             if end - row0 >= target or k == len(games):
-                futures.append(pool.submit(check_staged, _ipc(table.slice(row0, end - row0)), games[first:k]))
+                ipc, part = _ipc(table.slice(row0, end - row0)), games[first:k]
+                chunks.append(_Chunk(pool.submit(check_staged, ipc, part), ipc, part))
                 first, row0 = k, end
-        return futures
+        return chunks
 
     def close(self, *, now: bool = False) -> None:
         """Stop the workers (``now``: without waiting for chunks in flight)."""
@@ -158,13 +162,34 @@ class RulesJudge:
             self._pool = None
 
 
+@dataclass
+class _Chunk:
+    """Some games handed to the pool: the future of their verdicts, and what it was given
+    (so the ingest can check them itself if no worker has taken them yet)."""
+
+    future: Future
+    ipc: bytes
+    games: list[tuple[int, Any, int | None]]
+    verdicts: list[StagedVerdict] | None = None  # when checked by the ingest itself
+
+    def take_back(self) -> bool:
+        """Check the chunk in this process if no worker has started on it; True if so."""
+        if self.verdicts is None and self.future.cancel():
+            self.verdicts = check_staged(self.ipc, self.games)
+            return True
+        return False
+
+    def result(self) -> list[StagedVerdict]:
+        return self.verdicts if self.verdicts is not None else self.future.result()
+
+
 class Pending:
     """Verdicts being worked out by the pool (or already known)."""
 
     def __init__(self, judge: RulesJudge, table: pa.Table | None, games: list[tuple[int, Any, int | None]], *,
-                 futures: list[Future] | None = None, done: dict[int, StagedVerdict] | None = None) -> None:
+                 futures: list[_Chunk] | None = None, done: dict[int, StagedVerdict] | None = None) -> None:
         self.judge, self.table, self.games = judge, table, games
-        self.futures = futures or []
+        self.chunks = futures or []
         self.done = done
 
     @property
@@ -172,14 +197,24 @@ class Pending:
         """True while workers are replaying the games."""
         return self.done is None
 
+    def take_back(self) -> bool:
+        """Check in this process, last first, the chunks no worker has started on (the
+        ingest has nothing else to do; the workers take chunks first to last). Returns
+        False as soon as one has been started (so have all before it)."""
+        for chunk in reversed(self.chunks):
+            if chunk.verdicts is None and not chunk.take_back():
+                return False
+        return True
+
     def result(self) -> dict[int, StagedVerdict]:
-        """The verdict on every game (waits for the workers)."""
+        """The verdict on every game (checks what no worker has started on, then waits)."""
         if self.done is None:
             try:
-                pending = set(self.futures)
+                self.take_back()
+                pending = {c.future for c in self.chunks if c.verdicts is None}
                 while pending:  # short waits, so a Ctrl-C (raised between them) is not held up
                     _, pending = wait(pending, timeout=0.1)
-                self.done = {v.g: v for f in self.futures for v in f.result()}
+                self.done = {v.g: v for c in self.chunks for v in c.result()}
             except BrokenProcessPool:
                 assert self.table is not None
                 self.done = self.judge._inline(self.table, self.games)
