@@ -201,15 +201,18 @@ class _Checker:
         except PmimError as e:
             self.report(f"cannot rebuild the game: {e.render()}")
             return self.found
+        st, lines, on_event = self.state, self.lines, self.on_event
+        n_lines = len(lines)
         try:
-            for n, ev in enumerate(self.record.events):
-                self.line = self.lines[n + 1] if n + 1 < len(self.lines) else None
+            for n, ev in enumerate(self.record.events, 1):
+                self.line = lines[n] if n < n_lines else None
                 self.seq = ev.seq
-                if self.state.phase == OVER and not self.queue:
+                if st.phase == OVER and not self.queue:
                     self.report(f"{_describe(ev)} comes after the game has ended")
                     continue
-                self.check_no_roll_missing(ev)
-                dispatch(self.on_event, ev)
+                if st.optional_roll_kind() is not None:
+                    self.check_no_roll_missing(ev)
+                dispatch(on_event, ev)
             self.finish()
         except _Stop as e:
             self.report(f"verification stopped: {e}")
@@ -358,7 +361,8 @@ class _Checker:
     def input_event(self, ev: Event) -> None:
         st = self.state
         assert st is not None
-        self.flush_missing()
+        if self.queue:
+            self.flush_missing()
         if ev.type in ("activate", "deploy") and st.active is not None:
             self.end_activation()
             self.flush_missing()
