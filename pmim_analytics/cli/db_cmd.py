@@ -38,7 +38,7 @@ def ingest_cmd(
                                    "installation's `pmim simulate` wrote and signed (unchanged since); "
                                    "every other game is still checked."),
     workers: int = typer.Option(os.cpu_count() or 1, "--workers", min=1,
-                                help="Processes replaying games through the rules."),
+                                help="Processes replaying games through the rules (the ingest's own included)."),
 ) -> None:
     """Load games into the database: idempotent, one transaction per batch, bad games rejected whole.
 

@@ -75,7 +75,12 @@ def _by_game_and_line(table: pa.Table) -> pa.Table:
 
 
 class RulesJudge:
-    """Replays staged games through the rules, in a process pool started on first need."""
+    """Replays staged games through the rules, in a process pool started on first need.
+
+    ``workers`` counts the processes that replay games, the ingest's own included: the pool
+    has one fewer, and the ingest checks the chunks no worker has started when it has
+    nothing else to do. So on two cores one worker replays while the ingest stages and loads
+    (the longer path, which a second worker would slow down), and both replay at the end."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
@@ -92,7 +97,7 @@ class RulesJudge:
     def _warm(self) -> None:
         try:
             pool = self._make_pool()
-            for _ in range(self.workers):
+            for _ in range(self.workers - 1):
                 pool.submit(warm_up)
         except (RuntimeError, OSError):  # no workers here: the first chunk tries again, then checks inline
             pass
@@ -105,7 +110,7 @@ class RulesJudge:
 
     def _make_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=_context(), initializer=ignore_sigint)
+            self._pool = ProcessPoolExecutor(self.workers - 1, mp_context=_context(), initializer=ignore_sigint)
         return self._pool
 
     def _get_pool(self) -> ProcessPoolExecutor:
