@@ -199,7 +199,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--data", type=Path, default=None, help="keep generated games here (reused if present)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                    help="rules-check processes of the ingest (default: every core; 1 checks in the ingest's own)")
+                    help="processes replaying games in the checked ingest, its own included (pmim ingest "
+                         "--workers; default: one per core; 1 = the ingest alone)")
     ap.add_argument("--jsonl-only", action="store_true", help="time the JSON Lines replays only")
     ap.add_argument("--child", nargs=4, metavar=("MODE", "DATA", "DB", "WORKERS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -228,7 +229,8 @@ def main() -> None:
             print(f"{name:<11} {ing['events']:>9,} {b:>12,.0f} {i:>9,.0f} {i / b:>6.2f} {u:>10,.0f} {u / b:>6.2f} "
                   f"{ing['seconds']:>10.2f} {ing['cpu']:>6.2f} {ing['rss_mb']:>6.0f} MB "
                   f"{ing['worker_rss_mb']:>8.0f} MB")
-        where = f"{args.workers} worker processes" if args.workers > 1 else "the ingest's own process"
+        where = (f"{args.workers} processes (the ingest and {args.workers - 1} worker"
+                 f"{'s' if args.workers > 2 else ''})" if args.workers > 1 else "the ingest's own process")
         print(f"(events/s; checked = every game replayed through the rules on {where} (default: one per core); "
               "unchecked = --trust-own on these signed files, i.e. the ingest before the rules check; "
               "CPU s = the checked ingest's CPU time, its rules-check processes included)")
