@@ -37,7 +37,7 @@ from pmim_analytics.store.staging import EVENT_STAGE_COLUMNS
 #: Below this many events a batch is checked in the ingest's own process.
 INLINE_EVENTS = 30_000
 #: Chunks per worker, so a slow chunk does not leave a core idle at the end.
-CHUNKS_PER_WORKER = 4
+CHUNKS_PER_WORKER = 8
 
 _COLUMNS = ", ".join(f'"{c}"' for c, _ in EVENT_STAGE_COLUMNS)
 #: What the fork server imports before it forks workers: what a worker runs, and the main module
