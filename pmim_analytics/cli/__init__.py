@@ -5,8 +5,8 @@ Each command group lives in its own module and is registered here.
 
 from __future__ import annotations
 
-import os
 import inspect
+import os
 import shutil
 import signal
 
