@@ -27,6 +27,8 @@ from pmim_analytics.analytics.stats import (
 CELL_KEYS = ("rules_id", "source", "composition", "army_hash", "bot", "side", "opp_composition", "opp_army_hash",
              "opp_bot", "first", "result")
 KEYS = ("composition", "army_hash", "list")
+#: The column listing the other key's values behind each row.
+_PLURAL = {"composition": "compositions", "army_hash": "army_hashes"}
 
 
 def matchup_cells(sides: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
@@ -139,7 +141,7 @@ def composition_table(cells: pl.DataFrame, key: str = "composition") -> pl.DataF
     t = (
         cells.filter(~_mirror(key))
         .group_by(keys)
-        .agg(*_outcome_aggs(), pl.col(other).unique().sort().str.join(", ").alias(f"{other}s"))
+        .agg(*_outcome_aggs(), pl.col(other).unique().sort().str.join(", ").alias(_PLURAL[other]))
         .join(mirrors, on=keys, how="left")
         .with_columns(pl.col("mirrors").fill_null(0))
     )

@@ -5,6 +5,7 @@ Each command group lives in its own module and is registered here.
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
 import signal
@@ -60,6 +61,47 @@ report_cmd.register(app)
 app.command("demo")(demo_cmd.demo)
 app.command("sweep")(sweep_cmd.sweep)
 bots_cmd.register(app)
+
+
+def reflow_help(text: str) -> str:
+    """A docstring as help text: each prose paragraph on one line, so the terminal wraps it at
+    its own width instead of keeping the source's line breaks (which gives ragged lines at 80
+    columns); list items stay one per line, and indented blocks (the examples) as written."""
+    out = []
+    for para in inspect.cleandoc(text).split("\n\n"):
+        lines = para.split("\n")
+        if lines[0][:1].isspace():  # an indented block: the examples
+            out.append(para)
+            continue
+        items: list[str] = []
+        in_list = False
+        for line in lines:
+            if line.startswith(("- ", "* ")):
+                items.append(line)
+                in_list = True
+            elif line[:1].isspace() and not in_list:  # an example under a heading line
+                items.append(line)
+            elif items and not items[-1][:1].isspace():
+                items[-1] += " " + line.strip()
+            else:
+                items.append(line.strip())
+        out.append("\n".join(items))
+    return "\n\n".join(out)
+
+
+def _reflow_all(t: typer.Typer) -> None:
+    """Apply :func:`reflow_help` to the help of every command and group under ``t``."""
+    for cmd in t.registered_commands:
+        if cmd.help:
+            cmd.help = reflow_help(cmd.help)
+        elif cmd.callback is not None and cmd.callback.__doc__:
+            cmd.help = reflow_help(cmd.callback.__doc__)
+    for group in t.registered_groups:
+        if group.typer_instance is not None:
+            _reflow_all(group.typer_instance)
+
+
+_reflow_all(app)
 
 
 #: Below this many columns help is click's plain text, which wraps cleanly at any width;

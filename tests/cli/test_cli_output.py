@@ -195,3 +195,39 @@ def test_demo_help_says_how_many_games_the_demo_builds() -> None:
     text = " ".join(r.stdout.split())
     assert f"Build the demo database: {simulated + logs:,} games in all" in text
     assert f"{len(batches) + len(DEFAULT_RANDOM)} batches" in text
+
+
+def test_help_prose_is_wrapped_by_the_terminal_not_by_the_source() -> None:
+    from pmim_analytics.cli import reflow_help
+
+    doc = """First line.
+
+    A paragraph written over
+    two source lines.
+    - an item that goes on
+      over a second line
+    - a second item
+
+    Examples:
+
+      pmim play --seed 1
+      pmim play --seed 2
+    """
+    assert reflow_help(doc).split("\n\n") == [
+        "First line.",
+        "A paragraph written over two source lines.\n- an item that goes on over a second line\n- a second item",
+        "Examples:",
+        "  pmim play --seed 1\n  pmim play --seed 2",
+    ]
+    # and every command's help is reflowed: no prose paragraph keeps the source's line breaks
+    import typer.main
+
+    def commands(cmd: object) -> list[object]:
+        subs = getattr(cmd, "commands", {})
+        return [cmd, *(c for sub in subs.values() for c in commands(sub))]
+
+    for cmd in commands(typer.main.get_command(app)):
+        for para in (getattr(cmd, "help", None) or "").split("\n\n"):
+            lines = para.split("\n")
+            for line in lines[1:]:
+                assert line.startswith(("- ", "* ", " ")), (cmd, para)
