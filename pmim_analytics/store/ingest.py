@@ -49,10 +49,10 @@ BATCH_BYTES = 128 * 1024 * 1024
 BATCH_PARQUET_ROWS = 2_000_000
 YIELD_EVERY = 3.0  # seconds of writing before the lock is given back to waiting readers
 WARM_POOL_FILES = 100  # from this many replays on, the rules-check workers start with the ingest
-#: With rules-check workers, JSON Lines replays are staged this many at a time; each slice goes to
-#: the workers as soon as it is staged, so they replay it while the next slice is read
+#: JSON Lines replays are staged this many at a time; each slice goes to the rules-check workers
+#: as soon as it is staged, so they replay it while the next slice is read
 JUDGE_SLICE_FILES = 400
-#: ... and the first slice is smaller, so the workers start early
+#: ... and, with workers, the first slice is smaller, so they start early
 JUDGE_FIRST_SLICE_FILES = 200
 YIELD_PAUSE = 0.2  # longer than a reader's retry interval, so a waiting reader gets in
 
@@ -322,11 +322,12 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
 
 
 def _slices(n: int, pooled: bool) -> list[tuple[int, int]]:
-    """The ranges of a batch's ``n`` JSON Lines replays staged together: all at once, or with
-    rules-check workers (``pooled``) in slices, the first one smaller."""
-    if not pooled or n <= JUDGE_SLICE_FILES:
+    """The ranges of a batch's ``n`` JSON Lines replays staged together, each checked as soon
+    as it is staged (which also bounds the memory the check takes); with rules-check
+    workers (``pooled``) the first slice is smaller, so they start early."""
+    if n <= JUDGE_SLICE_FILES:
         return [(0, n)]
-    bounds = [0, min(JUDGE_FIRST_SLICE_FILES, JUDGE_SLICE_FILES)]
+    bounds = [0, min(JUDGE_FIRST_SLICE_FILES, JUDGE_SLICE_FILES) if pooled else JUDGE_SLICE_FILES]
     while bounds[-1] < n:
         bounds.append(min(n, bounds[-1] + JUDGE_SLICE_FILES))
     return list(zip(bounds, bounds[1:], strict=False))
