@@ -10,6 +10,7 @@ cannot stop a pool. A module-level function of picklable arguments and results, 
 
 from __future__ import annotations
 
+import os
 import signal
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,22 @@ from pmim_analytics.model.record import GameRecord
 def ignore_sigint() -> None:
     """A worker's initializer: Ctrl-C is for the ingest, which drops the pool at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def start_worker(data: str | None) -> None:
+    """A worker's initializer: ignore Ctrl-C (:func:`ignore_sigint`) and judge by the data folder
+    of the ingest that started it (``data``: its ``$PMIM_DATA``, or ``None`` for the default).
+    A worker forked from a fork server inherits the server's environment, which dates from the
+    first pool of the process; a later ``$PMIM_DATA`` (a test's own rules folder) must win."""
+    from pmim_analytics.rules.catalogue import clear_caches
+
+    ignore_sigint()
+    if os.environ.get("PMIM_DATA") != data:
+        if data is None:
+            os.environ.pop("PMIM_DATA", None)
+        else:
+            os.environ["PMIM_DATA"] = data
+        clear_caches()
 
 
 def warm_up() -> None:

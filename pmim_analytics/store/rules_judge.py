@@ -31,7 +31,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from pmim_analytics.replay.rules_check import StagedVerdict, check_staged, ignore_sigint, warm_up
+from pmim_analytics.replay.rules_check import StagedVerdict, check_staged, start_worker, warm_up
 from pmim_analytics.store.staging import EVENT_STAGE_COLUMNS
 
 #: Below this many events a batch is checked in the ingest's own process.
@@ -110,7 +110,8 @@ class RulesJudge:
 
     def _make_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers - 1, mp_context=_context(), initializer=ignore_sigint)
+            self._pool = ProcessPoolExecutor(self.workers - 1, mp_context=_context(), initializer=start_worker,
+                                             initargs=(os.environ.get("PMIM_DATA"),))
         return self._pool
 
     def _get_pool(self) -> ProcessPoolExecutor:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow.parquet as pq
+import pytest
 
 from pmim_analytics.engine.verify import verify_game
 from pmim_analytics.model.events import event_from_dict
@@ -207,3 +208,25 @@ def test_slices_checked_while_staging_give_the_same_outcome(tmp_path: Path, monk
     assert duplicates == 2 and loaded == N_BASE - 1 + 6 - len(rejected)
     assert any(kind == "rules" for _, _, kind, _ in rejected)
     assert all(checked for _, checked, _ in checks)
+
+
+def test_a_worker_judges_by_the_data_folder_of_the_ingest_that_started_it(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # Workers are forked from one fork server per process, which keeps the environment of the
+    # first pool; an ingest started later under another $PMIM_DATA (its own rules) must still
+    # have its games judged by those rules, not the first pool's.
+    from pmim_analytics.rules.catalogue import data_dir
+    from pmim_analytics.store.rules_judge import RulesJudge
+
+    monkeypatch.delenv("PMIM_DATA", raising=False)
+    first = RulesJudge(workers=2)
+    try:
+        assert first._make_pool().submit(data_dir).result() == data_dir()
+    finally:
+        first.close()
+    monkeypatch.setenv("PMIM_DATA", str(tmp_path))
+    second = RulesJudge(workers=2)
+    try:
+        assert second._make_pool().submit(data_dir).result() == tmp_path
+    finally:
+        second.close()
