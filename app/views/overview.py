@@ -13,6 +13,11 @@ st.title("PMIM balance overview")
 f = sh.sidebar()
 
 
+def _pct_range(lo: str, hi: str) -> pl.Expr:
+    """An interval given as two shares, shown as "lo – hi" in whole percent."""
+    return pl.format("{} – {}", (pl.col(lo) * 100).round(0), (pl.col(hi) * 100).round(0))
+
+
 def body() -> None:
     if sh.empty_state(f, "the overview"):
         return
@@ -44,8 +49,7 @@ def body() -> None:
             st.dataframe(gaps.select(
                 pl.col("composition"), pl.col("rules_id").alias("rules"), pl.col("source"), pl.col("games"),
                 (pl.col("win_rate") * 100).round(1).alias("win %"),
-                pl.format("{} – {}", (pl.col("win_lo") * 100).round(0), (pl.col("win_hi") * 100).round(0))
-                .alias("95% interval, %")), hide_index=True, key="gaps", column_config={
+                _pct_range("win_lo", "win_hi").alias("95% interval, %")), hide_index=True, key="gaps", column_config={
                     "composition": st.column_config.TextColumn("composition", width="medium"),
                     "95% interval, %": st.column_config.TextColumn("95% interval, %", width="small")})
         for s in composition_signals(comps)[:4] + side_signals(sh.report("sides", f))[:2]:
@@ -77,8 +81,8 @@ def body() -> None:
             st.dataframe(opt.heat.select(
                 pl.col("rules_id").alias("rules"), "excess", "rolls", "overheats",
                 (pl.col("rate") * 100).round(1).alias("overheat %"),
-                pl.format("{} – {}", (pl.col("rate_lo") * 100).round(0), (pl.col("rate_hi") * 100).round(0))
-                .alias("95% interval, %"), (pl.col("exact") * 100).round(1).alias("exact %")),
+                _pct_range("rate_lo", "rate_hi").alias("95% interval, %"),
+                (pl.col("exact") * 100).round(1).alias("exact %")),
                 hide_index=True, key="overheat")
             st.dataframe(opt.weapons_lost.select(pl.col("rules_id").alias("rules"), "weapon", "rolls",
                                                  pl.col("lost").alias("weapons lost to heat"),
@@ -89,8 +93,7 @@ def body() -> None:
             st.dataframe(opt.initiative.select(
                 pl.col("rules_id").alias("rules"), "rolls", "ties", "rounds",
                 (pl.col("share") * 100).round(1).alias("blue first %"),
-                pl.format("{} – {}", (pl.col("share_lo") * 100).round(0), (pl.col("share_hi") * 100).round(0))
-                .alias("95% interval, %")), hide_index=True, key="initiative")
+                _pct_range("share_lo", "share_hi").alias("95% interval, %")), hide_index=True, key="initiative")
         if opt.rushes.height:
             st.subheader("Rushes")
             st.dataframe(opt.rushes.select(pl.col("rules_id").alias("rules"), "rushes", "games"),
