@@ -29,6 +29,7 @@ from tests.support.browser import (  # noqa: E402 (the repository root is put on
     full_page_height,
     number,
     pick,
+    scratch_copy,
     settle,
     streamlit_server,
 )
@@ -172,10 +173,7 @@ def main() -> int:
     a.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="pmim-shots-") as tmp:
         work = Path(tmp)
-        db = work / "dashboard.duckdb"
-        shutil.copy(a.db, db)
-        data = work / "data"
-        shutil.copytree(ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
+        db, data = scratch_copy(a.db, work)
         with streamlit_server(db, data, work) as url, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
             try:

@@ -5,6 +5,7 @@ through Playwright. Used by the browser tests (``tests/app/browser/``) and by
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -24,6 +25,16 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def scratch_copy(db: Path, work: Path) -> tuple[Path, Path]:
+    """Copies of the database ``db`` and the repository's ``data/`` in ``work`` (the dashboard saves
+    variants and games there, which must not land in the originals): (database, data folder)."""
+    copy = work / "dashboard.duckdb"
+    shutil.copy(db, copy)
+    data = work / "data"
+    shutil.copytree(ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
+    return copy, data
 
 
 @contextmanager

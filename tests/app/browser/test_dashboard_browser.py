@@ -15,7 +15,6 @@ form's errors sit at their fields. The Export page's downloads are tested in ``t
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from tests.support.browser import (
     full_page_height,
     number,
     pick,
+    scratch_copy,
     settle,
     streamlit_server,
 )
@@ -55,10 +55,7 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed (make test runs scripts/ensure-chromium.sh)")
     tmp = tmp_path_factory.mktemp("browser")
-    db = tmp / "dashboard.duckdb"
-    shutil.copy(Path(os.environ.get("PMIM_BROWSER_DB") or small_demo_db).resolve(), db)
-    data = tmp / "data"
-    shutil.copytree(ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
+    db, data = scratch_copy(Path(os.environ.get("PMIM_BROWSER_DB") or small_demo_db).resolve(), tmp)
     with streamlit_server(db, data, tmp) as url:
         os.environ["PMIM_BROWSER_DATA"] = str(data)  # where the What-if test looks for the variant it saved
         try:

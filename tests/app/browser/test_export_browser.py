@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -22,7 +21,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.support.browser import CHROMIUM, ROOT, settle, streamlit_server
+from tests.support.browser import CHROMIUM, ROOT, scratch_copy, settle, streamlit_server
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 #: An army name as a user might type it: a formula, a tag that runs script, a link.
@@ -41,10 +40,7 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed (make test runs scripts/ensure-chromium.sh)")
     tmp = tmp_path_factory.mktemp("export-browser")
-    db = tmp / "dashboard.duckdb"
-    shutil.copy(Path(os.environ.get("PMIM_BROWSER_DB") or small_demo_db).resolve(), db)
-    data = tmp / "data"
-    shutil.copytree(ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
+    db, data = scratch_copy(Path(os.environ.get("PMIM_BROWSER_DB") or small_demo_db).resolve(), tmp)
     army = (data / "armies" / "v3-fast-gev.yaml").read_text(encoding="utf-8")
     hostile = tmp / "hostile.yaml"
     hostile.write_text(army.replace("name: Fast GEV", f"name: '{HOSTILE}'", 1), encoding="utf-8")
