@@ -44,6 +44,7 @@ class RuleChecks:
         _chance: str | None
         _rush: RushRule | None
         rushed: bool
+        _checked_path: int | None
 
         def unit(self, unit_id: str) -> UnitState: ...
         def next_to_place(self) -> UnitState | None: ...
@@ -123,11 +124,13 @@ class RuleChecks:
                                      f"{self.units[self.occ[i]].id} is there (no stacking)")
         if self.board.impassable[i]:
             raise IllegalActionError(f"{u.id} cannot move to {h.format()}: impassable")
-        if self.path_length(u, i) is None:
+        n = self.path_length(u, i)
+        if n is None:
             d = self.grid.dist[u.pos][i]
             why = (f"{d} hexes away, MOV {u.p.mov}" if d > u.p.mov
                    else "every path within MOV is blocked by enemy units or terrain")
             raise IllegalActionError(f"{u.id} cannot move to {h.format()}: {why}")
+        self._checked_path = n
 
     def _check_rush(self, u: UnitState, h: Hex) -> None:
         if self._rush is None:

@@ -154,6 +154,7 @@ class GameState(RuleChecks):
         self._loc_rolls: list[int] = []
         self._result: GameResult | None = None
         self._reach: tuple[UnitState | None, dict[int, int]] = (None, {})  # cache for the active unit
+        self._checked_path: int | None = None  # the path length a move's check just found, for apply
         optional = spec.rules.optional
         self._initiative = optional.rolled_initiative
         self._catch_up = optional.catch_up
@@ -232,6 +233,7 @@ class GameState(RuleChecks):
         c._loc_rolls = self._loc_rolls[:]
         c._result = self._result
         c._reach = (None, {})
+        c._checked_path = None
         c._initiative = self._initiative
         c._catch_up = self._catch_up
         c._rush = self._rush
@@ -475,8 +477,8 @@ class GameState(RuleChecks):
             return
         u = self.by_id.get(action.unit) or self.unit(action.unit)
         kind = type(action)
-        if kind is MoveUnit:
-            self._do_move(u, cast(MoveUnit, action).to)
+        if kind is MoveUnit:  # a checked move's path length was found by its check
+            self._do_move(u, cast(MoveUnit, action).to, known=self._checked_path if check else None)
         elif kind is FireWeapon:
             fire = cast(FireWeapon, action)
             self._pending = (u, self.mount_index(u, fire.mount), self.unit(fire.target))
@@ -550,10 +552,10 @@ class GameState(RuleChecks):
         self._emit(Activate(seq=len(self.events) + 1, round=self.round, unit=u.id))
         self._maybe_auto_end()
 
-    def _do_move(self, u: UnitState, h: Hex, rush: bool = False) -> None:
+    def _do_move(self, u: UnitState, h: Hex, rush: bool = False, known: int | None = None) -> None:
         i = self.grid.index(h)
         start = u.pos
-        path = self.rush_reachable(u).get(i) if rush else self.path_length(u, i)
+        path = known if known is not None else self.rush_reachable(u).get(i) if rush else self.path_length(u, i)
         if path is None:  # only when replaying a recorded illegal move
             path = self.grid.dist[start][i]
         if self.occ[start] == u.index:
