@@ -127,7 +127,7 @@ def open_writer(db: str | Path | None = None, *, timeout: float = WRITE_TIMEOUT,
         if have > want:
             raise StoreError(newer_schema_message(have, want), _where(path))
         with _migrate_lock:
-            if key not in _migrated:
+            if key not in _migrated or have < want:  # a file deleted and made again since is new
                 from pmim_analytics.store.migrate import load_rules_tables, migrate
 
                 migrate(con)

@@ -31,6 +31,20 @@ def test_a_new_database_gets_every_migration_and_every_rules_version(db: Path) -
     assert tw.row(0) == (2 + 2 + 3 + 3 + 3 + 3, "humanoid", "medium")
 
 
+def test_a_database_deleted_and_made_again_in_the_same_process_gets_its_schema_again(db: Path) -> None:
+    """The first open in a process migrates; a file deleted since (a user starting over while
+    the dashboard runs) is a new, empty database and is set up again, not taken as done."""
+    with open_writer(db):
+        pass
+    for suffix in ("", ".wal"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+    with open_writer(db):
+        pass
+    versions = read_frame("SELECT version FROM schema_version ORDER BY 1", db=db).to_series().to_list()
+    assert versions == [v for v, _ in migrate_mod.list_migrations()]
+    assert read_frame("SELECT count(*) AS n FROM rules_versions", db=db).item() > 0
+
+
 def test_an_edited_variant_reloads_the_rules_tables(db: Path, data_copy: Path) -> None:
     with open_writer(db):
         pass
