@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit, RushUnit
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER
@@ -622,46 +622,43 @@ def _replays_exactly(record: GameRecord) -> bool:
         produced = st.events
         apply, apply_roll = st.apply, st.apply_roll
         for k, ev in enumerate(events):
-            kind = type(ev)
-            if kind is Activate or kind is Deploy:
+            if isinstance(ev, (Activate, Deploy)):
                 if st.active is not None and st.phase == BATTLE and not st.is_chance_node():
                     apply(EndActivation(st.active.id), check=False)
-                apply(ActivateUnit(ev.unit) if kind is Activate else PlaceUnit(ev.unit, Hex(*ev.hex)))  # type: ignore[attr-defined]
-            elif kind is Move:
-                apply(MoveUnit(ev.unit, Hex(*ev.to_hex)))  # type: ignore[attr-defined]
-            elif kind is Attack:
-                att = cast(Attack, ev)
-                if att.roll is None:
+                apply(ActivateUnit(ev.unit) if isinstance(ev, Activate) else PlaceUnit(ev.unit, Hex(*ev.hex)))
+            elif isinstance(ev, Move):
+                apply(MoveUnit(ev.unit, Hex(*ev.to_hex)))
+            elif isinstance(ev, Attack):
+                if ev.roll is None:
                     return False
-                apply(FireWeapon(att.unit, att.mount, att.target))
-                apply_roll(att.roll)
-                rolls = list(att.location_rolls)
+                apply(FireWeapon(ev.unit, ev.mount, ev.target))
+                apply_roll(ev.roll)
+                rolls = list(ev.location_rolls)
                 while st.roll_needed() and st.optional_roll_kind() is None:
                     if not rolls:
                         return False
                     apply_roll((rolls.pop(0),))
                 if rolls:
                     return False
-            elif kind is Rush:
-                apply(RushUnit(ev.unit, Hex(*ev.to_hex)))  # type: ignore[attr-defined]
-            elif ev.type in ROLL_TYPES:
+            elif isinstance(ev, Rush):
+                apply(RushUnit(ev.unit, Hex(*ev.to_hex)))
+            elif isinstance(ev, (InitiativeRoll, OverheatRoll, WeaponLost)):
                 if st.optional_roll_kind() not in ROLL_TYPES[ev.type]:
                     return False
-                if kind is InitiativeRoll:
-                    apply_roll((ev.blue_roll, ev.red_roll))  # type: ignore[attr-defined]
-                elif kind is OverheatRoll:
-                    apply_roll((ev.result,))  # type: ignore[attr-defined]
+                if isinstance(ev, InitiativeRoll):
+                    apply_roll((ev.blue_roll, ev.red_roll))
+                elif isinstance(ev, OverheatRoll):
+                    apply_roll((ev.result,))
                 else:
-                    rolls = list(cast(WeaponLost, ev).location_rolls)
+                    rolls = list(ev.location_rolls)
                     while st.optional_roll_kind() == HEAT_HIT and rolls:
                         apply_roll((rolls.pop(0),))
                     if rolls or st.optional_roll_kind() == HEAT_HIT:
                         return False
-            elif kind is FirstPlayer and st.roll_needed() == 1 and st.phase == DEPLOY:
-                die = cast(FirstPlayer, ev).die
-                if die is None:
+            elif isinstance(ev, FirstPlayer) and st.roll_needed() == 1 and st.phase == DEPLOY:
+                if ev.die is None:
                     return False
-                apply_roll((die,))
+                apply_roll((ev.die,))
             elif len(produced) <= k and st.active is not None and st.phase == BATTLE and not st.is_chance_node():
                 # a derived event the engine has not given yet: the active unit's activation ended
                 apply(EndActivation(st.active.id), check=False)
