@@ -618,52 +618,109 @@ def _replays_exactly(record: GameRecord) -> bool:
                                   json.dumps(recorded.settings(), sort_keys=True))
         if problems:
             return False
-        st = GameState(spec)
-        produced = st.events
-        apply, apply_roll = st.apply, st.apply_roll
+        quick = _QuickPass(GameState(spec))
         for k, ev in enumerate(events):
-            if isinstance(ev, (Activate, Deploy)):
-                if st.active is not None and st.phase == BATTLE and not st.is_chance_node():
-                    apply(EndActivation(st.active.id), check=False)
-                apply(ActivateUnit(ev.unit) if isinstance(ev, Activate) else PlaceUnit(ev.unit, Hex(*ev.hex)))
-            elif isinstance(ev, Move):
-                apply(MoveUnit(ev.unit, Hex(*ev.to_hex)))
-            elif isinstance(ev, Attack):
-                if ev.roll is None:
-                    return False
-                apply(FireWeapon(ev.unit, ev.mount, ev.target))
-                apply_roll(ev.roll)
-                rolls = list(ev.location_rolls)
-                while st.roll_needed() and st.optional_roll_kind() is None:
-                    if not rolls:
-                        return False
-                    apply_roll((rolls.pop(0),))
-                if rolls:
-                    return False
-            elif isinstance(ev, Rush):
-                apply(RushUnit(ev.unit, Hex(*ev.to_hex)))
-            elif isinstance(ev, (InitiativeRoll, OverheatRoll, WeaponLost)):
-                if st.optional_roll_kind() not in ROLL_TYPES[ev.type]:
-                    return False
-                if isinstance(ev, InitiativeRoll):
-                    apply_roll((ev.blue_roll, ev.red_roll))
-                elif isinstance(ev, OverheatRoll):
-                    apply_roll((ev.result,))
-                else:
-                    rolls = list(ev.location_rolls)
-                    while st.optional_roll_kind() == HEAT_HIT and rolls:
-                        apply_roll((rolls.pop(0),))
-                    if rolls or st.optional_roll_kind() == HEAT_HIT:
-                        return False
-            elif isinstance(ev, FirstPlayer) and st.roll_needed() == 1 and st.phase == DEPLOY:
-                if ev.die is None:
-                    return False
-                apply_roll((ev.die,))
-            elif len(produced) <= k and st.active is not None and st.phase == BATTLE and not st.is_chance_node():
-                # a derived event the engine has not given yet: the active unit's activation ended
-                apply(EndActivation(st.active.id), check=False)
-        if st.phase != OVER and st.active is not None and st.phase == BATTLE and not st.is_chance_node():
-            apply(EndActivation(st.active.id), check=False)
+            quick.k = k
+            if not _QUICK_FEED.get(ev.type, _QuickPass.derived)(quick, ev):
+                return False
+        st, produced = quick.st, quick.st.events
+        quick.end_activation()
         return st.phase == OVER and len(produced) == len(events) and produced == list(events)
     except Exception:  # noqa: BLE001 -- whatever went wrong, the full check says it properly
         return False
+
+
+class _QuickPass:
+    """The recorded choices and dice of one game, fed to the engine (:func:`_replays_exactly`):
+    one method per kind of event, ``False`` as soon as the record cannot be followed."""
+
+    def __init__(self, st: GameState) -> None:
+        self.st = st
+        self.k = 0  # the index of the event being fed
+
+    def end_activation(self) -> None:
+        st = self.st
+        if st.active is not None and st.phase == BATTLE and not st.is_chance_node():
+            st.apply(EndActivation(st.active.id), check=False)
+
+    def deploy(self, ev: Deploy) -> bool:
+        self.end_activation()
+        self.st.apply(PlaceUnit(ev.unit, Hex(*ev.hex)))
+        return True
+
+    def activate(self, ev: Activate) -> bool:
+        self.end_activation()
+        self.st.apply(ActivateUnit(ev.unit))
+        return True
+
+    def move(self, ev: Move) -> bool:
+        self.st.apply(MoveUnit(ev.unit, Hex(*ev.to_hex)))
+        return True
+
+    def rush(self, ev: Rush) -> bool:
+        self.st.apply(RushUnit(ev.unit, Hex(*ev.to_hex)))
+        return True
+
+    def attack(self, ev: Attack) -> bool:
+        st = self.st
+        if ev.roll is None:
+            return False
+        st.apply(FireWeapon(ev.unit, ev.mount, ev.target))
+        st.apply_roll(ev.roll)
+        rolls = list(ev.location_rolls)
+        while st.roll_needed() and st.optional_roll_kind() is None:
+            if not rolls:
+                return False
+            st.apply_roll((rolls.pop(0),))
+        return not rolls
+
+    def initiative(self, ev: InitiativeRoll) -> bool:
+        if self.st.optional_roll_kind() != INITIATIVE:
+            return False
+        self.st.apply_roll((ev.blue_roll, ev.red_roll))
+        return True
+
+    def overheat(self, ev: OverheatRoll) -> bool:
+        if self.st.optional_roll_kind() != OVERHEAT:
+            return False
+        self.st.apply_roll((ev.result,))
+        return True
+
+    def heat_hit(self, ev: WeaponLost) -> bool:
+        st = self.st
+        if st.optional_roll_kind() != HEAT_HIT:
+            return False
+        rolls = list(ev.location_rolls)
+        while st.optional_roll_kind() == HEAT_HIT and rolls:
+            st.apply_roll((rolls.pop(0),))
+        return not rolls and st.optional_roll_kind() != HEAT_HIT
+
+    def first_player(self, ev: FirstPlayer) -> bool:
+        st = self.st
+        if st.roll_needed() == 1 and st.phase == DEPLOY:  # the random draw: its die is an input
+            if ev.die is None:
+                return False
+            st.apply_roll((ev.die,))
+            return True
+        return self.derived(ev)
+
+    def derived(self, ev: Event) -> bool:
+        """An event the rules derive: nothing to feed, but if the engine has not given it yet,
+        the active unit's activation ended (a replay records no end of activation)."""
+        if len(self.st.events) <= self.k:
+            self.end_activation()
+        return True
+
+
+#: What the quick pass feeds the engine for each recorded event type (the others are derived).
+_QUICK_FEED: dict[str, Callable[[_QuickPass, Any], bool]] = {
+    "deploy": _QuickPass.deploy,
+    "activate": _QuickPass.activate,
+    "move": _QuickPass.move,
+    "rush": _QuickPass.rush,
+    "attack": _QuickPass.attack,
+    "initiative_roll": _QuickPass.initiative,
+    "overheat_roll": _QuickPass.overheat,
+    "weapon_lost": _QuickPass.heat_hit,
+    "first_player": _QuickPass.first_player,
+}
