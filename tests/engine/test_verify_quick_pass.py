@@ -89,6 +89,8 @@ def mutant(record: GameRecord, muts: list[tuple[str, int]]) -> GameRecord | None
     events = [json.loads(x) for x in format_game(record).splitlines()[1:]]
     changed = False
     for kind, k in muts:
+        if len(events) < 2:  # truncated to one event: nothing left to pick a pair from
+            continue
         i = k % (len(events) - 1)
         if kind == "drop":
             del events[i]
