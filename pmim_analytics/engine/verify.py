@@ -111,6 +111,27 @@ def _spec_of(rules: str, scenario: str, blue: SideRecord, red: SideRecord,
     return spec, tuple(p for side in ("blue", "red") for p in _army_problems(header, side))
 
 
+def _record_spec(record: GameRecord, optional: OptionalRules) -> tuple[GameSpec, tuple[str, ...]]:
+    """The game spec a record was played under, with ``optional`` rules, and what breaks the
+    army rules in its header (:func:`_spec_of`). The first-player setting is the one its
+    first_player event says (a batch may override the scenario's); without one ``alternate``.
+    Raises :class:`PmimError`."""
+    header = record.header
+    drawn = next((e for e in record.events if isinstance(e, FirstPlayer)), None)
+    return _spec_of(header.rules, header.scenario, header.sides["blue"], header.sides["red"],
+                    drawn.setting if drawn else "alternate", str(data_dir()),
+                    json.dumps(optional.settings(), sort_keys=True))
+
+
+def _end_activation(st: GameState) -> bool:
+    """End the active unit's activation when the state can (a unit is active in battle and no
+    dice are awaited); a replay records no end of activation. True if it did."""
+    if st.phase == BATTLE and st.active is not None and not st.is_chance_node():
+        st.apply(EndActivation(st.active.id), check=False)
+        return True
+    return False
+
+
 def _describe_any(ev: Event) -> str:
     unit = getattr(ev, "unit", None)
     return f"{ev.type} of {unit}" if unit else ev.type
@@ -186,14 +207,8 @@ class _Checker:
         self.line = self.lines[0] if self.lines else None
         if header.source != "engine" and not self.record.events:
             return self.found
-        # the first-player setting the game was played under: its first_player event says
-        # (a batch may override the scenario's); without one it is ``alternate``
-        drawn = next((e for e in self.record.events if isinstance(e, FirstPlayer)), None)
         try:
-            recorded = self.recorded_optional_rules()
-            spec, problems = _spec_of(header.rules, header.scenario, header.sides["blue"], header.sides["red"],
-                                      drawn.setting if drawn else "alternate", str(data_dir()),
-                                      json.dumps(recorded.settings(), sort_keys=True))
+            spec, problems = _record_spec(self.record, self.recorded_optional_rules())
             for problem in problems:
                 self.report(problem, "sides")
             self.state = GameState(spec)
@@ -293,10 +308,8 @@ class _Checker:
 
     # -- derived events: the rules produce them; they must match
     def end_activation(self) -> None:
-        st = self.state
-        assert st is not None
-        if st.phase == BATTLE and st.active is not None and not st.is_chance_node():
-            st.apply(EndActivation(st.active.id), check=False)
+        assert self.state is not None
+        if _end_activation(self.state):
             self.queue.extend(self.fresh())
 
     def derived_event(self, ev: Event) -> None:
@@ -612,10 +625,7 @@ def _replays_exactly(record: GameRecord) -> bool:
         recorded = OptionalRules.model_validate(header.optional_rules or {})
         if recorded != load_rules(header.rules).optional:
             return False
-        drawn = next((e for e in events if isinstance(e, FirstPlayer)), None)
-        spec, problems = _spec_of(header.rules, header.scenario, header.sides["blue"], header.sides["red"],
-                                  drawn.setting if drawn else "alternate", str(data_dir()),
-                                  json.dumps(recorded.settings(), sort_keys=True))
+        spec, problems = _record_spec(record, recorded)
         if problems:
             return False
         quick = _QuickPass(GameState(spec))
@@ -624,7 +634,7 @@ def _replays_exactly(record: GameRecord) -> bool:
             if not _QUICK_FEED.get(ev.type, _QuickPass.derived)(quick, ev):
                 return False
         st, produced = quick.st, quick.st.events
-        quick.end_activation()
+        _end_activation(st)
         return st.phase == OVER and len(produced) == len(events) and produced == list(events)
     except Exception:  # noqa: BLE001 -- whatever went wrong, the full check says it properly
         return False
@@ -638,18 +648,13 @@ class _QuickPass:
         self.st = st
         self.k = 0  # the index of the event being fed
 
-    def end_activation(self) -> None:
-        st = self.st
-        if st.active is not None and st.phase == BATTLE and not st.is_chance_node():
-            st.apply(EndActivation(st.active.id), check=False)
-
     def deploy(self, ev: Deploy) -> bool:
-        self.end_activation()
+        _end_activation(self.st)
         self.st.apply(PlaceUnit(ev.unit, Hex(*ev.hex)))
         return True
 
     def activate(self, ev: Activate) -> bool:
-        self.end_activation()
+        _end_activation(self.st)
         self.st.apply(ActivateUnit(ev.unit))
         return True
 
@@ -708,7 +713,7 @@ class _QuickPass:
         """An event the rules derive: nothing to feed, but if the engine has not given it yet,
         the active unit's activation ended (a replay records no end of activation)."""
         if len(self.st.events) <= self.k:
-            self.end_activation()
+            _end_activation(self.st)
         return True
 
 
