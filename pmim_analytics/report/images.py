@@ -46,9 +46,32 @@ def write_pngs(figs: Mapping[str, go.Figure], folder: Path) -> dict[str, Path]:
     _use_debian_chromium()
     folder.mkdir(parents=True, exist_ok=True)
     paths = {name: folder / f"{name}.png" for name in figs}
-    heights = [int(f.layout.height or PNG_HEIGHT) for f in figs.values()]
+    for path in paths.values():
+        path.unlink(missing_ok=True)  # so a file left by an earlier export is never taken for a new one
+    _render(figs, paths)
+    # Kaleido renders each figure in its own browser tab and, when one tab fails or times out (a
+    # busy machine), drops that file and returns without raising; render what is missing once
+    # more, then say which figures could not be made.
+    missing = {name: fig for name, fig in figs.items() if not _written(paths[name])}
+    if missing:
+        _render(missing, {name: paths[name] for name in missing})
+        still = [name for name in missing if not _written(paths[name])]
+        if still:
+            raise FigureExportError(
+                f"could not render the PNG figure(s) {', '.join(still)} after a second try (the browser "
+                "gave no image); run the export again, or export without them (--no-png)")
+    return paths
+
+
+def _written(path: Path) -> bool:
+    return path.is_file() and path.stat().st_size > 0
+
+
+def _render(figs: Mapping[str, go.Figure], paths: Mapping[str, Path]) -> None:
+    heights = [int(figs[name].layout.height or PNG_HEIGHT) for name in figs]
     try:
-        pio.write_images(list(figs.values()), list(paths.values()), format="png", width=PNG_WIDTH, height=heights)
+        pio.write_images(list(figs.values()), [paths[name] for name in figs], format="png",
+                         width=PNG_WIDTH, height=heights)
     except (KeyboardInterrupt, PmimError):
         raise
     except Exception as e:  # kaleido and choreographer raise their own kinds for a missing or failing browser
@@ -57,7 +80,6 @@ def write_pngs(figs: Mapping[str, go.Figure], folder: Path) -> dict[str, Path]:
             f"could not render the PNG figures ({type(e).__name__}: {detail}); install Debian's chromium "
             "(scripts/ensure-chromium.sh) or set BROWSER_PATH to a Chrome, or export without them (--no-png)"
             ) from None
-    return paths
 
 
 _IMG = re.compile(r'<img src="(?P<src>[^"]+)" alt="(?P<alt>[^"]*)"\s*/?>')
