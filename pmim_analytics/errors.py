@@ -7,7 +7,9 @@ carry where it happened (file, line, column, unit) so messages can point at it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 
@@ -88,9 +90,15 @@ def display_path(path: str | Path) -> str:
     """Return ``path`` relative to the working directory when it lies below it."""
     p = Path(path)
     try:
-        return str(p.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
+        return str(p.resolve().relative_to(_resolved(os.getcwd())))
+    except (ValueError, OSError):
         return str(p)
+
+
+@lru_cache(maxsize=4)
+def _resolved(cwd: str) -> Path:
+    # the working directory, resolved once per directory (an ingest names a thousand files)
+    return Path(cwd).resolve()
 
 
 class BotSpecError(PmimError, ValueError):

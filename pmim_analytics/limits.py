@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -52,38 +54,31 @@ def check_regular_file(path: str | Path, limit: int, what: str) -> int:
     behind a link, a folder) or a file over the limit, before a byte is read; a FIFO is
     never opened, so this cannot block.
     """
-    p = Path(path)
-    where = Location(display_path(p))
     try:
-        st = os.stat(p)
+        st = os.stat(path)
     except OSError as e:
-        raise PmimError(f"cannot be read ({e.strerror})", where) from None
+        raise PmimError(f"cannot be read ({e.strerror})", Location(display_path(path))) from None
     if not stat.S_ISREG(st.st_mode):
-        raise LimitError(f"not a regular file; only regular files are read as {what}s", where)
+        raise LimitError(f"not a regular file; only regular files are read as {what}s", Location(display_path(path)))
     if st.st_size > limit:
         article = "an" if what[0] in "aeiou" else "a"
         raise LimitError(f"{_mb(st.st_size)} is too large: over the {_mb(limit)} limit for {article} {what} "
-                         "(pmim_analytics.limits); split or shorten it", where)
+                         "(pmim_analytics.limits); split or shorten it", Location(display_path(path)))
     return st.st_size
 
 
-def json_depth(obj: Any) -> int:
-    """How deep a parsed JSON value nests (a scalar is 0), without recursion; past
-    :data:`MAX_JSON_DEPTH` it stops at ``MAX_JSON_DEPTH + 1``. Walks one level of containers
-    at a time (scalars are never queued: a replay header is mostly scalars)."""
-    containers = (dict, list)
-    level = [obj] if isinstance(obj, containers) else []
-    depth = 0
-    while level:
-        depth += 1
-        if depth > MAX_JSON_DEPTH:
-            return depth
-        below: list[Any] = []
-        for value in level:
-            below.extend(c for c in (value.values() if isinstance(value, dict) else value)
-                         if isinstance(c, containers))
-        level = below
-    return depth
+#: A JSON string (valid JSON: escapes are a backslash and the character after it).
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def json_depth(text: str) -> int:
+    """How deep valid JSON ``text`` nests (a scalar is 0): the most brackets open at once,
+    counting only those outside strings. Works on the text, so a replay header's hundred
+    containers cost two regular-expression passes instead of a walk of the parsed value."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
 def loads_json(text: str | bytes, where: Location, *, check_depth: bool = False) -> Any:
@@ -95,8 +90,11 @@ def loads_json(text: str | bytes, where: Location, *, check_depth: bool = False)
         obj = json.loads(text)
     except RecursionError:
         raise LimitError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels", where) from None
-    if check_depth and json_depth(obj) > MAX_JSON_DEPTH:
-        raise LimitError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels", where)
+    if check_depth:
+        if isinstance(text, bytes):
+            text = text.decode(json.detect_encoding(text), "surrogatepass")  # as json.loads read it
+        if json_depth(text) > MAX_JSON_DEPTH:
+            raise LimitError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels", where)
     return obj
 
 

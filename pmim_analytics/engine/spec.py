@@ -8,7 +8,7 @@ computed here once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, cached_property
 
 from pmim_analytics.errors import DataFileError, IllegalActionError, Location, UnknownNameError
@@ -70,16 +70,17 @@ class UnitProfile:
     chart: tuple[str, ...]
     mounts: tuple[WeaponMount, ...]
     heat_rating: int = -1  # the optional heat rule's rating; -1 = the unit makes no heat
+    #: Attacks per activation: two for a Warmech (different mounts), one otherwise (from
+    #: ``kind``; a slot, as the engine reads it after every action).
+    max_attacks: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "max_attacks", attacks_per_activation(self.kind))
 
     @property
     def is_mech(self) -> bool:
         """True for a Warmech."""
         return self.body is not None
-
-    @property
-    def max_attacks(self) -> int:
-        """Attacks per activation: two for a Warmech (different mounts), one otherwise."""
-        return attacks_per_activation(self.kind)
 
 
 @dataclass(frozen=True)

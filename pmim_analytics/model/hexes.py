@@ -109,9 +109,11 @@ class HexGrid:
         self.rows = rows
         self.size = columns * rows
         self.hexes: tuple[Hex, ...] = tuple(Hex(i % columns, i // columns) for i in range(self.size))
-        cubes = [h.to_cube() for h in self.hexes]
+        # cube_distance written out over (q, r): s = -q - r, so |s_a - s_b| = |dq + dr|
+        # (a 20 x 14 map has 78,400 pairs; a call per pair cost a fifth of a second)
+        qr = [h.to_cube()[:2] for h in self.hexes]
         self.dist: tuple[tuple[int, ...], ...] = tuple(
-            tuple(cube_distance(a, b) for b in cubes) for a in cubes
+            tuple(max(abs(aq - bq), abs(ar - br), abs(aq - bq + ar - br)) for bq, br in qr) for aq, ar in qr
         )
         self.neighbours: tuple[tuple[int, ...], ...] = tuple(
             tuple(self.index(n) for n in h.neighbours() if self.contains(n)) for h in self.hexes
