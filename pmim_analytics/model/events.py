@@ -484,32 +484,43 @@ def events_from_columns(columns: Mapping[str, Sequence[Any]], start: int, stop: 
             found.append(k)
     out: list[Any] = [None] * (stop - start)
     for t, rows in by_type.items():
-        cls, names, plan = _COLUMN_PLAN[t]
-        nulls: Sequence[Any] = [None] * len(rows)
         pick = itemgetter(*rows) if len(rows) > 1 else lambda col, k=rows[0]: (col[k],)
-        series: list[Any] = []
-        for how, cols in plan:
-            col = columns.get(cols[0])
-            first: Sequence[Any] = nulls if col is None else pick(col)
-            if how == 0:
-                series.append(first)
-            elif how == 1:
-                col = columns.get(cols[1])
-                second: Sequence[Any] = nulls if col is None else pick(col)
-                series.append([None if a is None and b is None else (int(a), int(b))
-                               for a, b in zip(first, second, strict=True)])
-            elif how == 2:
-                series.append([tuple(int(x) for x in (v or "").split(",") if x) for v in first])
-            else:
-                series.append([tuple((v or "").split()) for v in first])
-        # the objects first, then each field for all of them at once (C-level loops; the
-        # frozen ``__init__`` per event is the costliest part of a replay's rules check)
-        built = [_new(cls) for _ in rows]
-        for setter, values in zip(_SETTERS[t], series, strict=True):
-            deque(map(setter, built, values), maxlen=0)
-        for k, ev in zip(rows, built, strict=True):
+        picked = {name: pick(col) for name in type_columns(t) if (col := columns.get(name)) is not None}
+        for k, ev in zip(rows, events_of_type(t, picked, len(rows)), strict=True):
             out[k - start] = ev
     return out
+
+
+def type_columns(etype: str) -> tuple[str, ...]:
+    """The wide columns that events of type ``etype`` are read from (``KeyError`` if unknown)."""
+    return tuple(c for _, cols in _COLUMN_PLAN[etype][2] for c in cols)
+
+
+def events_of_type(etype: str, columns: Mapping[str, Sequence[Any]], n: int) -> list[Event]:
+    """Build ``n`` events of type ``etype`` from its columns (:func:`type_columns`; each holds
+    ``n`` values, one per event; a column left out is null). Raises as
+    :func:`events_from_columns`."""
+    cls, _, plan = _COLUMN_PLAN[etype]
+    nulls: Sequence[Any] = [None] * n
+    series: list[Any] = []
+    for how, cols in plan:
+        first: Sequence[Any] = columns.get(cols[0], nulls)
+        if how == 0:
+            series.append(first)
+        elif how == 1:
+            second: Sequence[Any] = columns.get(cols[1], nulls)
+            series.append([None if a is None and b is None else (int(a), int(b))
+                           for a, b in zip(first, second, strict=True)])
+        elif how == 2:
+            series.append([tuple(int(x) for x in (v or "").split(",") if x) for v in first])
+        else:
+            series.append([tuple((v or "").split()) for v in first])
+    # the objects first, then each field for all of them at once (C-level loops; the
+    # frozen ``__init__`` per event is the costliest part of a replay's rules check)
+    built = [_new(cls) for _ in range(n)]
+    for setter, values in zip(_SETTERS[etype], series, strict=True):
+        deque(map(setter, built, values), maxlen=0)
+    return built
 
 
 _new = object.__new__
