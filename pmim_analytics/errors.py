@@ -90,15 +90,19 @@ def display_path(path: str | Path) -> str:
     """Return ``path`` relative to the working directory when it lies below it."""
     p = Path(path)
     try:
-        return str(p.resolve().relative_to(_resolved(os.getcwd())))
+        cwd = os.getcwd()
+        if p.is_symlink():
+            return str(p.resolve().relative_to(_resolved(cwd, cwd)))
+        return str((_resolved(cwd, str(p.parent)) / p.name).relative_to(_resolved(cwd, cwd)))
     except (ValueError, OSError):
         return str(p)
 
 
-@lru_cache(maxsize=4)
-def _resolved(cwd: str) -> Path:
-    # the working directory, resolved once per directory (an ingest names a thousand files)
-    return Path(cwd).resolve()
+@lru_cache(maxsize=64)
+def _resolved(cwd: str, folder: str) -> Path:
+    # a folder resolved once (an ingest names a thousand files of a few folders), relative
+    # ones against the working directory they were named in
+    return (Path(cwd) / folder).resolve()
 
 
 class BotSpecError(PmimError, ValueError):

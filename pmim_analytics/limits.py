@@ -77,7 +77,10 @@ def json_depth(text: str) -> int:
     """How deep valid JSON ``text`` nests (a scalar is 0): the most brackets open at once,
     counting only those outside strings. Works on the text, so a replay header's hundred
     containers cost two regular-expression passes instead of a walk of the parsed value."""
-    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    # without a backslash no string holds an escaped quote: every other piece between quotes
+    # is outside the strings (a split is several times quicker than the string pattern)
+    outside = _JSON_STRING.sub("", text) if "\\" in text else "".join(text.split('"')[::2])
+    brackets = _NOT_BRACKET.sub("", outside)
     return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
