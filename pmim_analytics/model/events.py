@@ -463,6 +463,10 @@ _COLUMN_PLAN: dict[str, tuple[type[Event], tuple[str, ...], tuple[tuple[int, tup
 _SETTERS: dict[str, tuple[Callable[[Any, Any], None], ...]] = {
     t: tuple(getattr(cls, name).__set__ for name in names) for t, (cls, names, _) in _COLUMN_PLAN.items()
 }
+#: Each type's wide columns, in its ``_COLUMN_PLAN`` order (:func:`type_columns`).
+_TYPE_COLUMNS: dict[str, tuple[str, ...]] = {
+    t: tuple(c for _, cols in plan for c in cols) for t, (_, _, plan) in _COLUMN_PLAN.items()
+}
 if any({f.name for f in fields(cls)} != set(names) for cls, names, _ in _COLUMN_PLAN.values()):
     raise RuntimeError("an event field has no column plan")
 
@@ -493,7 +497,7 @@ def events_from_columns(columns: Mapping[str, Sequence[Any]], start: int, stop: 
 
 def type_columns(etype: str) -> tuple[str, ...]:
     """The wide columns that events of type ``etype`` are read from (``KeyError`` if unknown)."""
-    return tuple(c for _, cols in _COLUMN_PLAN[etype][2] for c in cols)
+    return _TYPE_COLUMNS[etype]
 
 
 def events_of_type(etype: str, columns: Mapping[str, Sequence[Any]], n: int) -> list[Event]:

@@ -79,9 +79,9 @@ def _events_by_type(table: Any) -> list[Any] | None:
 
     try:
         kinds = pc.dictionary_encode(table.column("type")).combine_chunks()
-        codes = kinds.indices.to_numpy(zero_copy_only=False)
         if kinds.null_count:
             return None
+        codes = kinds.indices.to_numpy()
         out: list[Any] = [None] * table.num_rows
         for code, etype in enumerate(kinds.dictionary.to_pylist()):
             rows = np.flatnonzero(codes == code)
