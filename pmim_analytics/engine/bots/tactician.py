@@ -4,26 +4,34 @@ It refines ``greedy`` step by step:
 
 * activation order: units with the best shot first, so damaged enemies are finished
   before they act again;
-* targets: expected points removed with a large bonus for a kill (focus fire) and more
-  for enemies standing in a capture zone (each one removed can swing a VP);
+* targets: expected points removed with a large bonus for a kill (focus fire);
 * objectives: the gain at each objective is weighed by how many rounds the unit needs
   to get there, so a unit already needed in a zone holds it and slow units do not chase
   far objectives;
-* among equally good hexes: the best shots minus the threat there -- the expected
-  damage of every enemy that could move and shoot at it next round -- so long-range
-  units keep their distance from short-range ones.
+* the hex: every hex the unit can reach (staying put included) is scored at once, in
+  points -- hexes still to go to the goal's capture zone cost, standing in a capture zone
+  where one more unit matters pays, the best shots from there pay, and the threat there
+  (the expected damage of every enemy that could move and shoot at it next round) costs.
+  So a unit may stop a hex short of its goal for a kill, stay in a zone it is needed in,
+  or keep its distance from short-range enemies. It rushes (an optional rule) only when
+  nothing is within reach of a move and a shot and it is not standing in a capture zone.
 """
 
 from __future__ import annotations
 
 import random
 
-from pmim_analytics.engine.bots.greedy import GreedyBot, ShotLists, firepower
-from pmim_analytics.engine.bots.tactics import objective_priority, shot_value
+from pmim_analytics.engine.bots.greedy import GreedyBot, best_in_range, firepower
+from pmim_analytics.engine.bots.tactics import objective_counts, objective_priority, shot_value
 from pmim_analytics.engine.state import GameState, UnitState
 
+#: A kill is worth this many times the target's cost on top of the points removed.
 KILL_BONUS = 1.5
-ZONE_TARGET_BONUS = 1.5
+#: Points one hex of distance still to go to the goal's capture zone costs.
+GAP_COST = 1.5
+#: Points standing in a capture zone is worth, times the objective's priority (0..1).
+ZONE_WORTH = 4.0
+#: Share of the threat at a hex (expected points the enemy could remove there) it costs.
 THREAT_WEIGHT = 0.15
 
 
@@ -35,12 +43,10 @@ class TacticianBot(GreedyBot):
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
-        self._next_key: tuple[int, int] | None = None
 
     def shot_value(self, state: GameState, u: UnitState, m: int, e: UnitState) -> float:
-        """Focus fire: kills count heavily, enemies in capture zones count more."""
-        v = shot_value(u, m, e, state.spec.shot_table, KILL_BONUS)
-        return v * ZONE_TARGET_BONUS if state.board.zones_of[e.pos] else v
+        """Focus fire: kills count heavily."""
+        return shot_value(u, m, e, state.spec.shot_table, KILL_BONUS)
 
     def goal(self, state: GameState, u: UnitState, mine: list[int], theirs: list[int]) -> int:
         """The objective with the most gain per round needed to reach its zone."""
@@ -55,21 +61,61 @@ class TacticianBot(GreedyBot):
 
         return max(range(len(od)), key=gain)
 
-    def pick_hex(self, state: GameState, u: UnitState, tied: list[int], shots: ShotLists) -> int:
-        """Best shots minus the threat, among hexes equally close to the goal."""
-        if len(tied) == 1:
-            return tied[0]
+    def _plan(self, state: GameState, u: UnitState) -> None:
+        """Choose this activation's hex by its score, and which mounts fire before moving."""
+        self._plan_key = (u.id, state.round)
+        self._dest = -1
+        self._fire_first = []
+        self._rushing = False
+        if not state.can_move(u):
+            return
+        mounts = state.fireable_mounts(u)
+        mine, theirs = objective_counts(state, exclude=u)
+        if u.side == 1:
+            mine, theirs = theirs, mine
+        goal_dist = state.board.objective_dist[self.goal(state, u, mine, theirs)]
+        radius = state.spec.scenario.objectives.radius
+        pos = u.pos
+        shots = self.shot_lists(state, u, mounts)
         threats = self._threats(state, u)
-        if not threats and not shots:
-            return tied[0]
         dist = state.grid.dist
+        zones_of = state.board.zones_of
+        worth = [ZONE_WORTH * objective_priority(mine[k], theirs[k]) for k in range(len(mine))]
 
         def score(h: int) -> float:
             row = dist[h]
-            threat = sum(v for pos, reach, v in threats if row[pos] <= reach)
-            return firepower(shots, row) - THREAT_WEIGHT * threat
+            gap = goal_dist[h] - radius
+            v = -GAP_COST * gap if gap > 0 else 0.0
+            for k in zones_of[h]:
+                v += worth[k]
+            if shots:
+                v += firepower(shots, row)
+            for p, r, t in threats:
+                if row[p] <= r:
+                    v -= THREAT_WEIGHT * t
+            return v
 
-        return max(tied, key=score)
+        best, dest = score(pos), pos
+        for h in state.reachable(u):
+            s = score(h)
+            if s > best:
+                best, dest = s, h
+        if not shots and not zones_of[pos] and state.can_rush(u):
+            # nothing within reach and not holding a zone: rush if that gets nearer the goal
+            gap = max(0, goal_dist[dest] - radius)
+            far = min(state.rush_reachable(u).items(), key=lambda hd: (max(0, goal_dist[hd[0]] - radius), hd[1], hd[0]),
+                      default=None)
+            if far is not None and max(0, goal_dist[far[0]] - radius) < gap:
+                self._dest, self._rushing = far[0], True
+                return
+        if dest == pos:
+            return
+        self._dest = dest
+        if not shots:
+            return
+        here, there = dist[pos], dist[dest]
+        self._fire_first = [m for m, (rng, values) in zip(mounts, shots, strict=True)
+                            if best_in_range(rng, values, here) > best_in_range(rng, values, there)]
 
     def activation_order(self, state: GameState, side: int) -> list[UnitState]:  # type: ignore[override]
         """Every living unit of the side, best available shot first."""
