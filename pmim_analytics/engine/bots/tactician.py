@@ -77,8 +77,11 @@ class TacticianBot(GreedyBot):
         radius = state.spec.scenario.objectives.radius
         pos = u.pos
         shots = self.shot_lists(state, u, mounts)
-        threats = self._threats(state, u)
         dist = state.grid.dist
+        near = dist[pos]
+        mov = u.p.mov
+        # only the enemy weapons that reach some hex the unit can reach matter
+        threats = self._threats(state, u, near, mov)
         zones_of = state.board.zones_of
         worth = [ZONE_WORTH * objective_priority(mine[k], theirs[k]) for k in range(len(mine))]
 
@@ -92,7 +95,7 @@ class TacticianBot(GreedyBot):
                 v += firepower(shots, row)
             for p, r, t in threats:
                 if row[p] <= r:
-                    v -= THREAT_WEIGHT * t
+                    v -= t
             return v
 
         best, dest = score(pos), pos
@@ -133,17 +136,20 @@ class TacticianBot(GreedyBot):
         return next(w for w in order if not w.activated)
 
     @staticmethod
-    def _threats(state: GameState, u: UnitState) -> list[tuple[int, int, float]]:
-        """(position, reach, value) of each enemy weapon that can hurt ``u``."""
+    def _threats(state: GameState, u: UnitState, near: tuple[int, ...], mov: int) -> list[tuple[int, int, float]]:
+        """(position, reach, weighted value) of each enemy weapon that can hurt ``u`` on a hex
+        within ``mov`` of the hex whose distance row is ``near``."""
         out = []
         table = state.spec.shot_table
         for e in state.side_units[1 - u.side]:
             if not e.alive:
                 continue
-            mov = 0 if e.immobilized else e.p.mov
+            emov = 0 if e.immobilized else e.p.mov
+            d = near[e.pos] - mov
             for m, wm in enumerate(e.p.mounts):
-                if e.can_use(m):
+                reach = emov + wm.rng
+                if d <= reach and e.can_use(m):
                     v = shot_value(e, m, u, table)
                     if v > 0:
-                        out.append((e.pos, mov + wm.rng, v))
+                        out.append((e.pos, reach, THREAT_WEIGHT * v))
         return out
