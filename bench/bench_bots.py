@@ -1,6 +1,7 @@
 """Bots: games per second per bot and budget, clone() cost, and the search bot against tactician.
 
-Run: .venv/bin/python bench/bench_bots.py [--games N] [--budgets 0,100,400] [--strength-games N] [--workers W]
+Run: .venv/bin/python bench/bench_bots.py [--games N] [--budgets 0,100,400] [--strength-games N] [--scripted-games N]
+     [--workers W]
 
 * speed: full games per second on one core (in this process) for each bot spec over a
   fixed rotation of the v3 sample armies, tactician in the same run as the baseline, both by
@@ -11,7 +12,9 @@ Run: .venv/bin/python bench/bench_bots.py [--games N] [--budgets 0,100,400] [--s
 * strength: ``search`` (at each budget given to --strength-budgets, default the default)
   against ``tactician`` over every ordered pairing of the sample armies legal in v3
   (mirrors included), sides swapped every other game: wins, losses, draws, the win rate
-  of decided games and its 95% Wilson interval.
+  of decided games and its 95% Wilson interval;
+* scripted (``--scripted-games``): tactician against greedy the same way, the ladder's
+  check that tactician is the stronger scripted bot.
 
 The machine may be shared, so speed figures move between runs; compare the rows of one run.
 """
@@ -110,13 +113,13 @@ def clone_cost(armies: dict[str, Roster], samples: int = 20) -> tuple[float, flo
     return per_clone, per_decision, int(statistics.mean(len(s.events) for s in states))
 
 
-def strength(bot: str, armies: dict[str, Roster], per_pairing: int, workers: int, seed: int = 2026
-             ) -> tuple[int, int, int, float]:
-    """(wins, losses, draws, seconds) of ``bot`` against tactician over every ordered pairing."""
+def strength(bot: str, armies: dict[str, Roster], per_pairing: int, workers: int, seed: int = 2026,
+             opponent: str = "tactician") -> tuple[int, int, int, float]:
+    """(wins, losses, draws, seconds) of ``bot`` against ``opponent`` over every ordered pairing."""
     wins = losses = draws = 0
     t0 = time.perf_counter()
     for n, (a, b) in enumerate(itertools.product(armies, repeat=2)):
-        batch = BatchSpec(RULES, SCENARIO, armies[a], armies[b], bot, "tactician", seed + n, per_pairing,
+        batch = BatchSpec(RULES, SCENARIO, armies[a], armies[b], bot, opponent, seed + n, per_pairing,
                           name="bench-bots", played="2026-01-01")
         s = run_batch(batch, workers=workers)
         wins += s.wins_a
@@ -134,6 +137,8 @@ def main() -> None:
                         help="search budgets played against tactician (default: the default budget)")
     parser.add_argument("--strength-games", type=int, default=8,
                         help="games per ordered pairing of armies against tactician (default 8; 0 skips)")
+    parser.add_argument("--scripted-games", type=int, default=0,
+                        help="games per ordered pairing of tactician against greedy (default 0: skipped)")
     parser.add_argument("--workers", type=int, default=1, help="processes for the strength games (default 1)")
     args = parser.parse_args()
 
@@ -175,6 +180,14 @@ def main() -> None:
             rate = w / decided if decided else 0.0
             print(f"{label:<24}{w:>6}{lo_:>6}{d:>6}{rate:>20.1%}{f'{lo:.1%} - {hi:.1%}':>18}"
                   f"{(w + lo_ + d) / secs:>9.2f}")
+
+    if args.scripted_games > 0:
+        print(f"\ntactician against greedy: {len(armies) ** 2} ordered pairings x {args.scripted_games} games "
+              "(sides swapped every other game)")
+        w, lo_, d, secs = strength("tactician", armies, args.scripted_games, args.workers, opponent="greedy")
+        lo, hi = wilson_interval(w, w + lo_)
+        print(f"tactician {w}-{lo_}-{d} (W-L-D): {w / max(1, w + lo_):.1%} of decided games, "
+              f"95% Wilson {lo:.1%} - {hi:.1%}, {(w + lo_ + d) / secs:.1f} games/s")
 
 
 if __name__ == "__main__":
