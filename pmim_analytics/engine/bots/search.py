@@ -15,9 +15,11 @@ At each of its activations the bot
    best destination; units whose gain is only in the zones rank lower, because a zone
    taken later in the round cannot be answered;
 3. with ``budget`` > 0, looks ahead on the best three: each is tried on a
-   :meth:`~pmim_analytics.engine.state.GameState.clone` of the game and the round is
-   played out to its end, both sides' remaining units by the tactician's script (the
-   order it ranks them in at this decision), with dice the bot draws from its own
+   :meth:`~pmim_analytics.engine.state.GameState.clone` of the game, its activation played
+   as the bot would play it (the same shots before and after the move, targets valued the
+   same way), and the round is played out to its end, both sides' remaining units by the
+   tactician's script (the order it ranks them in at this decision; a plan made in one
+   playout is reused in the others on the same board), with dice the bot draws from its own
    generator -- never the game's dice. Playouts go in passes, one per candidate, until the
    budget is spent; within a pass every candidate meets the same dice for the same attack
    (common random numbers: an attack's dice are drawn once per attacker, weapon and
@@ -58,14 +60,39 @@ PROGRESS = 0.04
 KILL_BONUS = 1.0
 
 
+#: A look-ahead's remembered tactician plans: (unit, where every unit stands and what it has
+#: left) -> (destination or -1, mounts to fire before moving, rushing).
+PlanMemo = dict[tuple[Any, ...], tuple[int, list[int], bool]]
+
+
 class RolloutBot(TacticianBot):
     """The tactician as both sides play it in a look-ahead playout, made cheaper: its units
     activate in the order the tactician ranks them at the decision the look-ahead serves
-    (``order``: unit numbers), not re-ranked before every activation."""
+    (``order``: unit numbers), not re-ranked before every activation, and a plan made in one
+    playout is reused in the look-ahead's others (``memo``) when the unit starts its
+    activation on the same board: positions, hit points and lost weapons of every unit,
+    which is all the tactician's plan reads. Playouts of one look-ahead often meet the same
+    board (a missed shot leaves it as it was), so about half the plans are reused."""
 
-    def __init__(self, rng: random.Random, order: list[int] | None = None) -> None:
+    def __init__(self, rng: random.Random, order: list[int] | None = None,
+                 memo: PlanMemo | None = None) -> None:
         super().__init__(rng)
         self._ranking = order
+        self._memo = memo if memo is not None else {}
+
+    def _plan(self, state: GameState, u: UnitState) -> None:
+        """The tactician's plan for ``u``, from the memo when it met this board before."""
+        units = state.units
+        key = (u.index, tuple([x.pos * 256 + x.hp if x.alive else -1 for x in units]),
+               tuple([(x.lost, *x.loc_hp) for x in units if x.p.body is not None]))
+        got = self._memo.get(key)
+        if got is None:
+            super()._plan(state, u)
+            self._memo[key] = (self._dest, self._fire_first[:], self._rushing)
+            return
+        self._plan_key = (u.id, state.round)
+        self._dest, first, self._rushing = got
+        self._fire_first = first[:]
 
     def _next_unit(self, state: GameState) -> UnitState:
         if self._ranking is None:
@@ -126,17 +153,23 @@ class SearchBot(Bot):
             return ActivateUnit(unit.id)
         if self._plan_key != (u.id, state.round):  # not ours to plan (should not happen): be the tactician
             return self._script.choose(state)
+        return self._act(state, u, self._dest, self._fire_first)
+
+    def _act(self, state: GameState, u: UnitState, dest: int, first: list[int], ev: _Eval | None = None) -> Action:
+        """The active unit's next action under its plan: the mounts in ``first`` fire from where
+        it stands (popped as they are used), it moves to ``dest`` (-1: it stays), then fires
+        what it still can. Targets are valued by ``ev`` (default: an evaluation of ``state``)."""
         if not state.moved:
-            while self._fire_first:
-                m = self._fire_first.pop()
+            while first:
+                m = first.pop()
                 if m in state.fireable_mounts(u):
-                    t = self._target(state, u, m)
+                    t = self._target(state, u, m, ev)
                     if t is not None:
                         return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
-            if self._dest >= 0 and self._dest != u.pos and state.can_move(u) and self._dest in state.reachable(u):
-                return MoveUnit(u.id, state.grid.hexes[self._dest])
+            if dest >= 0 and dest != u.pos and state.can_move(u) and dest in state.reachable(u):
+                return MoveUnit(u.id, state.grid.hexes[dest])
         for m in state.fireable_mounts(u):
-            t = self._target(state, u, m)
+            t = self._target(state, u, m, ev)
             if t is not None:
                 return FireWeapon(u.id, u.p.mounts[m].mount, t.id)
         return EndActivation(u.id)
@@ -166,16 +199,18 @@ class SearchBot(Bot):
         assert best is not None
         return PlaceUnit(u.id, state.grid.hexes[best[1]])
 
-    def _target(self, state: GameState, u: UnitState, m: int) -> UnitState | None:
-        """The enemy in range whose attack is worth most: points removed, a kill, a zone swung."""
+    def _target(self, state: GameState, u: UnitState, m: int, ev: _Eval | None = None) -> UnitState | None:
+        """The enemy in range whose attack is worth most: points removed, a kill, a zone swung
+        (valued by ``ev``; default: an evaluation of ``state``, made once per position)."""
         rng = u.p.mounts[m].rng
         row = state.grid.dist[u.pos]
-        key = (id(state), len(state.events))
-        if self._target_eval is not None and self._target_eval[0] == key:
-            ev = self._target_eval[1]
-        else:
-            ev = _Eval(state, u.side, self.persona)
-            self._target_eval = (key, ev)
+        if ev is None:
+            key = (id(state), len(state.events))
+            if self._target_eval is not None and self._target_eval[0] == key:
+                ev = self._target_eval[1]
+            else:
+                ev = _Eval(state, u.side, self.persona)
+                self._target_eval = (key, ev)
         best, pick = 0.0, None
         for e in state.side_units[1 - u.side]:
             if e.alive and row[e.pos] <= rng:
@@ -207,15 +242,18 @@ class SearchBot(Bot):
             scored.append((value - WAIT * max(0.0, zones), -len(scored), u, h))
         scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
         if self.budget > 0 and len(scored) > 1:
-            scored = self._look_ahead(state, scored[:LOOKAHEAD_WIDTH])
+            scored = self._look_ahead(state, scored[:LOOKAHEAD_WIDTH], ev)
         _, _, u, h = scored[0]
-        first = []
-        if h != u.pos:
-            here, there = state.grid.dist[u.pos], state.grid.dist[h]
-            for m in range(len(u.p.mounts)):
-                if u.can_use(m) and ev.best_shot(u, m, here) > ev.best_shot(u, m, there):
-                    first.append(m)
-        return u, (h if h != u.pos else -1), first
+        return u, (h if h != u.pos else -1), self._fire_before(state, ev, u, h)
+
+    @staticmethod
+    def _fire_before(state: GameState, ev: _Eval, u: UnitState, h: int) -> list[int]:
+        """The mounts of ``u`` with a better shot from where it stands than from ``h``."""
+        if h == u.pos:
+            return []
+        here, there = state.grid.dist[u.pos], state.grid.dist[h]
+        return [m for m in range(len(u.p.mounts))
+                if u.can_use(m) and ev.best_shot(u, m, here) > ev.best_shot(u, m, there)]
 
     def _destinations(self, state: GameState, u: UnitState, ev: _Eval) -> list[int]:
         """Stay, the best hex in (or nearest to) each capture zone, and the tactician's pick."""
@@ -260,7 +298,7 @@ class SearchBot(Bot):
             out.append(safest)
         return out
 
-    def _look_ahead(self, state: GameState, cands: list[tuple[float, int, UnitState, int]]
+    def _look_ahead(self, state: GameState, cands: list[tuple[float, int, UnitState, int]], ev: _Eval
                     ) -> list[tuple[float, int, UnitState, int]]:
         """Re-rank ``cands`` by static score plus the mean round-end value of playouts on clones.
 
@@ -274,12 +312,14 @@ class SearchBot(Bot):
         orders = ([w.index for w in ranker.activation_order(state, 0)],
                   [w.index for w in ranker.activation_order(state, 1)])
         totals = [0.0] * len(cands)
+        memo: PlanMemo = {}
+        firsts = [self._fire_before(state, ev, u, h) for _, _, u, h in cands]
         passes = 0
         spent = 0
         while spent < self.budget:
             dice: dict[tuple[int, ...], tuple[int, ...]] = {}
             for i, (_, _, u, h) in enumerate(cands):
-                used, value = self._playout(state, side, u, h, dice, orders)
+                used, value = self._playout(state, side, u, h, dice, orders, memo, firsts[i], ev)
                 totals[i] += value
                 spent += max(1, used)
             passes += 1
@@ -290,22 +330,27 @@ class SearchBot(Bot):
         return ranked
 
     def _playout(self, state: GameState, side: int, u: UnitState, h: int,
-                 dice: dict[tuple[int, ...], tuple[int, ...]], orders: tuple[list[int], list[int]] | None = None
+                 dice: dict[tuple[int, ...], tuple[int, ...]], orders: tuple[list[int], list[int]] | None = None,
+                 memo: PlanMemo | None = None, first: list[int] | None = None, ev: _Eval | None = None
                  ) -> tuple[int, float]:
-        """Play ``u`` to ``h`` and the rest of the round on a clone, both sides by the tactician's
-        script (:class:`RolloutBot`, units in ``orders``), with dice from ``dice`` (filled from the
-        bot's own generator); return (simulated actions, value of the round-end position for ``side``)."""
+        """Play ``u``'s activation on a clone as the bot would (the mounts in ``first`` fire
+        before it moves to ``h``, targets valued by ``ev``, the decision's evaluation) and the
+        rest of the round, both sides by the tactician's script (:class:`RolloutBot`, units in
+        ``orders``, plans shared through ``memo``), with dice from ``dice`` (filled from the
+        bot's own generator); return (simulated actions, value of the round-end position for
+        ``side``)."""
         sim = state.clone()
         rng = self.rng
-        policy = (RolloutBot(rng, orders[0] if orders else None), RolloutBot(rng, orders[1] if orders else None))
+        if ev is None:
+            ev = _Eval(state, side, self.persona)
+        policy = (RolloutBot(rng, orders[0] if orders else None, memo),
+                  RolloutBot(rng, orders[1] if orders else None, memo))
         su = sim.units[u.index]
         sim.apply(ActivateUnit(su.id), check=False)
         steps = 1
-        if h != su.pos and sim.active is su and sim.can_move(su) and h in sim.reachable(su):
-            sim.apply(MoveUnit(su.id, sim.grid.hexes[h]), check=False)
-            steps += 1
+        first = list(first or ())
+        dest = h if h != su.pos else -1
         round_no = sim.round
-        table = sim.spec.shot_table
         nloc = 0
         while sim.phase != OVER and sim.round == round_no:
             need = sim.roll_needed()
@@ -323,30 +368,11 @@ class SearchBot(Bot):
                     got = dice[key] = tuple(int(rng.random() * 6) + 1 for _ in range(need))
                 sim.apply_roll(got)
             elif sim.active is su:
-                pick = None
-                for m in sim.fireable_mounts(su):
-                    v, t = _quick_target(sim, su, m, table)
-                    if t is not None:
-                        pick = FireWeapon(su.id, su.p.mounts[m].mount, t.id)
-                        break
-                sim.apply(pick or EndActivation(su.id), check=False)
+                sim.apply(self._act(sim, su, dest, first, ev), check=False)
             else:
                 sim.apply(policy[sim.to_act].choose(sim), check=False)
             steps += 1
         return steps, round_end_value(sim, side, self.persona)
-
-
-def _quick_target(state: GameState, u: UnitState, m: int, table: Any) -> tuple[float, UnitState | None]:
-    """The best target of mount ``m`` of ``u`` where it stands by expected points with a kill bonus."""
-    rng = u.p.mounts[m].rng
-    row = state.grid.dist[u.pos]
-    best, pick = 0.0, None
-    for e in state.side_units[1 - u.side]:
-        if e.alive and row[e.pos] <= rng:
-            v = shot_value(u, m, e, table, KILL_BONUS)
-            if v > best:
-                best, pick = v, e
-    return best, pick
 
 
 def round_end_value(state: GameState, side: int, w: Persona) -> float:
