@@ -17,10 +17,12 @@ At each of its activations the bot
 3. with ``budget`` > 0, looks ahead on the best three: each is tried on a
    :meth:`~pmim_analytics.engine.state.GameState.clone` of the game, its activation played
    as the bot would play it (the same shots before and after the move, targets valued the
-   same way), and the round is played out to its end, both sides' remaining units by the
-   tactician's script (the order it ranks them in at this decision; a plan made in one
-   playout is reused in the others on the same board), with dice the bot draws from its own
-   generator -- never the game's dice. Playouts go in passes, one per candidate, until the
+   same way), and the round is played on, both sides' remaining units by the tactician's
+   script (the order it ranks them in at this decision; a plan made in one playout is
+   reused in the others on the same board), to the round's end or for ``HORIZON`` (8)
+   more activations, whichever comes first (a playout stopped before the round's end
+   counts the zones held then as the VP they would score), with dice the bot draws from
+   its own generator -- never the game's dice. Playouts go in passes, one per candidate, until the
    budget is spent; within a pass every candidate meets the same dice for the same attack
    (common random numbers: an attack's dice are drawn once per attacker, weapon and
    round), so candidates are compared on the same luck. The mean value of the round-end
@@ -48,11 +50,14 @@ from pmim_analytics.engine.checks import DEPLOY, OVER
 from pmim_analytics.engine.state import GameState, UnitState
 
 #: The budget a plain ``search`` gets (simulated actions per activation).
-DEFAULT_BUDGET = 200
+DEFAULT_BUDGET = 100
 #: Points of army value that weigh as much as one VP.
 PTS_PER_VP = 6.0
 #: How many of the best-scored candidates the look-ahead compares.
 LOOKAHEAD_WIDTH = 3
+#: Activations a playout plays after the candidate's before it stops, if the round has not
+#: ended by then (0: always to the round's end).
+HORIZON = 8
 #: Weight of the look-ahead's round-end value against the static score.
 LOOKAHEAD_WEIGHT = 1.0
 #: VP value of one hex of progress towards a zone still to take (future rounds).
@@ -335,10 +340,10 @@ class SearchBot(Bot):
                  ) -> tuple[int, float]:
         """Play ``u``'s activation on a clone as the bot would (the mounts in ``first`` fire
         before it moves to ``h``, targets valued by ``ev``, the decision's evaluation) and the
-        rest of the round, both sides by the tactician's script (:class:`RolloutBot`, units in
-        ``orders``, plans shared through ``memo``), with dice from ``dice`` (filled from the
-        bot's own generator); return (simulated actions, value of the round-end position for
-        ``side``)."""
+        rest of the round, or :data:`HORIZON` more activations of it, both sides by the
+        tactician's script (:class:`RolloutBot`, units in ``orders``, plans shared through
+        ``memo``), with dice from ``dice`` (filled from the bot's own generator); return
+        (simulated actions, value of the position reached for ``side``)."""
         sim = state.clone()
         rng = self.rng
         if ev is None:
@@ -352,7 +357,12 @@ class SearchBot(Bot):
         dest = h if h != su.pos else -1
         round_no = sim.round
         nloc = 0
+        left = HORIZON if HORIZON > 0 else 1 << 30
         while sim.phase != OVER and sim.round == round_no:
+            if sim.active is None and not sim.roll_needed():
+                left -= 1
+                if left < 0:
+                    return steps, round_end_value(sim, side, self.persona, scored=False)
             need = sim.roll_needed()
             if need:
                 attack = sim.pending_attack()
@@ -375,9 +385,11 @@ class SearchBot(Bot):
         return steps, round_end_value(sim, side, self.persona)
 
 
-def round_end_value(state: GameState, side: int, w: Persona) -> float:
+def round_end_value(state: GameState, side: int, w: Persona, scored: bool = True) -> float:
     """Value in VP of a position between rounds for ``side``: the VP lead (a finished game
-    counts as a big win or loss), army points left on both sides, and zones held."""
+    counts as a big win or loss), army points left on both sides, and zones held; with
+    ``scored`` False (a position within a round) the zones held also count as the VP they
+    would score at the round's end."""
     res = state.result()
     if res is not None:
         me = ("blue", "red")[side]
@@ -400,7 +412,7 @@ def round_end_value(state: GameState, side: int, w: Persona) -> float:
     value += ROUND_MATERIAL * (mine - theirs) / PTS_PER_VP
     for k in range(n):
         a, b = counts[side][k], counts[1 - side][k]
-        value += 0.5 * w.objectives * ((a > b) - (b > a))
+        value += (0.5 if scored else 1.5) * w.objectives * ((a > b) - (b > a))
     return value
 
 
@@ -462,6 +474,7 @@ class _Eval:
         s = side
         self._open_rows = [self.od[k] for k in range(n) if held[s][k] <= held[1 - s][k] + 1]
         self._enemy_pos = [e.pos for e in state.side_units[1 - side] if e.alive and e.pos >= 0]
+        self._enemy_gap: dict[int, int] = {}
 
     def control(self, mine: float, theirs: float) -> float:
         """Expected VP of one objective at the round's end from projected unit counts."""
@@ -576,13 +589,14 @@ class _Eval:
         touched = set(old) | set(new)
         shares = self.share.get(u.index, ())
         touched.update(k for k, _ in shares)
-        alive = 1.0 - min(1.0, self.threat(u, h) / max(u.p.pts, 1.0))
+        threat = self.threat(u, h)
+        alive = 1.0 - min(1.0, threat / max(u.p.pts, 1.0))
         for k in touched:
             d = -self.may_of(shares, k) - (1.0 if k in old else 0.0) + (alive if k in new else 0.0)
             value += w.objectives * (self.zone_value(k, d) - self.zone_value(k))
         zones = value
         # fire from h, threat at h, in points
-        value += (w.damage * self.firepower(u, h) - w.preservation * self.threat(u, h)) / PTS_PER_VP
+        value += (w.damage * self.firepower(u, h) - w.preservation * threat) / PTS_PER_VP
         # progress towards the zone that needs us most (future rounds)
         if not new:
             gap_now = self.nearest_open_gap(u.pos)
@@ -609,5 +623,8 @@ class _Eval:
 
     def enemy_gap(self, h: int) -> float:
         """Hexes from ``h`` to the nearest living enemy."""
-        row = self.dist[h]
-        return min((row[p] for p in self._enemy_pos), default=0)
+        got = self._enemy_gap.get(h)
+        if got is None:
+            row = self.dist[h]
+            got = self._enemy_gap[h] = min((row[p] for p in self._enemy_pos), default=0)
+        return got
