@@ -54,8 +54,8 @@ def demo_bot() -> str:
     return "tactician"
 
 
-#: The search budget of the demo's games: budget 100 plays about 5 games a second on one core
-#: (the default, 200, rates a little higher on the v3 ladder but plays about 3; docs/bots.md).
+#: The search budget of the demo's games, the search bot's default: about 3.4 games a second
+#: on one core against itself (docs/bots.md).
 DEMO_SEARCH_BUDGET = 100
 
 
