@@ -22,11 +22,11 @@ At each of its activations the bot
    reused in the others on the same board), to the round's end or for ``HORIZON`` (8)
    more activations, whichever comes first (a playout stopped before the round's end
    counts the zones held then as the VP they would score), with dice the bot draws from
-   its own generator -- never the game's dice. Playouts go in passes, one per candidate, until the
-   budget is spent; within a pass every candidate meets the same dice for the same attack
-   (common random numbers: an attack's dice are drawn once per attacker, weapon and
-   round), so candidates are compared on the same luck. The mean value of the round-end
-   positions -- VP lead, army points left on both sides weighed alike, zones held; a
+   its own generator -- never the game's dice. Playouts go in passes, one per candidate,
+   until the budget is spent; within a pass every candidate meets the same dice for the
+   same attack (common random numbers: an attack's dice are drawn once per attacker,
+   weapon and round), so candidates are compared on the same luck. The mean value of the
+   positions reached -- VP lead, army points left on both sides weighed alike, zones held; a
    finished game counts as a big win or loss -- is added to the static score. ``budget``
    is the number of simulated actions (decisions and rolls) per activation; a pass is
    always finished, so a small budget still plays one playout per candidate.
