@@ -10,8 +10,8 @@ Run: .venv/bin/python bench/bench_bots.py [--games N] [--budgets 0,100,400] [--s
 * clone: microseconds per ``GameState.clone()`` of mid-game states, beside one tactician
   decision on the same states;
 * strength: ``search`` (at each budget given to --strength-budgets, default the default)
-  against ``tactician`` over every ordered pairing of the sample armies legal in v3
-  (mirrors included), sides swapped every other game: wins, losses, draws, the win rate
+  against ``tactician`` over every ordered pairing of the v3 sample armies (mirrors
+  included), sides swapped every other game: wins, losses, draws, the win rate
   of decided games and its 95% Wilson interval;
 * scripted (``--scripted-games``): tactician against greedy the same way, the ladder's
   check that tactician is the stronger scripted bot.
@@ -27,33 +27,25 @@ import os
 import random
 import statistics
 import time
-from pathlib import Path
 
+from pmim_analytics.botlab.ladder import sample_armies
 from pmim_analytics.engine.bots import make_bot, parse_bot_spec
 from pmim_analytics.engine.bots.search import DEFAULT_BUDGET
 from pmim_analytics.engine.dice import game_streams
 from pmim_analytics.engine.driver import play_game, run
 from pmim_analytics.engine.spec import GameSpec
-from pmim_analytics.errors import PmimError
-from pmim_analytics.rules import load_army, validate_army
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.sim.batch import BatchSpec, wilson_interval
 from pmim_analytics.sim.runner import run_batch
 
-ARMIES = Path(__file__).resolve().parents[1] / "data" / "armies"
 RULES = "v3"
 SCENARIO = "take-and-hold"
 
 
 def v3_armies() -> dict[str, Roster]:
-    """Every sample army in data/armies/ that is legal under v3, by file name."""
-    out = {}
-    for path in sorted(ARMIES.glob("*.yaml")):
-        try:
-            out[path.stem] = validate_army(load_army(path), RULES, SCENARIO)
-        except PmimError:
-            continue
-    return out
+    """The v3 sample armies, by file name: those written for v3 and legal under it, the same
+    armies the bot ladder plays (``pmim bots ladder --rules v3``)."""
+    return dict(sample_armies(RULES, SCENARIO))
 
 
 def speed(bot: str, armies: dict[str, Roster], games: int) -> tuple[float, float, float]:

@@ -83,7 +83,7 @@ if [[ $QUICK != --quick ]]; then
     run ladder "README: Bots; docs/bots.md" "$BIN/pmim" bots ladder --rules v3 --seed 1
     run calibrate "README: Bots; docs/bots.md" "$BIN/pmim" calibrate --only playtest- \
         --bots random,greedy,tactician,search,search:budget=200 --games 100
-    run bench-bots "README: Bots; Engine games" "$BIN/python" bench/bench_bots.py --budgets 0,100,200,800 --workers 2
+    run bench-bots "README: Bots; Engine games" "$BIN/python" bench/bench_bots.py --budgets 0,100,400 --strength-games 16 --scripted-games 16 --workers 2
     run bench-engine "README: Engine games (speed)" "$BIN/python" bench/bench_engine.py
     run screenshots "README: The dashboard (docs/screenshots)" "$BIN/python" "$ROOT/scripts/screenshots.py" \
         --db "$PMIM_DB" --out "$OUT/screenshots"

@@ -38,7 +38,7 @@ from pmim_analytics.sim.backends import LocalBackend
 from pmim_analytics.sim.batch import BatchSpec, PartJob
 
 #: Search budgets the default ladder rates, when the search bot exists.
-SEARCH_BUDGETS = (0, 200, 800)
+SEARCH_BUDGETS = (0, 100, 400)
 
 
 def bot_label(text: str) -> str:

@@ -49,7 +49,7 @@ def _progress() -> Progress:
 def ladder(
     rules: str = typer.Option("v3", "--rules", help="Rules id whose sample armies (data/armies) are played."),
     bots: str | None = typer.Option(None, "--bots", help="Comma-separated bots to rate, weakest first "
-                                    "(default: every built-in bot, and search at budgets 0, 200, 800)."),
+                                    "(default: every built-in bot, and search at budgets 0, 100, 400)."),
     games_per_pairing: int = typer.Option(1, "--games-per-pairing", help="Games with each bot as blue and as red, "
                                           "for each bot pair, army pairing and assignment of the armies."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed: the same seed plays the same games."),
@@ -179,7 +179,7 @@ def robustness(
 @guarded
 def calibrate(
     bots: str | None = typer.Option(None, "--bots", help="Comma-separated bots to calibrate (default: every "
-                                    "built-in bot, and search at budgets 0, 200, 800)."),
+                                    "built-in bot, and search at budgets 0, 100, 400)."),
     games: int = typer.Option(40, "--games", min=2, help="Simulated games per logged game and bot."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulations."),
     workers: int = typer.Option(2, "--workers", help="Worker processes."),
