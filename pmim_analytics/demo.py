@@ -54,7 +54,7 @@ def demo_bot() -> str:
     return "tactician"
 
 
-#: The search budget of the demo's games, the search bot's default: about 3.4 games a second
+#: The search budget of the demo's games, the search bot's default: 3.4 to 4 games a second
 #: on one core against itself (docs/bots.md).
 DEMO_SEARCH_BUDGET = 100
 
