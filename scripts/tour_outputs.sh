@@ -19,6 +19,8 @@ OUT=$(mkdir -p "$1" && cd "$1" && pwd)
 QUICK=${2:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$ROOT/.venv/bin
+# the code of this checkout, even when .venv is shared with another checkout (a git worktree)
+export PYTHONPATH=$ROOT${PYTHONPATH:+:$PYTHONPATH}
 [[ -x $BIN/pmim ]] || { echo "no $BIN/pmim: run 'make venv' (or 'make test') first" >&2; exit 2; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pmim-tour.XXXXXX")
