@@ -26,6 +26,7 @@ from pmim_analytics.replay.manual.header import SIDE_PREFIX, SIDES, LogHeader, r
 from pmim_analytics.replay.manual.notation import (
     AttackStmt,
     DeployStmt,
+    HoldStmt,
     MoveStmt,
     Tag,
     VPStmt,
@@ -69,11 +70,11 @@ class LogReader:
                 pass
             return None
         builder = LogBuilder(header, self.source, self.handle_error)
-        played = False  # a play log: deployments, moves, attacks or VP lines, not only losses
+        played = False  # a play log: deployments, moves, holds, attacks or VP lines, not only losses
         for stmt in statements:
             if isinstance(stmt, Tag) and stmt.name not in ("rounds", "result"):
                 continue
-            played = played or isinstance(stmt, (DeployStmt, MoveStmt, AttackStmt, VPStmt))
+            played = played or isinstance(stmt, (DeployStmt, MoveStmt, HoldStmt, AttackStmt, VPStmt))
             builder.visit(stmt)
         events = builder.finish()
         if events is None:
@@ -90,7 +91,7 @@ def build_record(header: LogHeader, events: list[Event], played: bool = True) ->
     """Assemble the replay header (game id from the content) and the events.
 
     What was not recorded is what the ``not recorded:`` tag says; without it, a summary
-    log (``played`` false: no deployment, move, attack or VP line) recorded neither combat
+    log (``played`` false: no deployment, move, hold, attack or VP line) recorded neither combat
     nor every loss, and a play log recorded everything.
     """
     not_recorded = header.not_recorded
