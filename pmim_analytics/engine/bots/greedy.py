@@ -152,17 +152,10 @@ class GreedyBot(Bot):
 
     def _plan(self, state: GameState, u: UnitState) -> None:
         """Choose this activation's destination and which mounts fire before moving."""
-        self._plan_key = (u.id, state.round)
-        self._dest = -1
-        self._fire_first = []
-        self._rushing = False
-        if not state.can_move(u):
+        if not self._plan_start(state, u):
             return
         mounts = state.fireable_mounts(u)
-        mine, theirs = objective_counts(state, exclude=u)
-        if u.side == 1:
-            mine, theirs = theirs, mine
-        goal_dist = state.board.objective_dist[self.goal(state, u, mine, theirs)]
+        mine, theirs, goal_dist = self._goal_row(state, u)
         radius = state.spec.scenario.objectives.radius
         pos = u.pos
         best = max(0, goal_dist[pos] - radius)
@@ -177,19 +170,50 @@ class GreedyBot(Bot):
                 tied.append(h)
         shots = self.shot_lists(state, u, mounts)
         dest = self.pick_hex(state, u, tied, shots)
-        if not shots and best > 0 and state.can_rush(u):
-            # nothing to shoot at this activation and the goal is still out of reach: rush toward it
-            far = min(state.rush_reachable(u).items(), key=lambda hd: (max(0, goal_dist[hd[0]] - radius), hd[1], hd[0]),
-                      default=None)
-            if far is not None and max(0, goal_dist[far[0]] - radius) < best:
-                self._dest, self._rushing = far[0], True
-                return
-        if dest == pos:
+        if not shots and best > 0 and self._rush_toward(state, u, goal_dist, best):
+            return  # nothing to shoot at this activation and the goal is still out of reach
+        self._set_dest(state, u, dest, mounts, shots)
+
+    # -- plan steps shared with the bots built on this one ------------------
+    def _plan_start(self, state: GameState, u: UnitState) -> bool:
+        """Forget the last plan and start ``u``'s (it stays put and fires in mount order
+        unless told otherwise); False when it cannot move, so there is nothing to plan."""
+        self._plan_key = (u.id, state.round)
+        self._dest = -1
+        self._fire_first = []
+        self._rushing = False
+        return state.can_move(u)
+
+    def _goal_row(self, state: GameState, u: UnitState) -> tuple[list[int], list[int], tuple[int, ...]]:
+        """(our units, theirs, in each capture zone, ``u`` left out; the distance row of the
+        objective :meth:`goal` picks for ``u``)."""
+        mine, theirs = objective_counts(state, exclude=u)
+        if u.side == 1:
+            mine, theirs = theirs, mine
+        return mine, theirs, state.board.objective_dist[self.goal(state, u, mine, theirs)]
+
+    def _rush_toward(self, state: GameState, u: UnitState, goal_dist: tuple[int, ...], gap: int) -> bool:
+        """Plan a rush to the hex nearest the goal's capture zone if that leaves less than
+        ``gap`` hexes to go (True: planned)."""
+        if not state.can_rush(u):
+            return False
+        radius = state.spec.scenario.objectives.radius
+        far = min(state.rush_reachable(u).items(), key=lambda hd: (max(0, goal_dist[hd[0]] - radius), hd[1], hd[0]),
+                  default=None)
+        if far is None or max(0, goal_dist[far[0]] - radius) >= gap:
+            return False
+        self._dest, self._rushing = far[0], True
+        return True
+
+    def _set_dest(self, state: GameState, u: UnitState, dest: int, mounts: list[int], shots: ShotLists) -> None:
+        """Plan the move to ``dest`` (none if it is where ``u`` stands) and fire before moving
+        each mount whose best shot is better from the start hex than from ``dest``."""
+        if dest == u.pos:
             return
         self._dest = dest
         if not shots:
             return
-        here, there = state.grid.dist[pos], state.grid.dist[dest]
+        here, there = state.grid.dist[u.pos], state.grid.dist[dest]
         self._fire_first = [m for m, (rng, values) in zip(mounts, shots, strict=True)
                             if best_in_range(rng, values, here) > best_in_range(rng, values, there)]
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import random
 
-from pmim_analytics.engine.bots.greedy import GreedyBot, best_in_range
-from pmim_analytics.engine.bots.tactics import objective_counts, objective_priority, shot_value
+from pmim_analytics.engine.bots.greedy import GreedyBot
+from pmim_analytics.engine.bots.tactics import objective_priority, shot_value
 from pmim_analytics.engine.state import GameState, UnitState
 
 #: A kill is worth this many times the target's cost on top of the points removed.
@@ -66,17 +66,10 @@ class TacticianBot(GreedyBot):
 
     def _plan(self, state: GameState, u: UnitState) -> None:
         """Choose this activation's hex by its score, and which mounts fire before moving."""
-        self._plan_key = (u.id, state.round)
-        self._dest = -1
-        self._fire_first = []
-        self._rushing = False
-        if not state.can_move(u):
+        if not self._plan_start(state, u):
             return
         mounts = state.fireable_mounts(u)
-        mine, theirs = objective_counts(state, exclude=u)
-        if u.side == 1:
-            mine, theirs = theirs, mine
-        goal_dist = state.board.objective_dist[self.goal(state, u, mine, theirs)]
+        mine, theirs, goal_dist = self._goal_row(state, u)
         radius = state.spec.scenario.objectives.radius
         pos = u.pos
         shots = self.shot_lists(state, u, mounts)
@@ -112,22 +105,9 @@ class TacticianBot(GreedyBot):
                     v -= t
             if v > best:
                 best, dest = v, h
-        if not shots and not zones_of[pos] and state.can_rush(u):
-            # nothing within reach and not holding a zone: rush if that gets nearer the goal
-            gap = max(0, goal_dist[dest] - radius)
-            far = min(state.rush_reachable(u).items(), key=lambda hd: (max(0, goal_dist[hd[0]] - radius), hd[1], hd[0]),
-                      default=None)
-            if far is not None and max(0, goal_dist[far[0]] - radius) < gap:
-                self._dest, self._rushing = far[0], True
-                return
-        if dest == pos:
-            return
-        self._dest = dest
-        if not shots:
-            return
-        here, there = dist[pos], dist[dest]
-        self._fire_first = [m for m, (rng, values) in zip(mounts, shots, strict=True)
-                            if best_in_range(rng, values, here) > best_in_range(rng, values, there)]
+        if not shots and not zones_of[pos] and self._rush_toward(state, u, goal_dist, max(0, goal_dist[dest] - radius)):
+            return  # nothing within reach and not holding a zone: rush, as that gets nearer the goal
+        self._set_dest(state, u, dest, mounts, shots)
 
     def activation_order(self, state: GameState, side: int) -> list[UnitState]:  # type: ignore[override]
         """Every living unit of the side, best available shot first."""
