@@ -39,6 +39,7 @@ zone soonest, spread over the objectives (fast units where they take a zone in r
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import Any, cast
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
@@ -269,23 +270,9 @@ class SearchBot(Bot):
         if not reach:
             return out
         radius = state.spec.scenario.objectives.radius
-        threats, shots = ev._unit(u)
         wd, wp = ev.w.damage, ev.w.preservation
-        dist = ev.dist
-        quality = {}
-        for h in reach:
-            row = dist[h]
-            thr = 0.0
-            for pos, r, v in threats:
-                if row[pos] <= r:
-                    thr += v
-            fp = 0.0
-            for r, values in shots:
-                for v, pos in values:
-                    if row[pos] <= r:
-                        fp += v
-                        break
-            quality[h] = wd * fp - wp * thr
+        fire_threat = ev.fire_threat(u, reach)
+        quality = {h: wd * fp - wp * thr for h, (fp, thr) in fire_threat.items() if h in reach}
         ods = state.board.objective_dist
         n = len(ods)
         best: list[tuple[float, int]] = [(1e18, -1)] * n
@@ -470,6 +457,7 @@ class _Eval:
                         targets = max(1, sum(1 for h in ours if row[h] <= reach))
                         self.enemy_guns.append((e.pos, reach, e, m, targets / (weight * THREAT_W)))
         self._units: dict[int, Any] = {}
+        self._fire_threat: dict[int, dict[int, tuple[float, float]]] = {}
         self._menace: dict[int, float] = {}
         s = side
         self._open_rows = [self.od[k] for k in range(n) if held[s][k] <= held[1 - s][k] + 1]
@@ -513,21 +501,32 @@ class _Eval:
         self._units[u.index] = got
         return got
 
-    def threat(self, u: UnitState, h: int) -> float:
-        """Expected points the enemy weapons still to act this round could remove from ``u`` at ``h``."""
-        row = self.dist[h]
-        return sum(v for pos, reach, v in self._unit(u)[0] if row[pos] <= reach)
-
-    def firepower(self, u: UnitState, h: int) -> float:
-        """Sum over u's mounts of the best shot from ``h`` (points, with kills and zone swings)."""
-        row = self.dist[h]
-        total = 0.0
-        for rng, values in self._unit(u)[1]:
-            for v, pos in values:
-                if row[pos] <= rng:
-                    total += v
-                    break
-        return total
+    def fire_threat(self, u: UnitState, hexes: Iterable[int]) -> dict[int, tuple[float, float]]:
+        """(fire, threat) of ``u`` at each of ``hexes``, remembered for the decision: fire is the
+        sum over u's mounts of the best shot from the hex (points, with kills and zone swings),
+        threat the expected points the enemy weapons still to act this round could remove from
+        u there. Returns every hex asked for u so far."""
+        got = self._fire_threat.get(u.index)
+        if got is None:
+            got = self._fire_threat[u.index] = {}
+        threats, shots = self._unit(u)
+        dist = self.dist
+        for h in hexes:
+            if h in got:
+                continue
+            row = dist[h]
+            thr = 0.0
+            for pos, reach, v in threats:
+                if row[pos] <= reach:
+                    thr += v
+            fire = 0.0
+            for rng, values in shots:
+                for v, pos in values:
+                    if row[pos] <= rng:
+                        fire += v
+                        break
+            got[h] = (fire, thr)
+        return got
 
     def shot(self, u: UnitState, m: int, e: UnitState) -> float:
         """Value in points of one attack: expected points removed, a kill, and a zone it swings."""
@@ -574,10 +573,6 @@ class _Eval:
                     best = v
         return best
 
-    def hex_quality(self, u: UnitState, h: int) -> float:
-        """Fire minus threat at ``h`` in points, weighted by the persona (ties between hexes)."""
-        return self.w.damage * self.firepower(u, h) - self.w.preservation * self.threat(u, h)
-
     def candidate(self, u: UnitState, h: int) -> tuple[float, float]:
         """(score, its part from the capture zones) in VP of activating ``u`` now and moving it
         to ``h`` (``u.pos`` to stay)."""
@@ -589,14 +584,14 @@ class _Eval:
         touched = set(old) | set(new)
         shares = self.share.get(u.index, ())
         touched.update(k for k, _ in shares)
-        threat = self.threat(u, h)
+        fire, threat = self.fire_threat(u, (h,))[h]
         alive = 1.0 - min(1.0, threat / max(u.p.pts, 1.0))
         for k in touched:
             d = -self.may_of(shares, k) - (1.0 if k in old else 0.0) + (alive if k in new else 0.0)
             value += w.objectives * (self.zone_value(k, d) - self.zone_value(k))
         zones = value
         # fire from h, threat at h, in points
-        value += (w.damage * self.firepower(u, h) - w.preservation * threat) / PTS_PER_VP
+        value += (w.damage * fire - w.preservation * threat) / PTS_PER_VP
         # progress towards the zone that needs us most (future rounds)
         if not new:
             gap_now = self.nearest_open_gap(u.pos)
