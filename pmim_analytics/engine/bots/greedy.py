@@ -247,5 +247,12 @@ def best_in_range(rng: int, values: list[tuple[float, int]], row: tuple[int, ...
 
 
 def firepower(shots: ShotLists, row: tuple[int, ...]) -> float:
-    """Sum over mounts of the best shot from the hex whose distance row is ``row``."""
-    return sum(best_in_range(rng, values, row) for rng, values in shots)
+    """Sum over mounts of the best shot from the hex whose distance row is ``row`` (a plain
+    loop: bots call it for every hex a unit can reach)."""
+    total = 0.0
+    for rng, values in shots:
+        for v, pos in values:
+            if row[pos] <= rng:
+                total += v
+                break
+    return total

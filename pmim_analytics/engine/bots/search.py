@@ -44,6 +44,7 @@ from typing import Any, cast
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
 from pmim_analytics.engine.bots.base import Bot, Param
+from pmim_analytics.engine.bots.greedy import firepower
 from pmim_analytics.engine.bots.persona import Persona, load_persona
 from pmim_analytics.engine.bots.tactician import TacticianBot
 from pmim_analytics.engine.bots.tactics import overheat_risk, shot_value
@@ -519,13 +520,7 @@ class _Eval:
             for pos, reach, v in threats:
                 if row[pos] <= reach:
                     thr += v
-            fire = 0.0
-            for rng, values in shots:
-                for v, pos in values:
-                    if row[pos] <= rng:
-                        fire += v
-                        break
-            got[h] = (fire, thr)
+            got[h] = (firepower(shots, row), thr)
         return got
 
     def shot(self, u: UnitState, m: int, e: UnitState) -> float:

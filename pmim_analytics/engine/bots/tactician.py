@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 
-from pmim_analytics.engine.bots.greedy import GreedyBot
+from pmim_analytics.engine.bots.greedy import GreedyBot, firepower
 from pmim_analytics.engine.bots.tactics import objective_priority, shot_value
 from pmim_analytics.engine.state import GameState, UnitState
 
@@ -93,13 +93,7 @@ class TacticianBot(GreedyBot):
             if v + fire_max <= best:
                 continue
             row = dist[h]
-            fire = 0.0
-            for rng, values in shots:
-                for val, p in values:
-                    if row[p] <= rng:
-                        fire += val
-                        break
-            v += fire
+            v += firepower(shots, row)
             for p, r, t in threats:
                 if row[p] <= r:
                     v -= t
