@@ -337,3 +337,48 @@ def test_scripted_bots_rush_toward_their_objective_when_nothing_is_in_reach(bot:
     plain = make_bot(parse_bot_spec(bot), random.Random(1))
     base.apply(plain.choose(base))
     assert isinstance(plain.choose(base), MoveUnit)
+
+
+@pytest.mark.parametrize("budget", [0, 20])
+def test_the_search_bot_rushes_into_a_capture_zone_a_plain_move_cannot_reach(budget: int) -> None:
+    import random
+
+    from pmim_analytics.engine.bots import make_bot, parse_bot_spec
+
+    # a Timber Wolf (MOV 2) 5 hexes from the objective at 5,6 (capture zone radius 1): a move
+    # leaves it 2 hexes short, a rush (up to 4) ends in the zone; the enemy is out of every reach
+    far = [("IN", ("LL",), (19, 0))]
+    st = opt_position({"rush": {}}, [("TW", ("GG", "ML"), (5, 11))], far)
+    chooser = make_bot(parse_bot_spec(f"search:budget={budget}"), random.Random(1))
+    st.apply(chooser.choose(st))  # activate
+    action = chooser.choose(st)
+    assert isinstance(action, RushUnit)
+    to = st.grid.index(action.to)
+    assert st.grid.dist[st.grid.index(Hex(5, 11))][to] > 2  # beyond a plain move
+    assert st.grid.dist[st.grid.index(Hex(5, 6))][to] <= 1  # in the capture zone
+    st.apply(action)
+    assert st.active is None  # nothing left to do: a rushed unit fires nothing
+    # without the rule it walks toward the zone
+    base = opt_position({}, [("TW", ("GG", "ML"), (5, 11))], far)
+    plain = make_bot(parse_bot_spec(f"search:budget={budget}"), random.Random(1))
+    base.apply(plain.choose(base))
+    assert isinstance(plain.choose(base), MoveUnit)
+
+
+def test_the_search_bot_fires_rather_than_rushes_when_a_kill_is_in_reach() -> None:
+    import random
+
+    from pmim_analytics.engine.bots import make_bot, parse_bot_spec
+
+    # the same Timber Wolf, with a 2-point infantry 3 hexes away: a shot (GG range 4) is worth
+    # more than a zone one round early (GG reaches 6), and a rush would give it up
+    st = opt_position({"rush": {}}, [("TW", ("GG", "ML"), (5, 11))], [("IN", ("LL",), (8, 11))])
+    chooser = make_bot(parse_bot_spec("search:budget=0"), random.Random(1))
+    st.apply(chooser.choose(st))
+    picks = []
+    while st.active is not None and not st.roll_needed():
+        action = chooser.choose(st)
+        picks.append(action)
+        st.apply(action)
+    assert not any(isinstance(a, RushUnit) for a in picks), picks
+    assert any(isinstance(a, FireWeapon) for a in picks), picks

@@ -107,9 +107,11 @@ def test_verify_passes_games_of_every_optional_rule() -> None:
     for rules in ("v3-heat", "v3-rolled-initiative", "v3-catch-up", "v3-rush"):
         for seed in range(2):
             a, b = armies(seed)
-            for bot in ("random", "greedy"):
+            for bot in ("random", "greedy", "search:budget=20"):
                 game = play_game(GameSpec.create(rules, "take-and-hold", a, b), bot, bot, seed=seed, played="x")
-                assert verify_game(game) == [], rules
+                assert verify_game(game) == [], (rules, bot)
+                if rules == "v3-rush" and bot != "random":
+                    assert any(e.type == "rush" for e in game.events), bot  # the bots use the rule
 
 
 def test_verify_rejects_an_initiative_that_contradicts_the_rolls() -> None:

@@ -42,7 +42,7 @@ import random
 from collections.abc import Iterable
 from typing import Any, cast
 
-from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit
+from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit, RushUnit
 from pmim_analytics.engine.bots.base import Bot, Param
 from pmim_analytics.engine.bots.greedy import firepower
 from pmim_analytics.engine.bots.persona import Persona, load_persona
@@ -67,6 +67,8 @@ PROGRESS = 0.04
 KILL_BONUS = 1.0
 
 
+#: A candidate activation: (score, tie-break order, unit, destination hex, rushing there).
+Candidate = tuple[float, int, UnitState, int, bool]
 #: A look-ahead's remembered tactician plans: (unit, where every unit stands and what it has
 #: left) -> (destination or -1, mounts to fire before moving, rushing).
 PlanMemo = dict[tuple[Any, ...], tuple[int, list[int], bool]]
@@ -146,6 +148,7 @@ class SearchBot(Bot):
         self._plan_key: tuple[str, int] | None = None
         self._dest = -1
         self._fire_first: list[int] = []
+        self._rush = False
         self._target_eval: tuple[tuple[int, int], _Eval] | None = None
 
     # ------------------------------------------------------------------ acting
@@ -155,18 +158,22 @@ class SearchBot(Bot):
             return self._deploy(state)
         u = state.active
         if u is None:
-            unit, dest, first = self._search(state)
+            unit, dest, first, self._rush = self._search(state)
             self._plan_key, self._dest, self._fire_first = (unit.id, state.round), dest, first
             return ActivateUnit(unit.id)
         if self._plan_key != (u.id, state.round):  # not ours to plan (should not happen): be the tactician
             return self._script.choose(state)
-        return self._act(state, u, self._dest, self._fire_first)
+        return self._act(state, u, self._dest, self._fire_first, rush=self._rush)
 
-    def _act(self, state: GameState, u: UnitState, dest: int, first: list[int], ev: _Eval | None = None) -> Action:
+    def _act(self, state: GameState, u: UnitState, dest: int, first: list[int], ev: _Eval | None = None,
+             rush: bool = False) -> Action:
         """The active unit's next action under its plan: the mounts in ``first`` fire from where
         it stands (popped as they are used), it moves to ``dest`` (-1: it stays), then fires
-        what it still can. Targets are valued by ``ev`` (default: an evaluation of ``state``)."""
+        what it still can. With ``rush`` it rushes to ``dest`` instead (an optional rule: no
+        attacks after it). Targets are valued by ``ev`` (default: an evaluation of ``state``)."""
         if not state.moved:
+            if rush and dest >= 0 and state.can_rush(u) and dest in state.rush_reachable(u):
+                return RushUnit(u.id, state.grid.hexes[dest])
             while first:
                 m = first.pop()
                 if m in state.fireable_mounts(u):
@@ -229,11 +236,11 @@ class SearchBot(Bot):
         return pick
 
     # ------------------------------------------------------------------ search
-    def _search(self, state: GameState) -> tuple[UnitState, int, list[int]]:
-        """(unit, destination or -1, mounts to fire before moving) of the best candidate."""
+    def _search(self, state: GameState) -> tuple[UnitState, int, list[int], bool]:
+        """(unit, destination or -1, mounts to fire before moving, rushing) of the best candidate."""
         side = state.to_act
         ev = _Eval(state, side, self.persona)
-        scored: list[tuple[float, int, UnitState, int]] = []
+        scored: list[Candidate] = []
         for u in state.side_units[side]:
             if not u.alive or u.activated:
                 continue
@@ -243,15 +250,19 @@ class SearchBot(Bot):
             for h in self._destinations(state, u, ev):
                 value, zones = ev.candidate(u, h)
                 if best is None or value > best[0]:
-                    best = (value, zones, h)
+                    best = (value, zones, h, False)
+            for h in self._rushes(state, u, ev):
+                value, zones = ev.candidate(u, h, rush=True)
+                if best is None or value > best[0]:
+                    best = (value, zones, h, True)
             assert best is not None
-            value, zones, h = best
-            scored.append((value - WAIT * max(0.0, zones), -len(scored), u, h))
+            value, zones, h, rush = best
+            scored.append((value - WAIT * max(0.0, zones), -len(scored), u, h, rush))
         scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
         if self.budget > 0 and len(scored) > 1:
             scored = self._look_ahead(state, scored[:LOOKAHEAD_WIDTH], ev)
-        _, _, u, h = scored[0]
-        return u, (h if h != u.pos else -1), self._fire_before(state, ev, u, h)
+        _, _, u, h, rush = scored[0]
+        return u, (h if h != u.pos else -1), ([] if rush else self._fire_before(state, ev, u, h)), rush
 
     @staticmethod
     def _fire_before(state: GameState, ev: _Eval, u: UnitState, h: int) -> list[int]:
@@ -291,8 +302,32 @@ class SearchBot(Bot):
             out.append(safest)
         return out
 
-    def _look_ahead(self, state: GameState, cands: list[tuple[float, int, UnitState, int]], ev: _Eval
-                    ) -> list[tuple[float, int, UnitState, int]]:
+    @staticmethod
+    def _rushes(state: GameState, u: UnitState, ev: _Eval) -> list[int]:
+        """Under the optional rushing rule: for each objective, the hex a rush takes ``u`` to
+        nearest its capture zone (least threat among those), when that is nearer than any hex
+        a plain move reaches. A rush gives up the activation's attacks."""
+        if state.spec.rules.optional.rush is None or u.immobilized or u.p.mov <= 0:
+            return []
+        far = state.rush_reachable(u)
+        if not far:
+            return []
+        near = state.reachable(u)
+        radius = ev.radius
+        out: list[int] = []
+        for od in ev.od:
+            walk = min(max(0, od[h] - radius) for h in (u.pos, *near))
+            gap = min(max(0, od[h] - radius) for h in far)
+            if gap >= walk:
+                continue
+            ties = [h for h in far if max(0, od[h] - radius) == gap and h not in near]
+            threat = ev.fire_threat(u, ties)
+            h = min(ties, key=lambda x: (threat[x][1], x))
+            if h not in out:
+                out.append(h)
+        return out
+
+    def _look_ahead(self, state: GameState, cands: list[Candidate], ev: _Eval) -> list[Candidate]:
         """Re-rank ``cands`` by static score plus the mean round-end value of playouts on clones.
 
         Playouts go in passes, one per candidate each, until the budget is spent (a pass is
@@ -306,28 +341,29 @@ class SearchBot(Bot):
                   [w.index for w in ranker.activation_order(state, 1)])
         totals = [0.0] * len(cands)
         memo: PlanMemo = {}
-        firsts = [self._fire_before(state, ev, u, h) for _, _, u, h in cands]
+        firsts = [[] if rush else self._fire_before(state, ev, u, h) for _, _, u, h, rush in cands]
         passes = 0
         spent = 0
         while spent < self.budget:
             dice: dict[tuple[int, ...], tuple[int, ...]] = {}
-            for i, (_, _, u, h) in enumerate(cands):
-                used, value = self._playout(state, side, u, h, dice, orders, memo, firsts[i], ev)
+            for i, (_, _, u, h, rush) in enumerate(cands):
+                used, value = self._playout(state, side, u, h, dice, orders, memo, firsts[i], ev, rush)
                 totals[i] += value
                 spent += max(1, used)
             passes += 1
         ranked = []
-        for j, (score, order, u, h) in enumerate(cands):
-            ranked.append((score + LOOKAHEAD_WEIGHT * totals[j] / passes, order, u, h))
+        for j, (score, order, u, h, rush) in enumerate(cands):
+            ranked.append((score + LOOKAHEAD_WEIGHT * totals[j] / passes, order, u, h, rush))
         ranked.sort(key=lambda t: (t[0], t[1]), reverse=True)
         return ranked
 
     def _playout(self, state: GameState, side: int, u: UnitState, h: int,
                  dice: dict[tuple[int, ...], tuple[int, ...]], orders: tuple[list[int], list[int]] | None = None,
-                 memo: PlanMemo | None = None, first: list[int] | None = None, ev: _Eval | None = None
-                 ) -> tuple[int, float]:
+                 memo: PlanMemo | None = None, first: list[int] | None = None, ev: _Eval | None = None,
+                 rush: bool = False) -> tuple[int, float]:
         """Play ``u``'s activation on a clone as the bot would (the mounts in ``first`` fire
-        before it moves to ``h``, targets valued by ``ev``, the decision's evaluation) and the
+        before it moves to ``h``, or it rushes there with ``rush``, targets valued by ``ev``,
+        the decision's evaluation) and the
         rest of the round, or :data:`HORIZON` more activations of it, both sides by the
         tactician's script (:class:`RolloutBot`, units in ``orders``, plans shared through
         ``memo``), with dice from ``dice`` (filled from the bot's own generator); return
@@ -366,7 +402,7 @@ class SearchBot(Bot):
                     got = dice[key] = tuple(int(rng.random() * 6) + 1 for _ in range(need))
                 sim.apply_roll(got)
             elif sim.active is su:
-                sim.apply(self._act(sim, su, dest, first, ev), check=False)
+                sim.apply(self._act(sim, su, dest, first, ev, rush), check=False)
             else:
                 sim.apply(policy[sim.to_act].choose(sim), check=False)
             steps += 1
@@ -568,9 +604,9 @@ class _Eval:
                     best = v
         return best
 
-    def candidate(self, u: UnitState, h: int) -> tuple[float, float]:
+    def candidate(self, u: UnitState, h: int, rush: bool = False) -> tuple[float, float]:
         """(score, its part from the capture zones) in VP of activating ``u`` now and moving it
-        to ``h`` (``u.pos`` to stay)."""
+        to ``h`` (``u.pos`` to stay); with ``rush`` it rushes there and fires nothing."""
         w = self.w
         value = 0.0
         # zones: u leaves its zones and its share of zones it may reach, enters h's zones
@@ -580,6 +616,8 @@ class _Eval:
         shares = self.share.get(u.index, ())
         touched.update(k for k, _ in shares)
         fire, threat = self.fire_threat(u, (h,))[h]
+        if rush:
+            fire = 0.0
         alive = 1.0 - min(1.0, threat / max(u.p.pts, 1.0))
         for k in touched:
             d = -self.may_of(shares, k) - (1.0 if k in old else 0.0) + (alive if k in new else 0.0)
