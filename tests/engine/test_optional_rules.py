@@ -370,8 +370,8 @@ def test_the_search_bot_fires_rather_than_rushes_when_a_kill_is_in_reach() -> No
 
     from pmim_analytics.engine.bots import make_bot, parse_bot_spec
 
-    # the same Timber Wolf, with a 2-point infantry 3 hexes away: a shot (GG range 4) is worth
-    # more than a zone one round early (GG reaches 6), and a rush would give it up
+    # the same Timber Wolf, with a 2-point infantry 3 hexes away, in its Gauss gun's reach (6):
+    # the shot is worth more than a zone one round early, and a rush would give it up
     st = opt_position({"rush": {}}, [("TW", ("GG", "ML"), (5, 11))], [("IN", ("LL",), (8, 11))])
     chooser = make_bot(parse_bot_spec("search:budget=0"), random.Random(1))
     st.apply(chooser.choose(st))

@@ -247,11 +247,12 @@ class SearchBot(Bot):
             # the unit's best destination by its score; units whose gain is only in the zones
             # wait (a zone taken later cannot be answered), those with shots or under fire act now
             best = None
-            for h in self._destinations(state, u, ev):
+            reach = {} if u.immobilized or u.p.mov <= 0 else state.reachable(u)
+            for h in self._destinations(state, u, ev, reach):
                 value, zones = ev.candidate(u, h)
                 if best is None or value > best[0]:
                     best = (value, zones, h, False)
-            for h in self._rushes(state, u, ev):
+            for h in self._rushes(state, u, ev, reach):
                 value, zones = ev.candidate(u, h, rush=True)
                 if best is None or value > best[0]:
                     best = (value, zones, h, True)
@@ -273,12 +274,10 @@ class SearchBot(Bot):
         return [m for m in range(len(u.p.mounts))
                 if u.can_use(m) and ev.best_shot(u, m, here) > ev.best_shot(u, m, there)]
 
-    def _destinations(self, state: GameState, u: UnitState, ev: _Eval) -> list[int]:
-        """Stay, the best hex in (or nearest to) each capture zone, and the tactician's pick."""
+    def _destinations(self, state: GameState, u: UnitState, ev: _Eval, reach: dict[int, int]) -> list[int]:
+        """Stay, the best hex in (or nearest to) each capture zone, and the hex with the best fire
+        against threat, among ``reach`` (the hexes ``u`` can move to)."""
         out = [u.pos]
-        if u.immobilized or u.p.mov <= 0:
-            return out
-        reach = state.reachable(u)
         if not reach:
             return out
         radius = state.spec.scenario.objectives.radius
@@ -303,16 +302,15 @@ class SearchBot(Bot):
         return out
 
     @staticmethod
-    def _rushes(state: GameState, u: UnitState, ev: _Eval) -> list[int]:
+    def _rushes(state: GameState, u: UnitState, ev: _Eval, near: dict[int, int]) -> list[int]:
         """Under the optional rushing rule: for each objective, the hex a rush takes ``u`` to
         nearest its capture zone (least threat among those), when that is nearer than any hex
-        a plain move reaches. A rush gives up the activation's attacks."""
-        if state.spec.rules.optional.rush is None or u.immobilized or u.p.mov <= 0:
+        a plain move reaches (``near``). A rush gives up the activation's attacks."""
+        if state.spec.rules.optional.rush is None:
             return []
         far = state.rush_reachable(u)
         if not far:
             return []
-        near = state.reachable(u)
         radius = ev.radius
         out: list[int] = []
         for od in ev.od:
@@ -320,7 +318,7 @@ class SearchBot(Bot):
             gap = min(max(0, od[h] - radius) for h in far)
             if gap >= walk:
                 continue
-            ties = [h for h in far if max(0, od[h] - radius) == gap and h not in near]
+            ties = [h for h in far if max(0, od[h] - radius) == gap]  # none a move reaches: gap < walk
             threat = ev.fire_threat(u, ties)
             h = min(ties, key=lambda x: (threat[x][1], x))
             if h not in out:
