@@ -368,7 +368,7 @@ def optional_rules_cmd(rules: str | None = RULES_OPT, source: str | None = SOURC
                  Col("exact", field("exact", pct))], None, "No overheat rolls in these games."),
         Listing("weapons_lost", "Weapons lost to heat", rep.weapons_lost,
                 [rid, Col("weapon", text("weapon"), "left"), Col("rolls", field("rolls")), Col("lost", field("lost")),
-                 Col("self damage", field("self_damage"))], None, "No overheat rolls in these games."),
+                 Col("self damage", field("self_damage"))], None, "No weapons lost to heat in these games."),
         Listing("initiative", "Rolled initiative: rounds blue went first (exactly 1/2)",
                 rep.initiative,
                 [rid, Col("rolls", field("rolls")), Col("ties", field("ties")), Col("rounds", field("rounds")),

@@ -147,7 +147,7 @@ class RuleChecks:
         if i == u.pos or self.occ[i] >= 0 or self.board.impassable[i] or i not in self.rush_reachable(u):
             d = self.grid.dist[u.pos][i]
             raise IllegalActionError(f"{u.id} cannot rush to {h.format()}: {d} hexes away, occupied, impassable "
-                                     "or every path within twice its MOV is blocked")
+                                     "or every path within its rush distance is blocked")
 
     def mount_index(self, u: UnitState, mount: str) -> int:
         """Index of ``u``'s mount named ``mount``; raises :class:`IllegalActionError` if absent."""

@@ -20,6 +20,7 @@ from pathlib import Path
 from pmim_analytics.errors import Location, ReplayError, display_path
 from pmim_analytics.limits import MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_PASTE_BYTES, LimitError, check_regular_file
 from pmim_analytics.model.events import Event, GameEnd
+from pmim_analytics.model.record import format_version_for
 from pmim_analytics.replay.format import GameHeader, GameRecord, compute_game_id
 from pmim_analytics.replay.manual.builder import LogBuilder
 from pmim_analytics.replay.manual.header import SIDE_PREFIX, SIDES, LogHeader, read_header
@@ -104,7 +105,9 @@ def build_record(header: LogHeader, events: list[Event], played: bool = True) ->
         sides[side] = {"name": spec.name, "bot": None, "player": spec.player,
                        "army_hash": spec.roster.content_hash(), "points": spec.roster.points, "units": units}
     m = header.scenario.map
+    optional = header.rules.optional.settings() or None  # the optional rules a log can record (rushing)
     draft = GameHeader.model_validate({
+        "version": format_version_for(optional), "optional_rules": optional,
         "game_id": "", "source": "manual", "rules": header.rules.id, "scenario": header.scenario.id,
         "map": {"columns": m.columns, "rows": m.rows, "layout": m.layout}, "sides": sides,
         "played": header.played, "notes": header.notes, "not_recorded": not_recorded,

@@ -30,6 +30,7 @@ from pmim_analytics.model.events import (
     Move,
     RoundEnd,
     RoundStart,
+    Rush,
     UnitDestroyed,
 )
 from pmim_analytics.model.hexes import grid_for
@@ -61,7 +62,7 @@ from pmim_analytics.replay.manual.state import (
     on_map,
 )
 from pmim_analytics.rules import find_unit
-from pmim_analytics.rules.mechanics import attacks_per_activation, vp_winner
+from pmim_analytics.rules.mechanics import attacks_per_activation, rush_distance, vp_winner
 
 _DERIVED = {"location_destroyed": LocationDestroyed, "unit_destroyed": UnitDestroyed,
             "immobilized": Immobilized, "disarmed": Disarmed}
@@ -74,6 +75,7 @@ class _Activation:
     line: int
     moves: int = 0
     attacks: int = 0
+    rushed: int = 0  # the line of the activation's rush (0: none): no attacks after it
     mounts: set[str] = field(default_factory=set)
 
 
@@ -264,19 +266,27 @@ class LogBuilder:
 
     def _move(self, s: MoveStmt) -> list[Event]:
         unit = self._unit(s.unit)
+        verb = "rush" if s.rush else "move"
+        rule = self.rules.optional.rush
+        if s.rush and rule is None:
+            raise Reject(s.unit, f"{s.unit.text!r} cannot rush: rushing is an optional rule that {self.rules.id!r} "
+                         f"does not switch on (a variant such as 'v3-rush' does); write 'move'")
         staged: list[Event] = []
-        act = self._activation(s, unit, "move", staged)
+        act = self._activation(s, unit, verb, staged)
         if act is not None and act.moves >= 1:
             raise Reject(s.unit, f"{s.unit.text!r} already moved in this activation (line {act.line}); "
                          f"a unit moves once")
+        if s.rush and act is not None and act.attacks:
+            raise Reject(s.unit, f"{s.unit.text!r} already attacked in this activation, so it cannot rush "
+                         f"(a rush gives up the activation's attacks)")
         if unit.immobilized:
-            raise Reject(s.unit, f"{s.unit.text!r} is immobilized and cannot move")
+            raise Reject(s.unit, f"{s.unit.text!r} is immobilized and cannot {verb}")
         # Every change of a known position is a move event: a move from a known hex must say
         # where it goes, and a move to a hex must say where it starts when that is unknown.
         if s.hex_tok is None:
             if unit.pos is not None:
-                raise Reject(s.unit, f"{s.unit.text!r} is at {format_hex(unit.pos)} by this log, so its move must "
-                             f"name the hex it goes to: '{s.unit.text} move CCRR'")
+                raise Reject(s.unit, f"{s.unit.text!r} is at {format_hex(unit.pos)} by this log, so its {verb} must "
+                             f"name the hex it goes to: '{s.unit.text} {verb} CCRR'")
         else:
             if s.from_hex is None and unit.pos is None:
                 raise Reject(s.hex_tok, f"the log does not know where {s.unit.text!r} starts, so {s.hex_tok.text!r} "
@@ -293,20 +303,28 @@ class LogBuilder:
             if other is not None:
                 raise Reject(s.hex_tok, f"hex {format_hex(s.to_hex)} in {s.hex_tok.text!r} is taken by "
                              f"{other.id} (no stacking)")
+            if frm == s.to_hex:
+                raise Reject(s.hex_tok, f"{s.hex_tok.text!r} goes nowhere: {s.unit.text!r} is already at "
+                             f"{format_hex(frm)}, and a {verb} must go to another hex (a unit that stays holds)")
             path = hex_distance(frm, s.to_hex)
             mov = unit.spec.mov  # type: ignore[attr-defined]
-            if path > mov:
-                raise Reject(s.hex_tok, f"{s.unit.text!r} would move {path} hexes with {s.hex_tok.text!r} "
-                             f"({format_hex(frm)} to {format_hex(s.to_hex)}), more than its MOV {mov}")
-            walked = self._walk_length(unit, frm, s.to_hex, mov)
+            limit, what = (rush_distance(rule, mov), f"rush distance {rush_distance(rule, mov)} "
+                           f"({rule.factor} x MOV {mov})") if s.rush and rule else (mov, f"MOV {mov}")
+            if path > limit:
+                raise Reject(s.hex_tok, f"{s.unit.text!r} would {verb} {path} hexes with {s.hex_tok.text!r} "
+                             f"({format_hex(frm)} to {format_hex(s.to_hex)}), more than its {what}")
+            walked = self._walk_length(unit, frm, s.to_hex, limit)
             if walked is None:
                 raise Reject(s.hex_tok, f"{s.unit.text!r} cannot reach {format_hex(s.to_hex)} from {format_hex(frm)} "
-                             f"within its MOV {mov}: every path is blocked by enemy units or terrain")
+                             f"within its {what}: every path is blocked by enemy units or terrain")
             path = walked
-            self._emit(staged, Move, s.round, unit=unit.id, from_hex=frm, to_hex=s.to_hex, path=path)
+            self._emit(staged, Rush if s.rush else Move, s.round, unit=unit.id, from_hex=frm, to_hex=s.to_hex,
+                       path=path)
         self._commit_activation(act)
         if act is not None:
             act.moves += 1
+            if s.rush:
+                act.rushed = s.line
         unit.pos = s.to_hex  # stays unknown after a move without hexes
         return staged
 
@@ -340,6 +358,9 @@ class LogBuilder:
         act = self._activation(s, unit, "attack", staged)
         weapon, mount = resolve_weapon(unit, s, self.rules)
         if act is not None:
+            if act.rushed:
+                raise Reject(s.weapon, f"{s.unit.text!r} rushed in this activation (line {act.rushed}), so "
+                             f"{s.weapon.text!r} cannot fire (a rush gives up the activation's attacks)")
             limit = attacks_per_activation(unit.spec.kind)  # type: ignore[attr-defined]
             if act.attacks >= limit:
                 raise Reject(s.weapon, f"{s.unit.text!r} already made {act.attacks} attack"

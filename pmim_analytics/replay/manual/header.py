@@ -30,6 +30,9 @@ NOT_RECORDED_VALUES = ("combat", "losses")
 ESTIMATED_VALUES = ("vp",)
 #: Tags read in line order with the body: they close the game.
 FOOTER_TAGS = ("rounds", "result")
+#: Optional rules a log can record (a rush is a line of its own); the others roll dice or
+#: change whose turn it is in ways the notation has no line for yet.
+LOGGABLE_OPTIONAL_RULES = frozenset({"rush"})
 _ENTRY_RE = re.compile(r"\s*(?:(\d+)\s*[xX]\s*)?([A-Za-z][A-Za-z .'-]*?)\s*\(([^()]*)\)\s*,?")
 _DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
@@ -142,9 +145,10 @@ def read_header(tags: Iterable[Tag], source: str, base_dir: Path | None, on_erro
         except PmimError as e:
             on_error(_err(tok, source, e.message))
             ok = False
-        if rules is not None and not rules.optional.is_empty():
+        unloggable = [] if rules is None else [n for n in rules.optional.names() if n not in LOGGABLE_OPTIONAL_RULES]
+        if rules is not None and unloggable:
             on_error(_err(tok, source, f"rules {rules.id!r} switches on optional rules "
-                          f"({', '.join(rules.optional.names())}) whose rolls and moves the log notation cannot "
+                          f"({', '.join(unloggable)}) whose rolls and turns the log notation cannot "
                           f"record yet; log the game under {rules.base or 'its base rules'} or play the variant "
                           "with the engine"))
             ok = False

@@ -9,7 +9,8 @@ A line is one of
 * blank or a comment (``#`` to the end of the line is always a comment);
 * a tag, ``key: value`` (``rules: v3``, ``blue army: ../armies/v3-balanced.yaml``);
 * a body line: an optional round marker (``R3``, ``R0``, ``R?``) then a statement:
-  ``B:GE1 deploy 0412``, ``B:GE1 move 0409``, ``B:TW1 MAC>R:TY3 9 hit LT 3``,
+  ``B:GE1 deploy 0412``, ``B:GE1 move 0409``, ``B:GE1 rush 0406`` (under the optional rushing
+  rule), ``B:TW1 MAC>R:TY3 9 hit LT 3``,
   ``R:TY3 destroyed by B:TW1``, ``B:TW1 LA destroyed``, ``vp 5-3``.
   A round marker holds for the following lines until the next one.
 """
@@ -93,12 +94,14 @@ class DeployStmt(Body):
 
 @dataclass(frozen=True, slots=True)
 class MoveStmt(Body):
-    """``B:GE1 move``, ``B:GE1 move 0412`` or ``B:GE1 move 0409-0412``."""
+    """``B:GE1 move``, ``B:GE1 move 0412`` or ``B:GE1 move 0409-0412``; with ``rush`` the verb
+    was ``rush`` (the optional rushing rule: farther, and no attacks in that activation)."""
 
     unit: Token
     from_hex: Hex | None
     to_hex: Hex | None
     hex_tok: Token | None
+    rush: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,19 +305,21 @@ def _parse_action(head: Body, unit: Token, toks: list[Token]) -> Statement:
         if len(rest) > 1:
             raise Reject(rest[1], f"unexpected {rest[1].text!r} after the deployment hex")
         return DeployStmt(head.line, head.round, head.round_tok, unit, hx, h)
-    if low == "move":
+    if low in ("move", "rush"):
+        rush = low == "rush"
         if not rest:
-            return MoveStmt(head.line, head.round, head.round_tok, unit, None, None, None)
+            return MoveStmt(head.line, head.round, head.round_tok, unit, None, None, None, rush)
         h = rest[0]
         m = _MOVE_RE.match(h.text)
         if m is None:
-            raise Reject(h, f"expected the hex moved to (0412) or from-to (0409-0412), got {h.text!r}")
+            raise Reject(h, f"expected the hex {'rushed' if rush else 'moved'} to (0412) or from-to (0409-0412), "
+                         f"got {h.text!r}")
         if len(rest) > 1:
-            raise Reject(rest[1], f"unexpected {rest[1].text!r} after the move's hexes")
+            raise Reject(rest[1], f"unexpected {rest[1].text!r} after the {low}'s hexes")
         if m.group(2):
             return MoveStmt(head.line, head.round, head.round_tok, unit, parse_hex(m.group(1)),
-                            parse_hex(m.group(2)), h)
-        return MoveStmt(head.line, head.round, head.round_tok, unit, None, parse_hex(m.group(1)), h)
+                            parse_hex(m.group(2)), h, rush)
+        return MoveStmt(head.line, head.round, head.round_tok, unit, None, parse_hex(m.group(1)), h, rush)
     if low == "hold":
         if rest:
             raise Reject(rest[0], f"unexpected {rest[0].text!r} after 'hold' (a unit that holds does nothing)")
@@ -332,7 +337,7 @@ def _parse_action(head: Body, unit: Token, toks: list[Token]) -> Statement:
                           toks[1], by)
     if len(toks) > 1 and toks[1].text == ">":
         return _parse_attack(head, unit, toks)
-    raise Reject(verb, f"expected deploy, move, hold, an attack (WEAPON>TARGET), a location or 'destroyed' "
+    raise Reject(verb, f"expected deploy, move, rush, hold, an attack (WEAPON>TARGET), a location or 'destroyed' "
                   f"after the unit id, got {verb.text!r}")
 
 

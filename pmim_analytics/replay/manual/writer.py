@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
-from pmim_analytics.model.events import Activate, Attack, Event, GameEnd, Move, dispatch
+from pmim_analytics.model.events import Activate, Attack, Event, GameEnd, Move, Rush, dispatch
 from pmim_analytics.replay.format import GameRecord, SideRecord
 from pmim_analytics.replay.manual.notation import format_hex
 
@@ -50,7 +50,7 @@ def _header_lines(game: GameRecord) -> Iterator[str]:
         yield f"notes: {' '.join(h.notes.split())}"
     # a log without play lines reads as a summary log (nothing recorded but the losses
     # listed): say so either way, so the text reads back to the same game
-    played = any(ev.type in ("deploy", "activate", "move", "attack", "round_end") for ev in game.events)
+    played = any(ev.type in ("deploy", "activate", "move", "rush", "attack", "round_end") for ev in game.events)
     if h.not_recorded:
         yield f"not recorded: {' '.join(h.not_recorded)}"
     elif not played:
@@ -81,6 +81,7 @@ def _by(ev: Any) -> str:
 _LINES: dict[str, Callable[[Any], str | None]] = {
     "deploy": lambda ev: f"{ev.unit} deploy {format_hex(ev.hex)}",
     "move": lambda ev: f"{ev.unit} move {format_hex(ev.from_hex)}-{format_hex(ev.to_hex)}",
+    "rush": lambda ev: f"{ev.unit} rush {format_hex(ev.from_hex)}-{format_hex(ev.to_hex)}",
     "location_destroyed": lambda ev: f"{ev.unit} {ev.location} destroyed{_by(ev)}",
     "unit_destroyed": lambda ev: f"{ev.unit} destroyed{_by(ev)}",
     "immobilized": lambda ev: f"{ev.unit} immobilized{_by(ev)}",
@@ -95,7 +96,7 @@ def _no_line(ev: Event) -> None:
 
 def _hold_line(ev: Activate, nxt: Event | None) -> str | None:
     """The unit's next move or attack line starts its activation; an activation with neither holds."""
-    if isinstance(nxt, (Move, Attack)) and nxt.unit == ev.unit:
+    if isinstance(nxt, (Move, Rush, Attack)) and nxt.unit == ev.unit:
         return None
     return f"{ev.unit} hold"
 
