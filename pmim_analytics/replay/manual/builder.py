@@ -26,6 +26,7 @@ from pmim_analytics.model.events import (
     Event,
     GameEnd,
     Immobilized,
+    InitiativeRoll,
     LocationDestroyed,
     Move,
     RoundEnd,
@@ -43,6 +44,7 @@ from pmim_analytics.replay.manual.notation import (
     DeployStmt,
     ErrorHook,
     HoldStmt,
+    InitiativeStmt,
     MarkerStmt,
     MoveStmt,
     Reject,
@@ -103,6 +105,7 @@ class LogBuilder:
         self.current: _Activation | None = None
         self.vp = (0, 0)
         self.vp_rounds: dict[int, int] = {}
+        self.initiative: dict[int, tuple[str | None, int]] = {}  # round -> (side first or None on a tie, line)
         self.ended: tuple[int | None, str, str, int] | None = None  # (round, winner, reason, line)
         self.rounds_tag: Tag | None = None
         self.result_tag: Tag | None = None
@@ -150,6 +153,8 @@ class LogBuilder:
             return self._marker(stmt)
         if isinstance(stmt, VPStmt):
             return self._vp(stmt)
+        if isinstance(stmt, InitiativeStmt):
+            return self._initiative(stmt)
         raise AssertionError(stmt)  # pragma: no cover
 
     @staticmethod
@@ -158,7 +163,7 @@ class LogBuilder:
             return stmt.key
         if stmt.round_tok is not None and stmt.round_tok.line == stmt.line:
             return stmt.round_tok
-        for name in ("unit", "vp_tok"):
+        for name in ("unit", "vp_tok", "dice_tok"):
             tok: Token | None = getattr(stmt, name, None)
             if tok is not None:
                 return tok
@@ -221,6 +226,7 @@ class LogBuilder:
             raise Reject(stmt.unit, f"{stmt.unit.text!r} already activated in R{r} (line {done[unit.id]}); "  # type: ignore[attr-defined]
                          f"a unit activates once a round and its actions go together")
         if r not in self.started:
+            self._check_initiative(stmt, unit, r)
             self._emit(staged, RoundStart, r, first=unit.side)
         self._emit(staged, Activate, r, unit=unit.id)
         return _Activation(unit.id, r, stmt.line)
@@ -464,6 +470,49 @@ class LogBuilder:
         self._emit(staged, Immobilized if s.kind == "immobilized" else Disarmed, s.round, unit=unit.id, by=by)
         setattr(unit, s.kind, True)
         return staged
+
+    # -- rolled initiative (optional rule) ---------------------------------------------
+    def _initiative(self, s: InitiativeStmt) -> list[Event]:
+        rule = self.rules.optional.rolled_initiative
+        tok = s.dice_tok
+        if rule is None:
+            raise Reject(tok, f"{tok.text!r} is an initiative roll, but rolled initiative is an optional rule that "
+                         f"{self.rules.id!r} does not switch on (a variant such as 'v3-rolled-initiative' does)")
+        r = s.round
+        if r is None or r == 0:
+            raise Reject(tok, f"an initiative roll belongs to a round from R1 on: write 'R1 initiative {tok.text}', "
+                         f"not just {tok.text!r}")
+        if r in self.started:
+            raise Reject(tok, f"R{r} has already begun, so its initiative roll {tok.text!r} comes too late: "
+                         f"write it before the round's first activation")
+        got = self.initiative.get(r)
+        if got is not None and got[0] is not None:
+            raise Reject(tok, f"{tok.text!r} is one roll too many: R{r}'s initiative was already won by {got[0]} "
+                         f"(line {got[1]}), and only a tie is rolled again")
+        if not (1 <= s.blue <= rule.die and 1 <= s.red <= rule.die):
+            raise Reject(tok, f"each initiative die is 1 to {rule.die} (a d{rule.die}), got {tok.text!r}")
+        first = "blue" if s.blue > s.red else "red" if s.red > s.blue else None
+        staged: list[Event] = []
+        self._emit(staged, InitiativeRoll, r, blue_roll=s.blue, red_roll=s.red, first=first)
+        self.initiative[r] = (first, s.line)
+        return staged
+
+    def _check_initiative(self, stmt: Body, unit: UnitState, r: int) -> None:
+        """Under rolled initiative, the first activation of round ``r`` needs the round's
+        decisive roll first, and is the winner's."""
+        if self.rules.optional.rolled_initiative is None:
+            return
+        tok = stmt.unit  # type: ignore[attr-defined]
+        got = self.initiative.get(r)
+        if got is None:
+            raise Reject(tok, f"R{r} needs its initiative roll before {tok.text!r} activates: "
+                         f"'R{r} initiative BLUE-RED' (the rules roll for who goes first each round)")
+        first, line = got
+        if first is None:
+            raise Reject(tok, f"R{r}'s initiative roll on line {line} is a tie, so it is rolled again before "
+                         f"{tok.text!r} activates: add the new roll")
+        if unit.side != first:
+            raise Reject(tok, f"{first} won R{r}'s initiative (line {line}) and activates first, not {tok.text!r}")
 
     # -- VP and the end --------------------------------------------------------------
     def _positions_known(self) -> bool:

@@ -11,7 +11,8 @@ A line is one of
 * a body line: an optional round marker (``R3``, ``R0``, ``R?``) then a statement:
   ``B:GE1 deploy 0412``, ``B:GE1 move 0409``, ``B:GE1 rush 0406`` (under the optional rushing
   rule), ``B:TW1 MAC>R:TY3 9 hit LT 3``,
-  ``R:TY3 destroyed by B:TW1``, ``B:TW1 LA destroyed``, ``vp 5-3``.
+  ``R:TY3 destroyed by B:TW1``, ``B:TW1 LA destroyed``, ``vp 5-3``, ``initiative 5-3``
+  (under the optional rolled-initiative rule).
   A round marker holds for the following lines until the next one.
 """
 
@@ -152,7 +153,16 @@ class VPStmt(Body):
     vp_tok: Token
 
 
-Statement = Tag | RoundMark | DeployStmt | MoveStmt | HoldStmt | AttackStmt | MarkerStmt | VPStmt
+@dataclass(frozen=True, slots=True)
+class InitiativeStmt(Body):
+    """``initiative 5-3``: the round's initiative dice (optional rule), blue's first."""
+
+    blue: int
+    red: int
+    dice_tok: Token
+
+
+Statement = Tag | RoundMark | DeployStmt | MoveStmt | HoldStmt | AttackStmt | MarkerStmt | VPStmt | InitiativeStmt
 ErrorHook = Callable[[ReplayError], None]
 
 
@@ -365,8 +375,16 @@ def parse_body(toks: list[Token], line: int, current_round: int | None,
         if i + 2 < len(toks):
             raise Reject(toks[i + 2], f"unexpected {toks[i + 2].text!r} after the VP totals")
         return VPStmt(line, current_round, round_tok, vp[0], vp[1], v)
+    if first.text.lower() == "initiative":
+        v = _expect(toks, i + 1, "the two initiative dice, blue's first (e.g. 5-3)", first)
+        dice = parse_vp(v.text)
+        if dice is None:
+            raise Reject(v, f"expected the initiative dice as BLUE-RED (e.g. 5-3), got {v.text!r}")
+        if i + 2 < len(toks):
+            raise Reject(toks[i + 2], f"unexpected {toks[i + 2].text!r} after the initiative dice")
+        return InitiativeStmt(line, current_round, round_tok, dice[0], dice[1], v)
     if parse_unit_id(first) is None:
-        raise Reject(first, f"expected a round (R3), a unit id (B:TW1), 'vp' or a tag (key: value), "
+        raise Reject(first, f"expected a round (R3), a unit id (B:TW1), 'vp', 'initiative' or a tag (key: value), "
                       f"got {first.text!r}")
     if i + 1 == len(toks):
         raise Reject(first, f"expected an action after the unit id {first.text!r}, but the line ends")

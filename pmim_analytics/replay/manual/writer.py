@@ -87,6 +87,7 @@ _LINES: dict[str, Callable[[Any], str | None]] = {
     "immobilized": lambda ev: f"{ev.unit} immobilized{_by(ev)}",
     "disarmed": lambda ev: f"{ev.unit} disarmed{_by(ev)}",
     "round_end": lambda ev: f"vp {ev.blue_vp}-{ev.red_vp}",
+    "initiative_roll": lambda ev: f"initiative {ev.blue_roll}-{ev.red_roll}",
 }
 
 
