@@ -351,6 +351,11 @@ def _parse_action(head: Body, unit: Token, toks: list[Token]) -> Statement:
                   f"after the unit id, got {verb.text!r}")
 
 
+#: Lines of a keyword and a blue-red pair of numbers: what the pair is, and the statement.
+_PAIR_LINES: dict[str, tuple[str, type[VPStmt] | type[InitiativeStmt]]] = {
+    "vp": ("VP totals", VPStmt), "initiative": ("initiative dice", InitiativeStmt)}
+
+
 def parse_body(toks: list[Token], line: int, current_round: int | None,
                round_tok: Token | None) -> Statement:
     """Parse one body line's tokens (comment already removed).
@@ -367,22 +372,16 @@ def parse_body(toks: list[Token], line: int, current_round: int | None,
     if i == len(toks):
         return RoundMark(line, current_round, round_tok)
     first = toks[i]
-    if first.text.lower() == "vp":
-        v = _expect(toks, i + 1, "the VP totals, blue first (e.g. 5-3)", first)
-        vp = parse_vp(v.text)
-        if vp is None:
-            raise Reject(v, f"expected the VP totals as BLUE-RED (e.g. 5-3), got {v.text!r}")
+    word = first.text.lower()
+    if word in _PAIR_LINES:
+        what, cls = _PAIR_LINES[word]
+        v = _expect(toks, i + 1, f"the {what}, blue's first (e.g. 5-3)", first)
+        pair = parse_vp(v.text)
+        if pair is None:
+            raise Reject(v, f"expected the {what} as BLUE-RED (e.g. 5-3), got {v.text!r}")
         if i + 2 < len(toks):
-            raise Reject(toks[i + 2], f"unexpected {toks[i + 2].text!r} after the VP totals")
-        return VPStmt(line, current_round, round_tok, vp[0], vp[1], v)
-    if first.text.lower() == "initiative":
-        v = _expect(toks, i + 1, "the two initiative dice, blue's first (e.g. 5-3)", first)
-        dice = parse_vp(v.text)
-        if dice is None:
-            raise Reject(v, f"expected the initiative dice as BLUE-RED (e.g. 5-3), got {v.text!r}")
-        if i + 2 < len(toks):
-            raise Reject(toks[i + 2], f"unexpected {toks[i + 2].text!r} after the initiative dice")
-        return InitiativeStmt(line, current_round, round_tok, dice[0], dice[1], v)
+            raise Reject(toks[i + 2], f"unexpected {toks[i + 2].text!r} after the {what}")
+        return cls(line, current_round, round_tok, pair[0], pair[1], v)
     if parse_unit_id(first) is None:
         raise Reject(first, f"expected a round (R3), a unit id (B:TW1), 'vp', 'initiative' or a tag (key: value), "
                       f"got {first.text!r}")
