@@ -1,5 +1,6 @@
 """Optional rules in a table log: rushes (``v3-rush``), initiative rolls
-(``v3-rolled-initiative``), catch-up activations (``v3-catch-up``); small logs checkable by hand.
+(``v3-rolled-initiative``), catch-up activations (``v3-catch-up``) and overheat rolls
+(``v3-heat``); small logs checkable by hand.
 
 Rushing: the Grumbler ``B:GR1`` has MOV 2, so under ``v3-rush`` (factor 2) it may rush 4 hexes; it is
 deployed on 0812, and column 8 runs straight north through free hexes, so 0808 is 4 hexes
@@ -8,6 +9,7 @@ away and 0807 is 5.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +17,15 @@ from pathlib import Path
 import pytest
 
 from pmim_analytics.engine.verify import verify_game
-from pmim_analytics.model.events import InitiativeRoll, Move, RoundStart, Rush
+from pmim_analytics.model.events import (
+    InitiativeRoll,
+    LocationDestroyed,
+    Move,
+    OverheatRoll,
+    RoundStart,
+    Rush,
+    WeaponLost,
+)
 from pmim_analytics.replay.manual import parse_log
 from pmim_analytics.rules.catalogue import REPO_ROOT
 
@@ -37,7 +47,8 @@ def _refused_at(body: str, token: str, fragment: str, header: str = HEADER) -> N
     e = errors[0]
     bad = body.splitlines()[-1]
     assert e.where is not None and e.where.line == RUSH_LINE + body.count("\n"), e.render()
-    assert e.where.column == bad.index(token) + 1, e.render()
+    at = re.search(r"(?<![\w:])" + re.escape(token) + r"(?!\w)", bad)
+    assert at is not None and e.where.column == at.start() + 1, e.render()
     assert fragment in e.message and repr(token) in e.message, e.message
 
 
@@ -83,12 +94,13 @@ def test_a_plain_move_under_v3_rush_keeps_its_mov_limit() -> None:
     assert len(errors) == 1 and "more than its MOV 2" in errors[0].message
 
 
-def test_log_check_accepts_a_rush_and_still_refuses_heat(tmp_path: Path) -> None:
+def test_log_check_accepts_a_rush_and_names_a_missing_overheat_roll(tmp_path: Path) -> None:
     ok = tmp_path / "rush.pmimlog"
     ok.write_text(HEADER + DEPLOY + "R1 B:GR1 rush 0812-0808\nresult: draw manual\n")
     heat = tmp_path / "heat.pmimlog"
-    heat.write_text(HEADER.replace("v3-rush", "v3-heat") + DEPLOY + "R1 B:GR1 move 0812-0810\nresult: draw manual\n")
-    for path, code, words in ((ok, 0, ""), (heat, 1, "switches on optional rules (heat)")):
+    heat.write_text(HEAT + DEPLOY + HEAT_OPENING + "R2 B:PA1 move 1112-1110\nresult: draw manual\n")
+    missing = "its overheat roll comes before 'B:PA1': 'B:GR1 MAC overheat D6'"
+    for path, code, words in ((ok, 0, ""), (heat, 1, missing)):
         proc = subprocess.run([sys.executable, "-m", "pmim_analytics", "log", "check", str(path)],
                               capture_output=True, text=True, cwd=REPO_ROOT)
         out = proc.stdout + proc.stderr
@@ -150,3 +162,60 @@ def test_catch_up_activations_are_judged_by_the_engine() -> None:
     assert not errors and broken is not None  # the reader does not judge whose turn it is: the engine does
     found = verify_game(broken)
     assert found and "B:PA1" in found[0].message and "red's turn" in found[0].message, found
+
+
+# -- heat: a Grumbler (heavy: rating 5) fires its Gauss gun (20 t: 4 heat) then its M. Autocannon
+# (10 t: 2 heat): 6 heat, 1 over, so an overheat d6 follows the MAC and overheats it on a 1 --------
+HEAT = HEADER.replace("v3-rush", "v3-heat")
+# round 1: the Grumbler to 0810, the Basset to 0804; round 2 (red first): the Basset to 0806, 4 hexes
+# from the Grumbler, in reach of both its Gauss gun (RNG 6) and its M. Autocannon (RNG 4)
+HEAT_OPENING = ("R1 B:GR1 move 0812-0810\nR1 R:BA1 move 0801-0804\nR1 vp 0-0\nR2 R:BA1 move 0804-0806\n"
+                "R2 B:GR1 GG>R:BA1 1+1 miss\nR2 B:GR1 MAC>R:BA1 1+1 miss\n")
+
+
+def test_an_overheat_roll_over_the_excess_is_read_and_the_engine_agrees() -> None:
+    game, errors = _read(HEAT_OPENING + "R2 B:GR1 MAC overheat 4\n", HEAT)
+    assert not errors, [e.render() for e in errors]
+    assert game is not None
+    rolls = [(e.unit, e.weapon, e.excess, e.result, e.overheated) for e in game.events if isinstance(e, OverheatRoll)]
+    assert rolls == [("B:GR1", "MAC", 1, 4, False)]
+    assert not any(isinstance(e, WeaponLost) for e in game.events)
+    assert verify_game(game) == []
+
+
+def test_an_overheated_weapon_is_lost_and_hits_its_own_warmech() -> None:
+    # the d6 2 gives the right arm (3 HP) on the saurian chart; the MAC's STR 2 x RPT 3 = 6 ignores ARM
+    game, errors = _read(HEAT_OPENING + "R2 B:GR1 MAC overheat 1 RA(2) 6\n", HEAT)
+    assert not errors, [e.render() for e in errors]
+    assert game is not None
+    lost = [(e.weapon, e.location, e.location_rolls, e.damage, e.overkill) for e in game.events
+            if isinstance(e, WeaponLost)]
+    assert lost == [("MAC", "RA", (2,), 6, 3)]
+    assert [(e.unit, e.location, e.by) for e in game.events if isinstance(e, LocationDestroyed)] == [
+        ("B:GR1", "RA", None)]
+    assert verify_game(game) == []
+    # the lost weapon cannot fire again (the Basset on 0806 holds the zone of the objective on 0807)
+    _refused_at(HEAT_OPENING + "R2 B:GR1 MAC overheat 1 LL(3) 6\nR2 vp 0-1\nR3 B:GR1 MAC>R:BA1 hit 0", "MAC",
+                "overheated and was lost on line", HEAT)
+
+
+@pytest.mark.parametrize(("body", "token", "fragment"), [
+    ("R2 B:PA1 move 1112-1110", "B:PA1", "B:GR1's MAC attack on line"),
+    ("R2 B:GR1 MAC overheat 1", "1", "the MAC overheats (roll 1 <= 1, the heat over the rating)"),
+    ("R2 B:GR1 MAC overheat 2 RA(2)", "RA(2)", "does not overheat (roll 2 > 1"),
+    ("R2 B:GR1 MAC overheat 1 RA(2) 4", "4", "STR 2 x RPT 3 = 6, ignoring ARM"),
+    ("R2 B:GR1 MAC overheat 1 RA(3)", "RA(3)", "hit-location die 3 gives LL"),
+    ("R2 B:GR1 GG overheat 1", "GG", "the overheat roll due is for the MAC"),
+    ("R2 B:GR1 MAC overheat 7", "7", "one d6, 1 to 6"),
+])
+def test_an_overheat_line_that_breaks_the_rule_is_refused_at_its_token(body: str, token: str,
+                                                                       fragment: str) -> None:
+    _refused_at(HEAT_OPENING.rstrip("\n") + "\n" + body, token, fragment, HEAT)
+
+
+def test_no_overheat_roll_is_due_within_the_rating_or_without_heat() -> None:
+    within = "R1 B:GR1 move 0812-0810\nR1 R:BA1 move 0801-0804\nR1 vp 0-0\nR2 R:BA1 move 0804-0806\n"
+    _refused_at(within + "R2 B:GR1 GG>R:BA1 miss\nR2 B:GR1 GG overheat 1", "1", "made 4 heat, within its rating 5",
+                HEAT)
+    _refused_at(within + "R2 B:GR1 GG>R:BA1 miss\nR2 B:GR1 GG overheat 1", "1",
+                "heat is an optional rule that 'v3-rush' does not switch on")

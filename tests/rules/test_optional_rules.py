@@ -108,7 +108,9 @@ def test_rules_show_lists_the_optional_rules_as_data() -> None:
     assert data["optional_rules"] == [{"rule": "catch_up", "settings": "ratio=2, activations=2"}]
 
 
-def test_a_table_log_under_an_optional_rule_variant_is_refused_with_one_sentence(tmp_path: Path) -> None:
+def test_a_table_log_under_heat_needs_its_overheat_rolls(tmp_path: Path) -> None:
+    # the sample detailed log has the Grumbler fire its Gauss gun and M. Autocannon in one
+    # activation: 4 + 2 heat against a heavy Warmech's rating of 5 under v3-heat, so a roll is due
     root = Path(__file__).resolve().parents[2]
     text = (root / "data" / "playtests" / "sample-detailed-v3.pmimlog").read_text().replace("rules: v3\n",
                                                                                               "rules: v3-heat\n")
@@ -118,4 +120,4 @@ def test_a_table_log_under_an_optional_rule_variant_is_refused_with_one_sentence
                           text=True, cwd=root)
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     out = proc.stdout + proc.stderr
-    assert "switches on optional rules (heat)" in out and "log the game under v3" in out and "Traceback" not in out
+    assert "took it 1 over its heat rating" in out and "'B:GR1 MAC overheat D6'" in out and "Traceback" not in out

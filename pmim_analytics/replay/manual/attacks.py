@@ -1,4 +1,4 @@
-"""The checks of an attack line: weapon and mount, roll, damage and hit location.
+"""The checks of an attack line (and an overheat line): weapon and mount, roll, damage and hit location.
 
 Each function raises :class:`Reject` at the token at fault and changes nothing.
 """
@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from pmim_analytics.errors import UnknownNameError
 from pmim_analytics.model.combat import attack_damage, roll_hits
-from pmim_analytics.replay.manual.notation import AttackStmt, Reject
+from pmim_analytics.replay.manual.notation import AttackStmt, OverheatStmt, Reject, Token
 from pmim_analytics.replay.manual.state import UnitState, location_name
 from pmim_analytics.rules import find_weapon
 from pmim_analytics.rules.models import RulesVersion, Weapon
 
 
-def resolve_weapon(unit: UnitState, s: AttackStmt, rules: RulesVersion) -> tuple[Weapon, str]:
-    """The weapon and mount an attack line names; it must be on the unit and still usable."""
+def resolve_weapon(unit: UnitState, s: AttackStmt | OverheatStmt, rules: RulesVersion) -> tuple[Weapon, str]:
+    """The weapon and mount an attack (or overheat) line names; it must be on the unit and still usable."""
     try:
         weapon: Weapon | None = find_weapon(rules, s.weapon.text)
     except UnknownNameError:
@@ -35,6 +35,9 @@ def resolve_weapon(unit: UnitState, s: AttackStmt, rules: RulesVersion) -> tuple
     if unit.is_warmech and unit.is_lost(mount):
         raise Reject(s.weapon, f"{s.unit.text!r} lost its {location_name(mount)}, so its {s.weapon.text!r} "
                      f"cannot fire")
+    if mount in unit.heat_lost:
+        raise Reject(s.weapon, f"{s.unit.text!r}'s {s.weapon.text!r} overheated and was lost on line "
+                     f"{unit.heat_lost[mount]}, so it cannot fire")
     return weapon, mount
 
 
@@ -73,15 +76,22 @@ def check_location(s: AttackStmt, target: UnitState, damage: int, rules: RulesVe
         raise Reject(tok, f"a miss has no hit location, but the line gives {tok.text!r}")
     if not target.is_warmech:
         raise Reject(tok, f"{s.target.text!r} is not a Warmech and has no hit location {tok.text!r}")
-    loc = s.location
+    return check_chart_location(tok, s.location, s.location_rolls, target, s.target.text, rules)
+
+
+def check_chart_location(tok: Token, loc: str, rolls: tuple[int, ...], target: UnitState, name: str,
+                         rules: RulesVersion) -> str:
+    """A hit location on the Warmech ``target`` (``name`` as the log wrote it): on its body, not
+    destroyed (the rules re-roll those), and given by the last of ``rolls``, the earlier ones
+    re-rolled because they gave destroyed locations."""
     if not target.has_location(loc):
         raise Reject(tok, f"a {target.spec.body} Warmech has no {location_name(loc)} {tok.text!r}; "  # type: ignore[attr-defined]
                      f"its locations are {target.location_names()}")
     if target.is_lost(loc):
-        raise Reject(tok, f"{s.target.text!r}'s {location_name(loc)} {tok.text!r} is already destroyed; "
+        raise Reject(tok, f"{name!r}'s {location_name(loc)} {tok.text!r} is already destroyed; "
                      f"the rules re-roll a hit there")
-    if s.location_rolls:
-        *rerolled, last = s.location_rolls
+    if rolls:
+        *rerolled, last = rolls
         if target.chart_location(last, rules) != loc:
             raise Reject(tok, f"hit-location die {last} gives {target.chart_location(last, rules)} on the "
                          f"{target.spec.body} chart, not {loc} as {tok.text!r} says")  # type: ignore[attr-defined]

@@ -29,13 +29,21 @@ from pmim_analytics.model.events import (
     InitiativeRoll,
     LocationDestroyed,
     Move,
+    OverheatRoll,
     RoundEnd,
     RoundStart,
     Rush,
     UnitDestroyed,
+    WeaponLost,
 )
 from pmim_analytics.model.hexes import grid_for
-from pmim_analytics.replay.manual.attacks import check_damage, check_location, check_roll, resolve_weapon
+from pmim_analytics.replay.manual.attacks import (
+    check_chart_location,
+    check_damage,
+    check_location,
+    check_roll,
+    resolve_weapon,
+)
 from pmim_analytics.replay.manual.ending import check_result, parse_result, score_objectives
 from pmim_analytics.replay.manual.header import SIDE_PREFIX, SIDES, LogHeader
 from pmim_analytics.replay.manual.notation import (
@@ -47,6 +55,7 @@ from pmim_analytics.replay.manual.notation import (
     InitiativeStmt,
     MarkerStmt,
     MoveStmt,
+    OverheatStmt,
     Reject,
     RoundMark,
     Statement,
@@ -64,7 +73,16 @@ from pmim_analytics.replay.manual.state import (
     on_map,
 )
 from pmim_analytics.rules import find_unit
-from pmim_analytics.rules.mechanics import attacks_per_activation, rush_distance, vp_winner
+from pmim_analytics.rules.mechanics import (
+    attacks_per_activation,
+    heat_rating,
+    is_overheated,
+    overheat_damage,
+    overheat_excess,
+    rush_distance,
+    vp_winner,
+    weapon_heat,
+)
 
 _DERIVED = {"location_destroyed": LocationDestroyed, "unit_destroyed": UnitDestroyed,
             "immobilized": Immobilized, "disarmed": Disarmed}
@@ -78,6 +96,8 @@ class _Activation:
     moves: int = 0
     attacks: int = 0
     rushed: int = 0  # the line of the activation's rush (0: none): no attacks after it
+    heat: int = 0  # heat the unit's attacks made this activation (optional heat rule)
+    overheat_due: tuple[str, str, int, int] | None = None  # (weapon, mount, excess, attack line): roll next
     mounts: set[str] = field(default_factory=set)
 
 
@@ -132,6 +152,9 @@ class LogBuilder:
         self.events.extend(staged)
 
     def _visit(self, stmt: Statement) -> list[Event]:
+        if not isinstance(stmt, (RoundMark, MarkerStmt, OverheatStmt)) and (
+                not isinstance(stmt, Tag) or stmt.name == "result"):
+            self._check_no_overheat_due(stmt)
         if isinstance(stmt, Tag):
             return self._visit_footer(stmt)
         if self.result_tag is not None:
@@ -155,6 +178,8 @@ class LogBuilder:
             return self._vp(stmt)
         if isinstance(stmt, InitiativeStmt):
             return self._initiative(stmt)
+        if isinstance(stmt, OverheatStmt):
+            return self._overheat(stmt)
         raise AssertionError(stmt)  # pragma: no cover
 
     @staticmethod
@@ -400,6 +425,12 @@ class LogBuilder:
         if act is not None:
             act.attacks += 1
             act.mounts.add(mount)
+            rating = heat_rating(self.rules, unit.spec.code) if unit.is_warmech else None  # type: ignore[attr-defined]
+            if rating is not None:
+                act.heat += weapon_heat(self.rules, weapon.code)
+                excess = overheat_excess(act.heat, rating)
+                if excess > 0 and self.ended is None:
+                    act.overheat_due = (weapon.code, mount, excess, s.line)
         return staged
 
     def _follow(self, staged: list[Event], unit: UnitState, follows: list[tuple[str, str | None]],
@@ -469,6 +500,78 @@ class LogBuilder:
             raise Reject(s.kind_tok, f"{s.unit.text!r} is already {s.kind}")
         self._emit(staged, Immobilized if s.kind == "immobilized" else Disarmed, s.round, unit=unit.id, by=by)
         setattr(unit, s.kind, True)
+        return staged
+
+    # -- heat (optional rule) -------------------------------------------------------------
+    def _check_no_overheat_due(self, stmt: Statement) -> None:
+        """After an attack that takes a Warmech over its heat rating, its overheat roll comes
+        next (marker lines confirming the attack's results may come between). A missing roll
+        is reported at the line that came instead, which is then read as usual."""
+        act = self.current
+        if act is None or act.overheat_due is None:
+            return
+        weapon, _, excess, line = act.overheat_due
+        act.overheat_due = None  # reported once; the line itself is read on
+        if isinstance(stmt, Tag):
+            tok = stmt.key
+        else:
+            tok = next((t for n in ("unit", "vp_tok", "dice_tok") if (t := getattr(stmt, n, None)) is not None),
+                       self._first_tok(stmt))
+        self._error(tok, f"{act.unit}'s {weapon} attack on line {line} took it {excess} over its heat rating, so "
+                    f"its overheat roll comes before {tok.text!r}: '{act.unit} {weapon} overheat D6'")
+
+    def _overheat(self, s: OverheatStmt) -> list[Event]:
+        rule = self.rules.optional.heat
+        if rule is None:
+            raise Reject(s.roll_tok, f"overheat roll {s.roll_tok.text!r} of {s.unit.text!r}: heat is an optional rule "
+                         f"that {self.rules.id!r} does not switch on (a variant such as 'v3-heat' does)")
+        unit = self._unit(s.unit)
+        act = self.current
+        due = act.overheat_due if act is not None and act.unit == unit.id and act.round == s.round else None
+        if s.round is None:
+            raise Reject(s.roll_tok, f"overheat roll {s.roll_tok.text!r} needs its round (write 'R3 {s.unit.text} "
+                         f"...') so the reader can add up the activation's heat")
+        if due is None or act is None:
+            mine = act is not None and act.unit == unit.id and act.round == s.round
+            rating = heat_rating(self.rules, unit.spec.code) if unit.is_warmech else None  # type: ignore[attr-defined]
+            why = (f"{s.unit.text!r} is not a Warmech and makes no heat" if rating is None else
+                   f"the attacks of {s.unit.text!r} this activation made {act.heat} heat, within its rating "
+                   f"{rating}, or their roll is already logged" if mine and act is not None else
+                   f"a roll comes right after the attack that takes {s.unit.text!r} over its heat rating")
+            raise Reject(s.roll_tok, f"overheat roll {s.roll_tok.text!r} is not due here: {why}")
+        weapon, mount = resolve_weapon(unit, s, self.rules)
+        code, due_mount, excess, line = due
+        if mount != due_mount:
+            raise Reject(s.weapon, f"the overheat roll due is for the {code} that fired on line {line}, "
+                         f"not {s.weapon.text!r}")
+        overheated = is_overheated(s.result, excess)
+        staged: list[Event] = []
+        self._emit(staged, OverheatRoll, s.round, unit=unit.id, weapon=code, mount=mount, excess=excess,
+                   result=s.result, overheated=overheated)
+        why = f"roll {s.result} {'<=' if overheated else '>'} {excess}, the heat over the rating"
+        if not overheated:
+            if s.location_tok is not None or s.damage_tok is not None:
+                tok = s.location_tok or s.damage_tok
+                raise Reject(tok, f"the {code} does not overheat ({why}), so nothing is hit: drop {tok.text!r}")  # type: ignore[union-attr]
+            act.overheat_due = None
+            return staged
+        if s.location is None or s.location_tok is None:
+            raise Reject(s.roll_tok, f"the {code} overheats ({why}) and hits {s.unit.text!r} itself: name the "
+                         f"location after {s.roll_tok.text!r} ({unit.location_names()})")
+        location = check_chart_location(s.location_tok, s.location, s.location_rolls, unit, s.unit.text, self.rules)
+        damage = overheat_damage(weapon.strength, weapon.rpt)
+        if s.damage is not None and s.damage != damage:
+            raise Reject(s.damage_tok, f"damage {s.damage_tok.text!r} does not match the rules: an overheated "  # type: ignore[union-attr]
+                         f"weapon hits its own Warmech for STR {weapon.strength} x RPT {weapon.rpt} = {damage}, "
+                         f"ignoring ARM")
+        unit.heat_lost[mount] = s.line
+        overkill, follows = unit.take_damage(damage, location) if damage else (0, [])
+        if not follows and not unit.disarmed and unit.all_weapons_lost():
+            follows = [("disarmed", None)]
+        self._emit(staged, WeaponLost, s.round, unit=unit.id, weapon=code, mount=mount, location=location,
+                   location_rolls=s.location_rolls, damage=damage, overkill=overkill)
+        self._follow(staged, unit, follows, None, s)
+        act.overheat_due = None
         return staged
 
     # -- rolled initiative (optional rule) ---------------------------------------------

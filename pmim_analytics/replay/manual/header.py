@@ -30,10 +30,6 @@ NOT_RECORDED_VALUES = ("combat", "losses")
 ESTIMATED_VALUES = ("vp",)
 #: Tags read in line order with the body: they close the game.
 FOOTER_TAGS = ("rounds", "result")
-#: Optional rules a log can record: a rush and an initiative roll are lines of their own, and
-#: catch-up activations are the activation lines in the order played. Heat's overheat rolls
-#: and lost weapons have no line yet.
-LOGGABLE_OPTIONAL_RULES = frozenset({"rush", "rolled_initiative", "catch_up"})
 _ENTRY_RE = re.compile(r"\s*(?:(\d+)\s*[xX]\s*)?([A-Za-z][A-Za-z .'-]*?)\s*\(([^()]*)\)\s*,?")
 _DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
@@ -145,13 +141,6 @@ def read_header(tags: Iterable[Tag], source: str, base_dir: Path | None, on_erro
             rules = load_rules(tok.text)
         except PmimError as e:
             on_error(_err(tok, source, e.message))
-            ok = False
-        unloggable = [] if rules is None else [n for n in rules.optional.names() if n not in LOGGABLE_OPTIONAL_RULES]
-        if rules is not None and unloggable:
-            on_error(_err(tok, source, f"rules {rules.id!r} switches on optional rules "
-                          f"({', '.join(unloggable)}) whose rolls the log notation cannot "
-                          f"record yet; log the game under {rules.base or 'its base rules'} or play the variant "
-                          "with the engine"))
             ok = False
     scen_tok = seen["scenario"].value if "scenario" in seen else None
     try:

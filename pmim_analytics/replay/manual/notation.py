@@ -133,6 +133,23 @@ class AttackStmt(Body):
 
 
 @dataclass(frozen=True, slots=True)
+class OverheatStmt(Body):
+    """``B:PA1 HAC overheat 4`` or ``B:PA1 HAC overheat 1 RA(4) 6``: the overheat d6 after an attack
+    (optional heat rule); when the weapon overheats, where its hit on its own Warmech went."""
+
+    unit: Token
+    weapon: Token
+    mount: str | None
+    roll_tok: Token
+    result: int
+    location: str | None
+    location_rolls: tuple[int, ...]
+    location_tok: Token | None
+    damage: int | None
+    damage_tok: Token | None
+
+
+@dataclass(frozen=True, slots=True)
 class MarkerStmt(Body):
     """``R:TY3 destroyed [by B:TW1]``, ``B:TW1 LA destroyed``, ``B:TW1 immobilized``."""
 
@@ -162,7 +179,8 @@ class InitiativeStmt(Body):
     dice_tok: Token
 
 
-Statement = Tag | RoundMark | DeployStmt | MoveStmt | HoldStmt | AttackStmt | MarkerStmt | VPStmt | InitiativeStmt
+Statement = (Tag | RoundMark | DeployStmt | MoveStmt | HoldStmt | AttackStmt | OverheatStmt | MarkerStmt | VPStmt
+             | InitiativeStmt)
 ErrorHook = Callable[[ReplayError], None]
 
 
@@ -245,11 +263,7 @@ def _parse_by(toks: list[Token], i: int) -> tuple[Token | None, int]:
 def _parse_attack(head: Body, unit: Token, toks: list[Token]) -> AttackStmt:
     # toks: weapon '>' target rest...
     wtok = toks[0]
-    wm = _WEAPON_RE.match(wtok.text)
-    if wm is None:
-        raise Reject(wtok, f"expected a weapon acronym such as 'MAC', got {wtok.text!r}")
-    weapon = Token(wm.group(1), wtok.line, wtok.column)
-    mount = wm.group(2).upper() if wm.group(2) else None
+    weapon, mount = _parse_weapon(wtok)
     gt = _expect(toks, 1, "'>' and the target", wtok)
     if gt.text != ">":
         raise Reject(gt, f"expected '>' between the weapon and the target, got {gt.text!r}")
@@ -277,6 +291,16 @@ def _parse_attack(head: Body, unit: Token, toks: list[Token]) -> AttackStmt:
     if word not in ("hit", "miss"):
         raise Reject(hit_tok, f"expected 'hit' or 'miss' after {prev.text!r}, got {hit_tok.text!r}")
     i += 1
+    location, location_rolls, location_tok, damage, damage_tok = _parse_hit_tail(
+        toks, i, "an attack (… hit|miss [location] [damage])")
+    return AttackStmt(head.line, head.round, head.round_tok, unit, weapon, mount, target, roll_tok, total, dice,
+                      word == "hit", hit_tok, location, location_rolls, location_tok, damage, damage_tok)
+
+
+def _parse_hit_tail(toks: list[Token], i: int, what: str
+                    ) -> tuple[str | None, tuple[int, ...], Token | None, int | None, Token | None]:
+    """``[LOCATION[(DICE)]] [DAMAGE]`` from ``toks[i]`` to the end of the line: (location, its dice,
+    its token, damage, its token); ``what`` names the line for an unexpected token."""
     location = location_tok = damage = damage_tok = None
     location_rolls: tuple[int, ...] = ()
     if i < len(toks) and _LOC_RE.match(toks[i].text) and not toks[i].text.isdigit():
@@ -298,9 +322,28 @@ def _parse_attack(head: Body, unit: Token, toks: list[Token]) -> AttackStmt:
         i += 1
     if i < len(toks):
         t = toks[i]
-        raise Reject(t, f"unexpected {t.text!r} at the end of an attack (… hit|miss [location] [damage])")
-    return AttackStmt(head.line, head.round, head.round_tok, unit, weapon, mount, target, roll_tok, total, dice,
-                      word == "hit", hit_tok, location, location_rolls, location_tok, damage, damage_tok)
+        raise Reject(t, f"unexpected {t.text!r} at the end of {what}")
+    return location, location_rolls, location_tok, damage, damage_tok
+
+
+def _parse_weapon(wtok: Token) -> tuple[Token, str | None]:
+    """``MAC`` or ``ML/LA`` -> (the acronym's token, the mount or ``None``)."""
+    wm = _WEAPON_RE.match(wtok.text)
+    if wm is None:
+        raise Reject(wtok, f"expected a weapon acronym such as 'MAC', got {wtok.text!r}")
+    return Token(wm.group(1), wtok.line, wtok.column), (wm.group(2).upper() if wm.group(2) else None)
+
+
+def _parse_overheat(head: Body, unit: Token, toks: list[Token]) -> OverheatStmt:
+    # toks: weapon 'overheat' d6 [location[(dice)]] [damage]
+    weapon, mount = _parse_weapon(toks[0])
+    roll_tok = _expect(toks, 2, "the overheat roll (a d6, 1 to 6)", toks[1])
+    if not roll_tok.text.isdigit() or not 1 <= int(roll_tok.text) <= 6:
+        raise Reject(roll_tok, f"the overheat roll is one d6, 1 to 6, got {roll_tok.text!r}")
+    location, location_rolls, location_tok, damage, damage_tok = _parse_hit_tail(
+        toks, 3, "an overheat roll (… overheat D6 [location] [damage])")
+    return OverheatStmt(head.line, head.round, head.round_tok, unit, weapon, mount, roll_tok, int(roll_tok.text),
+                        location, location_rolls, location_tok, damage, damage_tok)
 
 
 def _parse_action(head: Body, unit: Token, toks: list[Token]) -> Statement:
@@ -347,8 +390,10 @@ def _parse_action(head: Body, unit: Token, toks: list[Token]) -> Statement:
                           toks[1], by)
     if len(toks) > 1 and toks[1].text == ">":
         return _parse_attack(head, unit, toks)
-    raise Reject(verb, f"expected deploy, move, rush, hold, an attack (WEAPON>TARGET), a location or 'destroyed' "
-                  f"after the unit id, got {verb.text!r}")
+    if len(toks) > 1 and toks[1].text.lower() == "overheat":
+        return _parse_overheat(head, unit, toks)
+    raise Reject(verb, f"expected deploy, move, rush, hold, an attack (WEAPON>TARGET), an overheat roll "
+                  f"(WEAPON overheat D6), a location or 'destroyed' after the unit id, got {verb.text!r}")
 
 
 #: Lines of a keyword and a blue-red pair of numbers: what the pair is, and the statement.

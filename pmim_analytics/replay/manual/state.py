@@ -1,7 +1,8 @@
 """What a manual log's reader tracks about each unit: HP, lost locations, position.
 
 Damage follows the rules: a basic unit loses HP; a Warmech loses HP at one hit location,
-and a location at 0 HP is destroyed (with the weapon mounted there). A humanoid with
+and a location at 0 HP is destroyed (with the weapon mounted there). Under the optional heat
+rule a weapon can also be lost to overheating. A humanoid with
 both side torsos destroyed, or an avian or saurian with its center torso destroyed, is
 destroyed; both legs lost immobilise; all weapon mounts lost disarm. Damage beyond
 what the location or unit had left is overkill.
@@ -52,6 +53,7 @@ class UnitState:
     disarmed: bool = False
     pos: Hex | None = None
     deploy_line: int | None = None
+    heat_lost: dict[str, int] = field(default_factory=dict)  # mount -> line its weapon overheated and was lost
 
     @classmethod
     def create(cls, uid: str, side: str, spec: object, weapons: tuple[str, ...], mounts: tuple[str, ...]) -> UnitState:
@@ -121,9 +123,13 @@ class UnitState:
             return out
         if not self.immobilized and is_mech_immobilized(hp):
             out.append(("immobilized", None))
-        if not self.disarmed and is_disarmed([self.is_lost(m) for m in self.mounts]):
+        if not self.disarmed and self.all_weapons_lost():
             out.append(("disarmed", None))
         return out
+
+    def all_weapons_lost(self) -> bool:
+        """Whether every weapon is gone: its location destroyed, or lost to overheating."""
+        return is_disarmed([self.is_lost(m) or m in self.heat_lost for m in self.mounts])
 
     def location_names(self) -> str:
         """The body's location codes, for messages."""

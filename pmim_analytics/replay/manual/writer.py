@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
-from pmim_analytics.model.events import Activate, Attack, Event, GameEnd, Move, Rush, dispatch
+from pmim_analytics.model.events import Activate, Attack, Event, GameEnd, Move, OverheatRoll, Rush, WeaponLost, dispatch
 from pmim_analytics.replay.format import GameRecord, SideRecord
 from pmim_analytics.replay.manual.notation import format_hex
 
@@ -59,18 +59,35 @@ def _header_lines(game: GameRecord) -> Iterator[str]:
         yield f"estimated: {' '.join(h.estimated)}"
 
 
+def _weapon(ev: Attack | OverheatRoll, ambiguous: set[tuple[str, str]]) -> str:
+    """The weapon as a line names it: with its mount where the unit carries it twice."""
+    return f"{ev.weapon}/{ev.mount}" if (ev.unit, ev.weapon) in ambiguous else ev.weapon
+
+
+def _location(ev: Attack | WeaponLost) -> str:
+    rolls = f"({','.join(map(str, ev.location_rolls))})" if ev.location_rolls else ""
+    return ev.location + rolls if ev.location else ""
+
+
 def _attack_line(ev: Attack, ambiguous: set[tuple[str, str]]) -> str:
-    weapon = f"{ev.weapon}/{ev.mount}" if (ev.unit, ev.weapon) in ambiguous else ev.weapon
-    parts = [ev.unit, f"{weapon}>{ev.target}"]
+    parts = [ev.unit, f"{_weapon(ev, ambiguous)}>{ev.target}"]
     if ev.roll is not None:
         parts.append(f"{ev.roll[0]}+{ev.roll[1]}")
     parts.append("hit" if ev.hit else "miss")
     if ev.location:
-        rolls = f"({','.join(map(str, ev.location_rolls))})" if ev.location_rolls else ""
-        parts.append(ev.location + rolls)
+        parts.append(_location(ev))
     if ev.hit:
         parts.append(str(ev.damage))
     return " ".join(parts)
+
+
+def _overheat_line(ev: OverheatRoll, lost: Event | None, ambiguous: set[tuple[str, str]]) -> str:
+    """The overheat roll, and for a weapon that overheated where its hit went (its ``weapon_lost``
+    follows the roll and has no line of its own)."""
+    line = f"{ev.unit} {_weapon(ev, ambiguous)} overheat {ev.result}"
+    if ev.overheated and isinstance(lost, WeaponLost):
+        line += f" {_location(lost)} {lost.damage}"
+    return line
 
 
 def _by(ev: Any) -> str:
@@ -116,8 +133,11 @@ def format_log(game: GameRecord) -> str:
         if isinstance(ev, GameEnd):
             end = ev
             continue
+        nxt = events[i + 1] if i + 1 < len(events) else None
         if isinstance(ev, Activate):
-            text = _hold_line(ev, events[i + 1] if i + 1 < len(events) else None)
+            text = _hold_line(ev, nxt)
+        elif isinstance(ev, OverheatRoll):
+            text = _overheat_line(ev, nxt, ambiguous)
         else:
             text = dispatch(line_of, ev, default=_no_line)
         if text is None:
