@@ -125,21 +125,20 @@ def format_log(game: GameRecord) -> str:
                  for w in u.weapons if u.weapons.count(w) > 1}
     lines = list(_header_lines(game))
     # an attack names the weapon's mount where the unit carries that weapon twice
-    line_of: dict[str, Callable[[Any], str | None]] = {**_LINES, "attack": partial(_attack_line, ambiguous=ambiguous)}
+    events = game.events
+    # an activation's line and an overheat roll's depend on the event that follows
+    after = {ev.seq: nxt for ev, nxt in zip(events, events[1:], strict=False)}
+    line_of: dict[str, Callable[[Any], str | None]] = {
+        **_LINES, "attack": partial(_attack_line, ambiguous=ambiguous),
+        "activate": lambda ev: _hold_line(ev, after.get(ev.seq)),
+        "overheat_roll": lambda ev: _overheat_line(ev, after.get(ev.seq), ambiguous)}
     current: int | None = None
     end: GameEnd | None = None
-    events = game.events
-    for i, ev in enumerate(events):
+    for ev in events:
         if isinstance(ev, GameEnd):
             end = ev
             continue
-        nxt = events[i + 1] if i + 1 < len(events) else None
-        if isinstance(ev, Activate):
-            text = _hold_line(ev, nxt)
-        elif isinstance(ev, OverheatRoll):
-            text = _overheat_line(ev, nxt, ambiguous)
-        else:
-            text = dispatch(line_of, ev, default=_no_line)
+        text = dispatch(line_of, ev, default=_no_line)
         if text is None:
             continue
         if ev.round != current:
