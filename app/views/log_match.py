@@ -191,7 +191,8 @@ def body() -> None:
         summary_form(rules_id)
     with paste_tab:
         st.markdown("Paste a log in the notation (a detailed log typed at the table, or a summary). "
-                    "Its `rules:` line decides the rules version.")
+                    "Its `rules:` line decides the rules version. Under a variant with optional rules it also "
+                    "has their lines: `B:GR1 rush 0812-0808`, `R2 initiative 2-5`, `B:GR1 MAC overheat 4`.")
         text = st.text_area("Manual log", height=320, placeholder=EXAMPLE, key="pasted", max_chars=MAX_PASTE_BYTES)
         if text.strip():
             check_and_save(text, "paste")

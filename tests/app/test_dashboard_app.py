@@ -121,6 +121,26 @@ def test_log_a_match_shows_errors_by_line_then_saves(writable_db: Path, monkeypa
     assert len(list((tmp_path / "logs").glob("*.pmimlog"))) == 1
 
 
+def test_log_a_match_takes_a_log_with_optional_rule_lines(writable_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          tmp_path: Path) -> None:
+    from pmim_analytics.botlab.ladder import sample_armies
+    from pmim_analytics.engine.driver import play_game
+    from pmim_analytics.engine.spec import GameSpec
+    from pmim_analytics.replay.manual import format_log
+
+    armies = dict(sample_armies("v3"))
+    spec = GameSpec.create("v3-heat", "take-and-hold", armies["v3-mech-heavy"], armies["v3-tank-heavy"])
+    text = next(t for seed in range(20) if " overheat " in (t := format_log(
+        play_game(spec, "tactician", "tactician", seed=seed, played="2026-01-01"))))
+    before = db_info(writable_db).games
+    at = open_page("log_match", writable_db, monkeypatch, tmp_path)
+    at.text_area(key="pasted").input(text).run()
+    assert at.success and problems(at) == []
+    at.button(key="save_paste").click().run()
+    assert any("Saved" in s.value for s in at.success)
+    assert db_info(writable_db).games == before + 1
+
+
 def test_log_a_match_summary_form_with_a_built_army(writable_db: Path, monkeypatch: pytest.MonkeyPatch,
                                                     tmp_path: Path) -> None:
     at = open_page("log_match", writable_db, monkeypatch, tmp_path)
