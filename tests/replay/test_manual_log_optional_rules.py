@@ -219,3 +219,13 @@ def test_no_overheat_roll_is_due_within_the_rating_or_without_heat() -> None:
                 HEAT)
     _refused_at(within + "R2 B:GR1 GG>R:BA1 miss\nR2 B:GR1 GG overheat 1", "1",
                 "heat is an optional rule that 'v3-rush' does not switch on")
+
+
+def test_a_missing_roll_is_one_error_and_the_log_reads_on() -> None:
+    # no initiative line for round 1: one error at its first activation, the others read as logged
+    _, errors = _read("R1 R:BA1 move 0801-0804\nR1 B:GR1 move 0812-0810\nR1 R:TY1 hold\n", INITIATIVE)
+    assert [e.where.line for e in errors if e.where] == [RUSH_LINE]
+    # no overheat line after the MAC: one error, at the next line, which is still read
+    game, errors = _read(HEAT_OPENING + "R2 B:PA1 move 1112-1110\nR2 R:TY1 hold\n", HEAT)
+    assert len(errors) == 1 and "'B:GR1 MAC overheat D6'" in errors[0].message
+    assert game is not None and any(isinstance(e, Move) and e.unit == "B:PA1" for e in game.events)

@@ -1,7 +1,8 @@
 """Property tests: random logs, lenient reading, and the writer's round trip.
 
-Hypothesis types random lines (attacks with or without dice, moves, markers, VP lines)
-for two real armies; many break the rules. Three properties must hold for every log:
+Hypothesis types random lines (attacks with or without dice, moves and rushes, markers, VP
+lines) for two real armies, under v3 or under ``v3-rush`` (where a rush is legal); many break
+the rules. Three properties must hold for every log:
 
 * a refused line leaves nothing behind: dropping the lines the lenient reader refused
   gives a log the strict reader accepts, with exactly the same events;
@@ -56,22 +57,23 @@ def attack_line(draw: st.DrawFn) -> str:
 
 @st.composite
 def move_line(draw: st.DrawFn, pos: dict[str, tuple[int, int]]) -> str:
-    """A move; for a unit deployed earlier, mostly a short step from where it should be."""
+    """A move (or a rush); for a unit deployed earlier, mostly a short step from where it should be."""
     uid, _ = draw(st.sampled_from(ALL))
+    verb = draw(st.sampled_from(["move", "move", "rush"]))
     c, r = draw(st.integers(0, 19)), draw(st.integers(0, 13))
     if uid in pos and draw(st.integers(0, 3)):
         c0, r0 = pos[uid]
         c = min(19, max(0, c0 + draw(st.integers(-1, 1))))
         r = min(13, max(0, r0 + draw(st.integers(-2, 2))))
         pos[uid] = (c, r)
-        return f"{uid} move {c:02d}{r:02d}"
+        return f"{uid} {verb} {c:02d}{r:02d}"
     how = draw(st.sampled_from(["bare", "to", "from-to"]))
     if how == "bare":
-        return f"{uid} move"
+        return f"{uid} {verb}"
     if how == "to":
-        return f"{uid} move {c:02d}{r:02d}"
+        return f"{uid} {verb} {c:02d}{r:02d}"
     c0, r0 = draw(st.integers(0, 19)), draw(st.integers(0, 13))
-    return f"{uid} move {c0:02d}{r0:02d}-{c:02d}{r:02d}"
+    return f"{uid} {verb} {c0:02d}{r0:02d}-{c:02d}{r:02d}"
 
 
 @st.composite
@@ -85,7 +87,7 @@ def marker_line(draw: st.DrawFn) -> str:
 
 @st.composite
 def game_text(draw: st.DrawFn) -> str:
-    lines = [HEADER.rstrip("\n"), "R0"]
+    lines = [HEADER.replace("rules: v3", f"rules: {draw(st.sampled_from(['v3', 'v3-rush']))}").rstrip("\n"), "R0"]
     pos: dict[str, tuple[int, int]] = {}
     for uid, _ in draw(st.lists(st.sampled_from(ALL), max_size=10, unique_by=lambda x: x[0])):
         lo, hi = DEPLOY_ROWS[uid[0]]

@@ -5,6 +5,11 @@
 notation or the rules is reported through the error hook and leaves no event and no
 change behind, so the lenient reader can go on and report the next problem.
 
+Two optional-rule checks are about a line that is missing rather than a line that is wrong:
+a round's initiative roll before its first activation (rolled initiative), and the overheat
+roll right after the attack that made it due (heat). Each is reported once, at the line that
+came instead, and that line is then read as usual, so one missing roll is one error.
+
 Events the rules imply are derived: a hit that takes a location or a unit to 0 HP emits
 ``location_destroyed`` / ``unit_destroyed`` / ``immobilized`` / ``disarmed`` at once; a
 later marker line saying the same (``R:TY3 destroyed``) just confirms it.
@@ -602,20 +607,24 @@ class LogBuilder:
 
     def _check_initiative(self, stmt: Body, unit: UnitState, r: int) -> None:
         """Under rolled initiative, the first activation of round ``r`` needs the round's
-        decisive roll first, and is the winner's."""
+        deciding roll first, and is the winner's. A problem is reported once, at that
+        activation, which is then read as usual (as for a missing overheat roll)."""
         if self.rules.optional.rolled_initiative is None:
             return
         tok = stmt.unit  # type: ignore[attr-defined]
-        got = self.initiative.get(r)
-        if got is None:
-            raise Reject(tok, f"R{r} needs its initiative roll before {tok.text!r} activates: "
-                         f"'R{r} initiative BLUE-RED' (the rules roll for who goes first each round)")
-        first, line = got
-        if first is None:
-            raise Reject(tok, f"R{r}'s initiative roll on line {line} is a tie, so it is rolled again before "
-                         f"{tok.text!r} activates: add the new roll")
-        if unit.side != first:
-            raise Reject(tok, f"{first} won R{r}'s initiative (line {line}) and activates first, not {tok.text!r}")
+        first, line = self.initiative.get(r, (None, 0))
+        if not line:
+            problem = (f"R{r} needs its initiative roll before {tok.text!r} activates: "
+                       f"'R{r} initiative BLUE-RED' (the rules roll for who goes first each round)")
+        elif first is None:
+            problem = (f"R{r}'s initiative roll on line {line} is a tie, so it is rolled again before "
+                       f"{tok.text!r} activates: add the new roll")
+        elif unit.side != first:
+            problem = f"{first} won R{r}'s initiative (line {line}) and activates first, not {tok.text!r}"
+        else:
+            return
+        self.initiative[r] = (unit.side, line)  # reported once: the round goes on as logged
+        self._error(tok, problem)
 
     # -- VP and the end --------------------------------------------------------------
     def _positions_known(self) -> bool:
