@@ -105,7 +105,7 @@ def build_record(header: LogHeader, events: list[Event], played: bool = True) ->
         sides[side] = {"name": spec.name, "bot": None, "player": spec.player,
                        "army_hash": spec.roster.content_hash(), "points": spec.roster.points, "units": units}
     m = header.scenario.map
-    optional = header.rules.optional.settings() or None  # the optional rules a log can record (rushing)
+    optional = header.rules.optional.settings() or None  # as an engine replay's header records them
     draft = GameHeader.model_validate({
         "version": format_version_for(optional), "optional_rules": optional,
         "game_id": "", "source": "manual", "rules": header.rules.id, "scenario": header.scenario.id,

@@ -80,7 +80,6 @@ from pmim_analytics.replay.manual.state import (
 from pmim_analytics.rules import find_unit
 from pmim_analytics.rules.mechanics import (
     attacks_per_activation,
-    heat_rating,
     is_overheated,
     overheat_damage,
     overheat_excess,
@@ -188,10 +187,12 @@ class LogBuilder:
         raise AssertionError(stmt)  # pragma: no cover
 
     @staticmethod
-    def _first_tok(stmt: Statement | Body) -> Token:
+    def _first_tok(stmt: Statement | Body, marker: bool = True) -> Token:
+        """The token a line's error points at: the tag's key, else the round marker written on
+        the line (unless ``marker`` is False), else the statement's unit or numbers."""
         if isinstance(stmt, Tag):
             return stmt.key
-        if stmt.round_tok is not None and stmt.round_tok.line == stmt.line:
+        if marker and stmt.round_tok is not None and stmt.round_tok.line == stmt.line:
             return stmt.round_tok
         for name in ("unit", "vp_tok", "dice_tok"):
             tok: Token | None = getattr(stmt, name, None)
@@ -344,8 +345,8 @@ class LogBuilder:
                              f"{format_hex(frm)}, and a {verb} must go to another hex (a unit that stays holds)")
             path = hex_distance(frm, s.to_hex)
             mov = unit.spec.mov  # type: ignore[attr-defined]
-            limit, what = (rush_distance(rule, mov), f"rush distance {rush_distance(rule, mov)} "
-                           f"({rule.factor} x MOV {mov})") if s.rush and rule else (mov, f"MOV {mov}")
+            limit = rush_distance(rule, mov) if s.rush else mov
+            what = f"rush distance {limit} ({rule.factor} x MOV {mov})" if s.rush and rule else f"MOV {mov}"
             if path > limit:
                 raise Reject(s.hex_tok, f"{s.unit.text!r} would {verb} {path} hexes with {s.hex_tok.text!r} "
                              f"({format_hex(frm)} to {format_hex(s.to_hex)}), more than its {what}")
@@ -430,7 +431,7 @@ class LogBuilder:
         if act is not None:
             act.attacks += 1
             act.mounts.add(mount)
-            rating = heat_rating(self.rules, unit.spec.code) if unit.is_warmech else None  # type: ignore[attr-defined]
+            rating = unit.heat_rating(self.rules)
             if rating is not None:
                 act.heat += weapon_heat(self.rules, weapon.code)
                 excess = overheat_excess(act.heat, rating)
@@ -517,11 +518,7 @@ class LogBuilder:
             return
         weapon, _, excess, line = act.overheat_due
         act.overheat_due = None  # reported once; the line itself is read on
-        if isinstance(stmt, Tag):
-            tok = stmt.key
-        else:
-            tok = next((t for n in ("unit", "vp_tok", "dice_tok") if (t := getattr(stmt, n, None)) is not None),
-                       self._first_tok(stmt))
+        tok = self._first_tok(stmt, marker=False)
         self._error(tok, f"{act.unit}'s {weapon} attack on line {line} took it {excess} over its heat rating, so "
                     f"its overheat roll comes before {tok.text!r}: '{act.unit} {weapon} overheat D6'")
 
@@ -532,13 +529,13 @@ class LogBuilder:
                          f"that {self.rules.id!r} does not switch on (a variant such as 'v3-heat' does)")
         unit = self._unit(s.unit)
         act = self.current
-        due = act.overheat_due if act is not None and act.unit == unit.id and act.round == s.round else None
+        mine = act is not None and act.unit == unit.id and act.round == s.round  # the activation it follows
+        due = act.overheat_due if mine and act is not None else None
         if s.round is None:
             raise Reject(s.roll_tok, f"overheat roll {s.roll_tok.text!r} needs its round (write 'R3 {s.unit.text} "
                          f"...') so the reader can add up the activation's heat")
         if due is None or act is None:
-            mine = act is not None and act.unit == unit.id and act.round == s.round
-            rating = heat_rating(self.rules, unit.spec.code) if unit.is_warmech else None  # type: ignore[attr-defined]
+            rating = unit.heat_rating(self.rules)
             why = (f"{s.unit.text!r} is not a Warmech and makes no heat" if rating is None else
                    f"the attacks of {s.unit.text!r} this activation made {act.heat} heat, within its rating "
                    f"{rating}, or their roll is already logged" if mine and act is not None else

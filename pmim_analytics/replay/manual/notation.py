@@ -12,7 +12,8 @@ A line is one of
   ``B:GE1 deploy 0412``, ``B:GE1 move 0409``, ``B:GE1 rush 0406`` (under the optional rushing
   rule), ``B:TW1 MAC>R:TY3 9 hit LT 3``,
   ``R:TY3 destroyed by B:TW1``, ``B:TW1 LA destroyed``, ``vp 5-3``, ``initiative 5-3``
-  (under the optional rolled-initiative rule).
+  (under the optional rolled-initiative rule), ``B:GR1 MAC overheat 1 RA(2) 6`` (under the
+  optional heat rule).
   A round marker holds for the following lines until the next one.
 """
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pmim_analytics.model.combat import absorb, is_disarmed, is_mech_destroyed, is_mech_immobilized
 from pmim_analytics.model.hexes import Hex as GridHex
 from pmim_analytics.model.vocab import LOCATION_CODES, LOCATION_WORDS, LOCATIONS
-from pmim_analytics.rules.mechanics import chart_codes, deployment_rows, weapon_range
+from pmim_analytics.rules.mechanics import chart_codes, deployment_rows, heat_rating, weapon_range
 from pmim_analytics.rules.models import RulesVersion, Warmech, Weapon
 from pmim_analytics.rules.scenario import Scenario
 
@@ -86,6 +86,10 @@ class UnitState:
     def weapon_range(self, weapon: Weapon, rules: RulesVersion) -> int:
         """The weapon's RNG on this unit (infantry and ODA take light weapons at a penalty)."""
         return weapon_range(rules, self.spec.code, weapon)  # type: ignore[attr-defined]
+
+    def heat_rating(self, rules: RulesVersion) -> int | None:
+        """The Warmech's heat rating under the optional heat rule (``None``: no heat, or not a Warmech)."""
+        return heat_rating(rules, self.spec.code) if self.is_warmech else None  # type: ignore[attr-defined]
 
     def chart_location(self, die: int, rules: RulesVersion) -> str:
         """The location code the hit chart gives for a d6 result (possibly absent on the body)."""

@@ -121,10 +121,10 @@ def _hold_line(ev: Activate, nxt: Event | None) -> str | None:
 
 def format_log(game: GameRecord) -> str:
     """The game as manual-log text (tags, one line per event, the result)."""
+    # an attack or overheat line names the weapon's mount where the unit carries that weapon twice
     ambiguous = {(u.id, w) for s in game.header.sides.values() for u in s.units
                  for w in u.weapons if u.weapons.count(w) > 1}
     lines = list(_header_lines(game))
-    # an attack names the weapon's mount where the unit carries that weapon twice
     events = game.events
     # an activation's line and an overheat roll's depend on the event that follows
     after = {ev.seq: nxt for ev, nxt in zip(events, events[1:], strict=False)}
