@@ -133,9 +133,12 @@ def _write(tmp_path: Path, record, edit=None) -> list:  # noqa: ANN001
     return verify_game(loaded.record, loaded.lines)
 
 
+@pytest.mark.parametrize("bots", [("greedy", "random"), ("search:budget=20", "tactician")])
 @pytest.mark.parametrize("setting", ["alternate", "blue", "red", "random"])
-def test_games_under_every_setting_verify_clean(tmp_path: Path, setting: str) -> None:
-    record = play_game(legal_spec(setting), "greedy", "random", seed=9, played="2026-01-01")
+def test_games_under_every_setting_verify_clean(tmp_path: Path, setting: str, bots: tuple[str, str]) -> None:
+    """Every setting, with every kind of bot: the search bot once failed before the draw under
+    ``random``, asking who would start the next round."""
+    record = play_game(legal_spec(setting), *bots, seed=9, played="2026-01-01")
     assert _write(tmp_path, record) == []
 
 

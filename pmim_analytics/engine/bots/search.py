@@ -122,9 +122,6 @@ WAIT = 0.5
 ROUND_MATERIAL = 1.0
 #: Share of an enemy's fire this round that killing it before it acts denies.
 DENY = 0.7
-#: Weight of the enemy's fire next round when it moves first in that round, and when second.
-NEXT_FIRST = 0.0
-NEXT_SECOND = 0.0
 #: Weight of the threat terms overall.
 THREAT_W = 1.0
 #: Rounds of travel one more unit already aimed at an objective weighs, when deploying.
@@ -472,25 +469,19 @@ class _Eval:
                 for k in ks:
                     may[x.side][k] += s
         self.held, self.may = held, may
-        # enemy weapons still to act this round: (position, reach, attacker, mount)
         # enemy weapons still to act this round: (position, reach, attacker, mount, targets it
         # has to choose from) -- each fires at one of our units, so its threat is shared out
-        # and every enemy weapon fires again next round, before we move if they start it
         self.enemy_guns = []
         ours = [x.pos for x in state.side_units[side] if x.alive and x.pos >= 0]
-        nxt = NEXT_FIRST if state.spec.first_side(state.round + 1) != side else NEXT_SECOND
         for e in state.side_units[1 - side]:
-            if e.alive and e.pos >= 0:
+            if e.alive and e.pos >= 0 and not e.activated:
                 mov = 0 if e.immobilized else e.p.mov
                 row = self.dist[e.pos]
-                weight = nxt + (0.0 if e.activated else 1.0)
-                if weight <= 0:
-                    continue
                 for m, wm in enumerate(e.p.mounts):
                     if e.can_use(m):
                         reach = mov + wm.rng
                         targets = max(1, sum(1 for h in ours if row[h] <= reach))
-                        self.enemy_guns.append((e.pos, reach, e, m, targets / (weight * THREAT_W)))
+                        self.enemy_guns.append((e.pos, reach, e, m, targets / THREAT_W))
         self._units: dict[int, Any] = {}
         self._fire_threat: dict[int, dict[int, tuple[float, float]]] = {}
         self._menace: dict[int, float] = {}
