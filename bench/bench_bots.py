@@ -12,7 +12,9 @@ Run: .venv/bin/python bench/bench_bots.py [--games N] [--budgets 0,100,400] [--s
 * strength: ``search`` (at each budget given to --strength-budgets, default the default)
   against ``tactician`` over every ordered pairing of the v3 sample armies (mirrors
   included), sides swapped every other game: wins, losses, draws, the win rate
-  of decided games and its 95% Wilson interval;
+  of decided games and its 95% Wilson interval; then where the wins come from: the bot's
+  wins per ordered pairing, the pairs of armies one army won (90% or more of the decided
+  games whichever bot had it, in both seatings), and the bot's record outside those pairs;
 * scripted (``--scripted-games``): tactician against greedy the same way, the ladder's
   check that tactician is the stronger scripted bot.
 
@@ -54,7 +56,7 @@ def speed(bot: str, armies: dict[str, Roster], games: int) -> tuple[float, float
     whatever else the machine runs; wall time also counts waiting for a core on a busy machine."""
     names = list(armies)
     pairs = list(itertools.permutations(names, 2))
-    specs = {}
+    specs: dict[tuple[str, str], GameSpec] = {}
     rounds = 0
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -105,19 +107,67 @@ def clone_cost(armies: dict[str, Roster], samples: int = 20) -> tuple[float, flo
     return per_clone, per_decision, int(statistics.mean(len(s.events) for s in states))
 
 
+PairResults = dict[tuple[str, str], tuple[int, int, int]]
+
+
 def strength(bot: str, armies: dict[str, Roster], per_pairing: int, workers: int, seed: int = 2026,
-             opponent: str = "tactician") -> tuple[int, int, int, float]:
-    """(wins, losses, draws, seconds) of ``bot`` against ``opponent`` over every ordered pairing."""
+             opponent: str = "tactician") -> tuple[int, int, int, float, PairResults]:
+    """(wins, losses, draws, seconds, per pairing) of ``bot`` against ``opponent`` over every
+    ordered pairing; per pairing: (bot's army, opponent's army) -> (wins, losses, draws)."""
     wins = losses = draws = 0
+    pairs: PairResults = {}
     t0 = time.perf_counter()
     for n, (a, b) in enumerate(itertools.product(armies, repeat=2)):
         batch = BatchSpec(RULES, SCENARIO, armies[a], armies[b], bot, opponent, seed + n, per_pairing,
                           name="bench-bots", played="2026-01-01")
         s = run_batch(batch, workers=workers)
+        pairs[a, b] = (s.wins_a, s.wins_b, s.draws)
         wins += s.wins_a
         losses += s.wins_b
         draws += s.draws
-    return wins, losses, draws, time.perf_counter() - t0
+    return wins, losses, draws, time.perf_counter() - t0, pairs
+
+
+#: A pair of armies is "one-sided" when the same army won at least this share of the decided
+#: games with each bot at its side.
+ONE_SIDED = 0.9
+
+
+def short(name: str) -> str:
+    """An army's file name without the rules prefix (``v3-tank-heavy`` -> ``tank-heavy``)."""
+    return name.split("-", 1)[1] if name.startswith(RULES + "-") else name
+
+
+def by_pairing(label: str, pairs: PairResults) -> list[str]:
+    """Lines that say where ``label``'s wins come from: its wins per ordered pairing (its army
+    down, the opponent's across), then each pair of different armies with the army that won
+    it whichever bot had it, and the bot's record outside the one-sided pairs."""
+    names = sorted({a for a, _ in pairs})
+    width = max(len(short(n)) for n in names) + 2
+    lines = [f"{label} wins per pairing (its army down, tactician's across, of the decided games):",
+             " " * width + "".join(f"{short(b):>{width}}" for b in names)]
+    for a in names:
+        cells = "".join(f"{f'{w}/{w + lo}':>{width}}" for b in names for w, lo, _ in [pairs[a, b]])
+        lines.append(f"{short(a):<{width}}{cells}")
+    one_sided: list[tuple[str, str]] = []
+    for i, x in enumerate(names):
+        for y in names[i + 1:]:
+            (w1, l1, _), (w2, l2, _) = pairs[x, y], pairs[y, x]  # x with the bot, then y with it
+            # each army's (wins, decided games) when the bot had it, then when the opponent had it
+            for strong, weak, mine, theirs in ((x, y, (w1, w1 + l1), (l2, w2 + l2)),
+                                               (y, x, (w2, w2 + l2), (l1, w1 + l1))):
+                if all(n and won >= ONE_SIDED * n for won, n in (mine, theirs)):
+                    one_sided.append((strong, weak))
+                    lines.append(f"  one-sided: {short(strong)} beat {short(weak)} in {mine[0] + theirs[0]} of "
+                                 f"{mine[1] + theirs[1]} decided games, whichever bot had it")
+    flat = {frozenset(p) for p in one_sided}
+    rest = [(w, lo) for (a, b), (w, lo, _) in pairs.items() if frozenset((a, b)) not in flat or a == b]
+    w, lo = sum(r[0] for r in rest), sum(r[1] for r in rest)
+    if w + lo:
+        low, high = wilson_interval(w, w + lo)
+        lines.append(f"  outside the one-sided pairs: {w}-{lo}, {w / (w + lo):.1%} of decided games "
+                     f"(95% Wilson {low:.1%} - {high:.1%})")
+    return lines
 
 
 def main() -> None:
@@ -164,19 +214,22 @@ def main() -> None:
         print(f"\nstrength against tactician: {pairings} ordered pairings x {args.strength_games} games "
               "(sides swapped every other game)")
         print(f"{'bot':<24}{'W':>6}{'L':>6}{'D':>6}{'win rate (decided)':>20}{'95% Wilson':>18}{'games/s':>9}")
+        details: list[str] = []
         for b in args.strength_budgets.split(","):
             label = parse_bot_spec(f"search:budget={b}").label()
-            w, lo_, d, secs = strength(label, armies, args.strength_games, args.workers)
+            w, lo_, d, secs, pairs = strength(label, armies, args.strength_games, args.workers)
             decided = w + lo_
             lo, hi = wilson_interval(w, decided)
             rate = w / decided if decided else 0.0
             print(f"{label:<24}{w:>6}{lo_:>6}{d:>6}{rate:>20.1%}{f'{lo:.1%} - {hi:.1%}':>18}"
                   f"{(w + lo_ + d) / secs:>9.2f}")
+            details.extend(["", *by_pairing(label, pairs)])
+        print("\n".join(details))
 
     if args.scripted_games > 0:
         print(f"\ntactician against greedy: {len(armies) ** 2} ordered pairings x {args.scripted_games} games "
               "(sides swapped every other game)")
-        w, lo_, d, secs = strength("tactician", armies, args.scripted_games, args.workers, opponent="greedy")
+        w, lo_, d, secs, _ = strength("tactician", armies, args.scripted_games, args.workers, opponent="greedy")
         lo, hi = wilson_interval(w, w + lo_)
         print(f"tactician {w}-{lo_}-{d} (W-L-D): {w / max(1, w + lo_):.1%} of decided games, "
               f"95% Wilson {lo:.1%} - {hi:.1%}, {(w + lo_ + d) / secs:.1f} games/s")
