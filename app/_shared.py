@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from pmim_analytics.analytics import Provenance, dice_table, tables
+from pmim_analytics.engine.bots import BOTS, DEFAULT_PERSONA, BotSpec, bot_names, parse_bot_spec, persona_names
 from pmim_analytics.errors import PmimError, StoreError
 from pmim_analytics.rules import list_rules_ids, load_rules, load_scenario, rules_label
 from pmim_analytics.store.connection import is_lock_error, resolve_db_path
@@ -337,3 +338,27 @@ def page_errors(body: Callable[[], None]) -> None:
 def env_path(name: str, default: str) -> Path:
     """A folder from the environment (tests point these at temporary folders)."""
     return Path(os.environ.get(name) or (ROOT / default))
+
+
+def bot_input(side: str, key: str) -> str:
+    """The bot spec of army ``side``, as on the command line (``search:budget=400,persona=aggressive``):
+    a choice of bot, then each of its settings (default and range from the bot) and its persona
+    when it takes one; the spec is shown under them. Widgets are keyed ``key``, ``key_<setting>``
+    and ``key_persona``."""
+    names = bot_names()
+    name = st.selectbox(f"Bot for {side}", names, index=names.index("tactician") if "tactician" in names else 0,
+                        key=key)
+    cls = BOTS[name]
+    params = {p: int(st.number_input(f"{p} ({spec.help})" if spec.help else p, spec.low, spec.high, spec.default,
+                                     key=f"{key}_{p}", help=f"{spec.low} to {spec.high}; default {spec.default}"))
+              for p, spec in cls.params.items()}
+    persona = None
+    if cls.takes_persona:
+        personas = persona_names()
+        chosen = st.selectbox("Persona (data/bots/*.yaml)", personas, key=f"{key}_persona",
+                              index=personas.index(DEFAULT_PERSONA) if DEFAULT_PERSONA in personas else 0)
+        persona = None if chosen == DEFAULT_PERSONA else chosen
+    label = BotSpec(name, params, persona).label()
+    parse_bot_spec(label)  # a malformed persona file: its own one-sentence error
+    st.caption(f"`{label}`")
+    return label

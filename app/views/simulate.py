@@ -9,18 +9,24 @@ import _shared as sh
 import streamlit as st
 
 from pmim_analytics.analytics.stats import wilson_interval
-from pmim_analytics.engine.bots import bot_names
 from pmim_analytics.errors import PmimError
-from pmim_analytics.rules import validate_army
+from pmim_analytics.rules import load_scenario, validate_army
 from pmim_analytics.rules.variant_edit import is_pricing_only, variant_overrides
+from pmim_analytics.sim import FIRST_PLAYER_SETTINGS
 from pmim_analytics.sim.batch import BatchSpec, run_batch
 from pmim_analytics.store.ingest import ingest_paths
+
+SCENARIO = "take-and-hold"
 
 st.title("Simulate")
 f = sh.sidebar()
 st.caption("The rules engine plays the games (army A is blue in even games, red in odd ones), writes them as a "
            f"Parquet batch under `{sh.env_path('PMIM_SIM_DIR', 'replays/dashboard')}` and ingests them into "
            f"`{f.db}`. The same settings and seed give the same games.")
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text)
 
 
 def body() -> None:
@@ -36,12 +42,20 @@ def body() -> None:
     for i, (side, col) in enumerate(zip(("A", "B"), c, strict=True)):
         with col:
             armies[side] = _armies.army_input(f"sim_{side.lower()}", f"Army {side}", rules_id, default_index=i)
-    bots = bot_names()
-    d = st.columns(4)
-    bot_a = d[0].selectbox("Bot for A", bots, index=bots.index("tactician") if "tactician" in bots else 0, key="bot_a")
-    bot_b = d[1].selectbox("Bot for B", bots, index=bots.index("tactician") if "tactician" in bots else 0, key="bot_b")
-    games = d[2].number_input("Games", 1, 5000, 20, key="sim_games")
-    seed = d[3].number_input("Seed", 0, 2**31 - 1, 1, key="sim_seed")
+    b = st.columns(2)
+    with b[0]:
+        bot_a = sh.bot_input("A", "bot_a")
+    with b[1]:
+        bot_b = sh.bot_input("B", "bot_b")
+    d = st.columns(3)
+    games = d[0].number_input("Games", 1, 5000, 20, key="sim_games")
+    seed = d[1].number_input("Seed", 0, 2**31 - 1, 1, key="sim_seed")
+    own = load_scenario(SCENARIO).first_player
+    first = d[2].selectbox("First player", [None, *FIRST_PLAYER_SETTINGS], key="sim_first",
+                           format_func=lambda v: f"the scenario's ({own})" if v is None else v,
+                           help="Who activates first: alternate (blue in odd rounds, red in even), blue, red, "
+                                "or random (a die before deployment picks round 1's first side, then the rounds "
+                                "alternate).")
     if None in armies.values():
         st.info("Both armies must be legal under the rules chosen to play.")
         return
@@ -53,12 +67,13 @@ def body() -> None:
         return
     if not st.button("Run the games", type="primary", key="sim_run"):
         return
-    slug = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in f"{army_a.name}-vs-{army_b.name}")
-    name = f"dash-{rules_id}-{slug}-{bot_a}-{bot_b}-s{seed}-n{games}"
+    slug = _slug(f"{army_a.name}-vs-{army_b.name}-{bot_a}-{bot_b}" + (f"-first-{first}" if first else ""))
+    name = f"dash-{rules_id}-{slug}-s{seed}-n{games}"
     folder = sh.env_path("PMIM_SIM_DIR", "replays/dashboard") / name
     bar = st.progress(0.0, text=f"Playing {games} games…")
     workers = 1 if games < 40 else max(1, min(4, os.cpu_count() or 1))
-    batch = BatchSpec(rules_id, "take-and-hold", army_a, army_b, bot_a, bot_b, int(seed), int(games), name=name)
+    batch = BatchSpec(rules_id, SCENARIO, army_a, army_b, bot_a, bot_b, int(seed), int(games), name=name,
+                      first_player=first)
     summary = run_batch(batch, workers=workers, out=folder, fmt="parquet",
                         progress_callback=lambda done, total: bar.progress(done / total,
                                                                            text=f"Played {done} of {total} games"),

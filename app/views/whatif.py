@@ -12,7 +12,6 @@ import streamlit as st
 
 from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.whatif import dice_comparison, kill_curves
-from pmim_analytics.engine.bots import bot_names
 from pmim_analytics.errors import PmimError
 from pmim_analytics.report.dashboard_figures import impact_figure, kill_curve_figure
 from pmim_analytics.rules import validate_army
@@ -184,14 +183,14 @@ def simulate_section() -> None:
         with col:
             st.subheader(f"Army {side}")
             armies[side] = _armies.army_input(f"wi_army_{side}", f"Army {side}", vid, default_index=i)
-    bots = bot_names()
-    d = st.columns(4)
-    bot_a = d[0].selectbox("Bot for A", bots, index=bots.index("tactician") if "tactician" in bots else 0,
-                           key="wi_bot_a")
-    bot_b = d[1].selectbox("Bot for B", bots, index=bots.index("tactician") if "tactician" in bots else 0,
-                           key="wi_bot_b")
-    games = int(d[2].number_input("Games under each", 2, 2000, 20, step=2, key="wi_games"))
-    seed = int(d[3].number_input("Seed", 0, 2**31 - 1, 1, key="wi_seed"))
+    b = st.columns(2)
+    with b[0]:
+        bot_a = sh.bot_input("A", "wi_bot_a")
+    with b[1]:
+        bot_b = sh.bot_input("B", "wi_bot_b")
+    d = st.columns(2)
+    games = int(d[0].number_input("Games under each", 2, 2000, 20, step=2, key="wi_games"))
+    seed = int(d[1].number_input("Seed", 0, 2**31 - 1, 1, key="wi_seed"))
     if None in armies.values():
         st.info("Both armies must be legal under the variant (and its base) to simulate.")
         return

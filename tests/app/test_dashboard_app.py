@@ -191,6 +191,30 @@ def test_simulate_a_few_games(writable_db: Path, monkeypatch: pytest.MonkeyPatch
     assert sum(int(m.value) for m in at.metric[:3]) == 3  # wins A + wins B + draws
 
 
+def test_simulate_takes_bot_settings_and_the_first_player(writable_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          tmp_path: Path) -> None:
+    """The page names a bot as the command line does (``search:budget=20,persona=aggressive``):
+    the settings a bot has appear when it is chosen, and the games record the full spec."""
+    from pmim_analytics.store import read_frame
+
+    at = open_page("simulate", writable_db, monkeypatch, tmp_path)
+    assert not any(n.key == "bot_a_budget" for n in at.number_input)  # tactician has no settings
+    at.selectbox(key="bot_a").set_value("search").run()
+    assert at.number_input(key="bot_a_budget").value == 100  # the default, as on the command line
+    at.number_input(key="bot_a_budget").set_value(20).run()
+    at.selectbox(key="bot_a_persona").set_value("aggressive").run()
+    assert any(c.value == "`search:budget=20,persona=aggressive`" for c in at.caption)
+    at.selectbox(key="sim_first").set_value("random").run()
+    at.number_input(key="sim_games").set_value(2).run()
+    at.button(key="sim_run").click().run()
+    assert problems(at) == []
+    rows = read_frame("SELECT s.side, s.bot, e.reason FROM sides s JOIN events e USING (game_id) "
+                      "WHERE e.type = 'first_player' ORDER BY s.game_id, s.side", db=writable_db).rows()
+    # army A (search) is blue in game 0 and red in game 1; both games drew the first player
+    assert sorted((bot, reason) for _, bot, reason in rows) == (
+        [("search:budget=20,persona=aggressive", "random")] * 2 + [("tactician", "random")] * 2)
+
+
 def test_export_offers_the_report_tables_and_charts(small_demo_db: Path, monkeypatch: pytest.MonkeyPatch,
                                                     tmp_path: Path) -> None:
     at = open_page("export", small_demo_db, monkeypatch, tmp_path)

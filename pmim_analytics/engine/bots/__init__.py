@@ -11,7 +11,7 @@ import random
 
 from pmim_analytics.engine.bots.base import Bot, Param
 from pmim_analytics.engine.bots.greedy import GreedyBot
-from pmim_analytics.engine.bots.persona import Persona, load_persona, persona_names
+from pmim_analytics.engine.bots.persona import DEFAULT_PERSONA, Persona, load_persona, persona_names
 from pmim_analytics.engine.bots.random_bot import RandomBot
 from pmim_analytics.engine.bots.search import SearchBot
 from pmim_analytics.engine.bots.spec import BotSpec, bot_options, parse_bot_spec
@@ -41,5 +41,5 @@ def make_bot(spec_or_text: BotSpec | str, rng: random.Random) -> Bot:
     return BOTS[spec.name](rng, **bot_options(spec))
 
 
-__all__ = ["BOTS", "Bot", "BotSpec", "Param", "Persona", "bot_names", "check_bot_name", "load_persona", "make_bot",
-           "parse_bot_spec", "persona_names"]
+__all__ = ["BOTS", "DEFAULT_PERSONA", "Bot", "BotSpec", "Param", "Persona", "bot_names", "check_bot_name",
+           "load_persona", "make_bot", "parse_bot_spec", "persona_names"]
