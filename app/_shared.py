@@ -340,6 +340,11 @@ def env_path(name: str, default: str) -> Path:
     return Path(os.environ.get(name) or (ROOT / default))
 
 
+def slug(text: str) -> str:
+    """``text`` as a folder name: letters, digits, ``-`` and ``_`` kept, anything else a ``-``."""
+    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text)
+
+
 def bot_input(side: str, key: str) -> str:
     """The bot spec of army ``side``, as on the command line (``search:budget=400,persona=aggressive``):
     a choice of bot, then each of its settings (default and range from the bot) and its persona

@@ -25,10 +25,6 @@ st.caption("The rules engine plays the games (army A is blue in even games, red 
            f"`{f.db}`. The same settings and seed give the same games.")
 
 
-def _slug(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text)
-
-
 def body() -> None:
     ids = sh.rules_ids()
     rules_id = st.selectbox("Rules version or variant", ids, index=ids.index("v3") if "v3" in ids else 0,
@@ -67,7 +63,7 @@ def body() -> None:
         return
     if not st.button("Run the games", type="primary", key="sim_run"):
         return
-    slug = _slug(f"{army_a.name}-vs-{army_b.name}-{bot_a}-{bot_b}" + (f"-first-{first}" if first else ""))
+    slug = sh.slug(f"{army_a.name}-vs-{army_b.name}-{bot_a}-{bot_b}" + (f"-first-{first}" if first else ""))
     name = f"dash-{rules_id}-{slug}-s{seed}-n{games}"
     folder = sh.env_path("PMIM_SIM_DIR", "replays/dashboard") / name
     bar = st.progress(0.0, text=f"Playing {games} games…")

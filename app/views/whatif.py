@@ -214,8 +214,7 @@ def simulate_section() -> None:
         workers = 1 if games < 40 else max(1, min(4, os.cpu_count() or 1))
         folders = []
         for k, rid in enumerate((base, vid)):
-            name = f"whatif-{rid}-{armies['A'].name}-vs-{armies['B'].name}-{bot_a}-{bot_b}-s{seed}-n{games}"
-            name = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)
+            name = sh.slug(f"whatif-{rid}-{armies['A'].name}-vs-{armies['B'].name}-{bot_a}-{bot_b}-s{seed}-n{games}")
             folder = sh.env_path("PMIM_SIM_DIR", "replays/dashboard") / name
             spec = BatchSpec(rid, "take-and-hold", *rosters[rid], bot_a, bot_b, seed, games, name=name)
             run_batch(spec, workers=workers, out=folder, fmt="parquet", part_size=max(1, min(100, games // 10 or 1)),
