@@ -345,6 +345,17 @@ def slug(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text)
 
 
+def bot_inputs(prefix: str = "") -> tuple[str, str]:
+    """The bot specs of armies A and B, side by side (widgets keyed ``{prefix}bot_a`` and
+    ``{prefix}bot_b``, see :func:`bot_input`)."""
+    cols = st.columns(2)
+    specs = []
+    for side, col in zip(("A", "B"), cols, strict=True):
+        with col:
+            specs.append(bot_input(side, f"{prefix}bot_{side.lower()}"))
+    return specs[0], specs[1]
+
+
 def bot_input(side: str, key: str) -> str:
     """The bot spec of army ``side``, as on the command line (``search:budget=400,persona=aggressive``):
     a choice of bot, then each of its settings (default and range from the bot) and its persona

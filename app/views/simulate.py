@@ -38,11 +38,7 @@ def body() -> None:
     for i, (side, col) in enumerate(zip(("A", "B"), c, strict=True)):
         with col:
             armies[side] = _armies.army_input(f"sim_{side.lower()}", f"Army {side}", rules_id, default_index=i)
-    b = st.columns(2)
-    with b[0]:
-        bot_a = sh.bot_input("A", "bot_a")
-    with b[1]:
-        bot_b = sh.bot_input("B", "bot_b")
+    bot_a, bot_b = sh.bot_inputs()
     d = st.columns(3)
     games = d[0].number_input("Games", 1, 5000, 20, key="sim_games")
     seed = d[1].number_input("Seed", 0, 2**31 - 1, 1, key="sim_seed")

@@ -183,11 +183,7 @@ def simulate_section() -> None:
         with col:
             st.subheader(f"Army {side}")
             armies[side] = _armies.army_input(f"wi_army_{side}", f"Army {side}", vid, default_index=i)
-    b = st.columns(2)
-    with b[0]:
-        bot_a = sh.bot_input("A", "wi_bot_a")
-    with b[1]:
-        bot_b = sh.bot_input("B", "wi_bot_b")
+    bot_a, bot_b = sh.bot_inputs("wi_")
     d = st.columns(2)
     games = int(d[0].number_input("Games under each", 2, 2000, 20, step=2, key="wi_games"))
     seed = int(d[1].number_input("Seed", 0, 2**31 - 1, 1, key="wi_seed"))
