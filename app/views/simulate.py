@@ -12,7 +12,7 @@ from pmim_analytics.analytics.stats import wilson_interval
 from pmim_analytics.errors import PmimError
 from pmim_analytics.rules import load_scenario, validate_army
 from pmim_analytics.rules.variant_edit import is_pricing_only, variant_overrides
-from pmim_analytics.sim import FIRST_PLAYER_SETTINGS
+from pmim_analytics.sim import FIRST_PLAYER_HELP, FIRST_PLAYER_SETTINGS
 from pmim_analytics.sim.batch import BatchSpec, run_batch
 from pmim_analytics.store.ingest import ingest_paths
 
@@ -45,9 +45,7 @@ def body() -> None:
     own = load_scenario(SCENARIO).first_player
     first = d[2].selectbox("First player", [None, *FIRST_PLAYER_SETTINGS], key="sim_first",
                            format_func=lambda v: f"the scenario's ({own})" if v is None else v,
-                           help="Who activates first: alternate (blue in odd rounds, red in even), blue, red, "
-                                "or random (a die before deployment picks round 1's first side, then the rounds "
-                                "alternate).")
+                           help=FIRST_PLAYER_HELP)
     if None in armies.values():
         st.info("Both armies must be legal under the rules chosen to play.")
         return

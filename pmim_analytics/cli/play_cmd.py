@@ -18,6 +18,7 @@ from pmim_analytics.engine.driver import play_game
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.verify import verify_game
 from pmim_analytics.errors import InvalidArmyError, Location, PmimError, ReplayError, display_path
+from pmim_analytics.model.events import FIRST_PLAYER_HELP
 from pmim_analytics.replay import provenance
 from pmim_analytics.replay.format import write_game
 from pmim_analytics.replay.show import describe_event, iter_play_by_play
@@ -55,9 +56,7 @@ def _result_line(winner: str | None, reason: str, rounds: int, blue_vp: int, red
     return f"{what} after {rounds} rounds, VP blue {blue_vp} - red {red_vp}"
 
 
-_FIRST_HELP = ("Who activates first: alternate (blue in odd rounds, red in even), blue, red, or random "
-               "(a die before deployment picks round 1's first side, then the rounds alternate). "
-               "Default: the scenario's setting.")
+_FIRST_HELP = f"{FIRST_PLAYER_HELP} Default: the scenario's setting."
 
 
 @guarded

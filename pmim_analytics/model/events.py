@@ -86,6 +86,9 @@ class Deploy(Event):
 
 
 FIRST_PLAYER_SETTINGS = ("alternate", "blue", "red", "random")
+#: What each first-player setting means, for the CLI's ``--first-player`` and the dashboard.
+FIRST_PLAYER_HELP = ("Who activates first: alternate (blue in odd rounds, red in even), blue, red, or random "
+                     "(a die before deployment picks round 1's first side, then the rounds alternate).")
 
 
 def first_side_of_die(die: int) -> str:
