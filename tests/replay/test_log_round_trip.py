@@ -5,7 +5,10 @@ included) and every pair of bots."""
 from __future__ import annotations
 
 import itertools
+import multiprocessing
+import os
 import random
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
@@ -17,13 +20,18 @@ from pmim_analytics.replay.manual.roundtrip import round_trip_problem
 from pmim_analytics.rules import list_rules_ids, validate_army
 from pmim_analytics.rules.generate import random_army
 
-GAMES_PER_PAIRING = 8  # 11 rules versions x 16 bot pairings x 8 = 1,408 games, about 80 s
+GAMES_PER_PAIRING = 8  # 11 rules versions x 16 bot pairings x 8 = 1,408 games, about 80 s on one core
 
 
 def _game(rules_id: str, blue: str, red: str, seed: int):
     rng = random.Random(f"{rules_id}/{blue}/{red}/{seed}")
     a, b = (validate_army(random_army(rules_id, rng), rules_id) for _ in range(2))
     return play_game(GameSpec.create(rules_id, "take-and-hold", a, b), blue, red, seed=seed, played="2026-01-01")
+
+
+def _round_trip(config: tuple[str, str, str, int]) -> str | None:
+    """What goes wrong when one engine game is written and read back (None: nothing)."""
+    return round_trip_problem(_game(*config))
 
 
 @pytest.mark.slow
@@ -34,15 +42,14 @@ def test_every_engine_game_survives_write_then_read() -> None:
     # the search bot without look-ahead plays the same kinds of action (rushes too) 4 times faster
     bots = [name if name != "search" else "search:budget=0" for name in bot_names()]
     assert len(rules_ids) >= 11 and set(bots) >= {"random", "greedy", "tactician", "search:budget=0"}
-    played = 0
-    failures = []
-    for rules_id, blue, red in itertools.product(rules_ids, bots, bots):
-        for seed in range(GAMES_PER_PAIRING):
-            game = _game(rules_id, blue, red, seed)
-            problem = round_trip_problem(game)
-            if problem:
-                failures.append(f"{rules_id} {blue} vs {red} seed {seed}: {problem}")
-            played += 1
+    configs = [(rules_id, blue, red, seed) for rules_id, blue, red in itertools.product(rules_ids, bots, bots)
+               for seed in range(GAMES_PER_PAIRING)]
+    # the same games on every machine; only how many of them play at once follows its cores
+    workers = max(1, min(2, os.cpu_count() or 1))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        problems = list(pool.map(_round_trip, configs, chunksize=16))
+    played = len(problems)
+    failures = [f"{r} {b} vs {x} seed {s}: {p}" for (r, b, x, s), p in zip(configs, problems, strict=True) if p]
     assert played >= 500
     assert not failures, f"{len(failures)} of {played} games do not round-trip:\n" + "\n".join(failures[:5])
 
