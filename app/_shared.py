@@ -21,7 +21,7 @@ import streamlit as st
 from pmim_analytics.analytics import Provenance, dice_table, tables
 from pmim_analytics.engine.bots import BOTS, DEFAULT_PERSONA, BotSpec, bot_names, parse_bot_spec, persona_names
 from pmim_analytics.errors import PmimError, StoreError
-from pmim_analytics.rules import list_rules_ids, load_rules, load_scenario, rules_label
+from pmim_analytics.rules import DEFAULT_SCENARIO, list_rules_ids, load_rules, load_scenario, rules_label
 from pmim_analytics.store.connection import is_lock_error, resolve_db_path
 from pmim_analytics.store.games import list_games, read_stored_game, selection_choices
 from pmim_analytics.store.info import db_info
@@ -110,7 +110,7 @@ def rules(rules_id: str):  # noqa: ANN201 (a RulesVersion)
 
 
 @st.cache_resource(show_spinner=False)
-def scenario(scenario_id: str = "take-and-hold"):  # noqa: ANN201 (a Scenario)
+def scenario(scenario_id: str = DEFAULT_SCENARIO):  # noqa: ANN201 (a Scenario)
     """A scenario from the catalogue (loaded once per process)."""
     return load_scenario(scenario_id)
 

@@ -17,7 +17,7 @@ from math import comb
 from pathlib import Path
 
 from pmim_analytics.replay.parquet import write_part
-from pmim_analytics.rules import Roster, data_dir, load_army, load_scenario, validate_army
+from pmim_analytics.rules import DEFAULT_SCENARIO, Roster, data_dir, load_army, load_scenario, validate_army
 from pmim_analytics.rules.generate import random_army
 from pmim_analytics.rules.translate import translate_army
 from pmim_analytics.sim.batch import BatchSpec, play_batch_game, run_batch
@@ -118,7 +118,7 @@ def iter_batches(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS) -> list[tuple[str,
                     if bot != plan.bot:
                         name = f"demo-{_folder_bot(bot)}-{rules_id}-{a}-vs-{b}"
                     games = plan.games if bot == plan.bot else (plan.level_games or plan.games)
-                    out.append((name, BatchSpec(rules_id, "take-and-hold", army_a, army_b, bot, bot,
+                    out.append((name, BatchSpec(rules_id, DEFAULT_SCENARIO, army_a, army_b, bot, bot,
                                                 plan.seed + 1000 * i, games, name=name)))
     return out
 
@@ -158,12 +158,12 @@ def count_planned_games(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS,
 def random_pair_batch(plan: RandomPlan, pair: int) -> BatchSpec:
     """Pair ``pair`` of a random plan: two random armies (seeded by the pair), two games."""
     rng = random.Random(f"{plan.seed}:{plan.rules_id}:{pair}")
-    limit = load_scenario("take-and-hold").points_limit
+    limit = load_scenario(DEFAULT_SCENARIO).points_limit
     budgets = [rng.randint(min(plan.min_points, limit), limit) for _ in range(2)]
     a = validate_army(random_army(plan.rules_id, rng, name=f"random {pair}a", budget=budgets[0]))
     b = validate_army(random_army(plan.rules_id, rng, name=f"random {pair}b", budget=budgets[1]))
     name = f"demo-random-{plan.rules_id}"
-    return BatchSpec(plan.rules_id, "take-and-hold", a, b, plan.bot, plan.bot, plan.seed * 100_003 + pair,
+    return BatchSpec(plan.rules_id, DEFAULT_SCENARIO, a, b, plan.bot, plan.bot, plan.seed * 100_003 + pair,
                      GAMES_PER_RANDOM_PAIR, name=name)
 
 

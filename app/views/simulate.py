@@ -10,13 +10,11 @@ import streamlit as st
 
 from pmim_analytics.analytics.stats import wilson_interval
 from pmim_analytics.errors import PmimError
-from pmim_analytics.rules import load_scenario, validate_army
+from pmim_analytics.rules import DEFAULT_SCENARIO, load_scenario, validate_army
 from pmim_analytics.rules.variant_edit import is_pricing_only, variant_overrides
 from pmim_analytics.sim import FIRST_PLAYER_HELP, FIRST_PLAYER_SETTINGS
 from pmim_analytics.sim.batch import BatchSpec, run_batch
 from pmim_analytics.store.ingest import ingest_paths
-
-SCENARIO = "take-and-hold"
 
 st.title("Simulate")
 f = sh.sidebar()
@@ -42,7 +40,7 @@ def body() -> None:
     d = st.columns(3)
     games = d[0].number_input("Games", 1, 5000, 20, key="sim_games")
     seed = d[1].number_input("Seed", 0, 2**31 - 1, 1, key="sim_seed")
-    own = load_scenario(SCENARIO).first_player
+    own = load_scenario(DEFAULT_SCENARIO).first_player
     first = d[2].selectbox("First player", [None, *FIRST_PLAYER_SETTINGS], key="sim_first",
                            format_func=lambda v: f"the scenario's ({own})" if v is None else v,
                            help=FIRST_PLAYER_HELP)
@@ -62,7 +60,7 @@ def body() -> None:
     folder = sh.env_path("PMIM_SIM_DIR", "replays/dashboard") / name
     bar = st.progress(0.0, text=f"Playing {games} games…")
     workers = 1 if games < 40 else max(1, min(4, os.cpu_count() or 1))
-    batch = BatchSpec(rules_id, SCENARIO, army_a, army_b, bot_a, bot_b, int(seed), int(games), name=name,
+    batch = BatchSpec(rules_id, DEFAULT_SCENARIO, army_a, army_b, bot_a, bot_b, int(seed), int(games), name=name,
                       first_player=first)
     summary = run_batch(batch, workers=workers, out=folder, fmt="parquet",
                         progress_callback=lambda done, total: bar.progress(done / total,

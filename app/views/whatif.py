@@ -14,7 +14,7 @@ from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.whatif import dice_comparison, kill_curves
 from pmim_analytics.errors import PmimError
 from pmim_analytics.report.dashboard_figures import impact_figure, kill_curve_figure
-from pmim_analytics.rules import validate_army
+from pmim_analytics.rules import DEFAULT_SCENARIO, validate_army
 from pmim_analytics.rules.variant_edit import (
     EDITABLE,
     VariantFieldError,
@@ -212,7 +212,7 @@ def simulate_section() -> None:
         for k, rid in enumerate((base, vid)):
             name = sh.slug(f"whatif-{rid}-{armies['A'].name}-vs-{armies['B'].name}-{bot_a}-{bot_b}-s{seed}-n{games}")
             folder = sh.env_path("PMIM_SIM_DIR", "replays/dashboard") / name
-            spec = BatchSpec(rid, "take-and-hold", *rosters[rid], bot_a, bot_b, seed, games, name=name)
+            spec = BatchSpec(rid, DEFAULT_SCENARIO, *rosters[rid], bot_a, bot_b, seed, games, name=name)
             run_batch(spec, workers=workers, out=folder, fmt="parquet", part_size=max(1, min(100, games // 10 or 1)),
                       progress_callback=lambda done, total, k=k, rid=rid: bar.progress(
                           (k + done / total) / 2, text=f"{rid}: played {done} of {total} games"))

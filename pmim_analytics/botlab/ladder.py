@@ -33,7 +33,7 @@ from pmim_analytics.engine.state import GameState
 from pmim_analytics.errors import InvalidArmyError, Location, PmimError, display_path
 from pmim_analytics.rules import data_dir, load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
-from pmim_analytics.rules.catalogue import load_scenario
+from pmim_analytics.rules.catalogue import DEFAULT_SCENARIO, load_scenario
 from pmim_analytics.sim.backends import LocalBackend
 from pmim_analytics.sim.batch import BatchSpec, PartJob
 
@@ -93,7 +93,7 @@ def parse_bot_list(text: str | None, min_bots: int = 2) -> list[str]:
     return labels
 
 
-def sample_armies(rules_id: str, scenario_id: str = "take-and-hold") -> list[tuple[str, Roster]]:
+def sample_armies(rules_id: str, scenario_id: str = DEFAULT_SCENARIO) -> list[tuple[str, Roster]]:
     """(file stem, roster) of every army in ``data/armies`` written for the rules version
     (a variant's base for a variant) and legal under ``rules_id``.
 
@@ -129,7 +129,7 @@ class LadderPlan:
     armies: tuple[tuple[str, Roster], ...]
     games_per_pairing: int = 1
     seed: int = 0
-    scenario_id: str = "take-and-hold"
+    scenario_id: str = DEFAULT_SCENARIO
 
     def run_id(self) -> str:
         """Same plan, same id (a stored run is replaced when the same plan runs again)."""

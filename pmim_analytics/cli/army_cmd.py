@@ -12,7 +12,7 @@ from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
 from pmim_analytics.errors import PmimError, display_path
 from pmim_analytics.report.markdown import Col, field, text
-from pmim_analytics.rules import army_violations, build_roster, load_army, load_rules, load_scenario
+from pmim_analytics.rules import DEFAULT_SCENARIO, army_violations, build_roster, load_army, load_rules, load_scenario
 from pmim_analytics.rules.catalogue import find_unit
 from pmim_analytics.rules.translate import default_output, format_army_yaml, translate_army
 
@@ -24,7 +24,7 @@ app = typer.Typer(help="Army lists: validate, show, and translate them to anothe
 def validate_cmd(
     files: list[Path] = typer.Argument(..., help="Army list YAML files."),
     rules: str | None = typer.Option(None, "--rules", help="Check against this rules id instead of the file's own."),
-    scenario: str = typer.Option("take-and-hold", "--scenario", help="Scenario whose limits apply."),
+    scenario: str = typer.Option(DEFAULT_SCENARIO, "--scenario", help="Scenario whose limits apply."),
     fmt: Format | None = typer.Option(None, "--format", case_sensitive=False,
                                       help="csv, json, markdown or table: one row per file (default: a line "
                                            "per file and per violation)."),
@@ -109,7 +109,7 @@ def translate_cmd(
     to: str = typer.Option(..., "--to", help="Target rules id, e.g. v3."),
     out_file: Path | None = typer.Option(None, "--out", help="Where to write the translated list (default: beside "
                                                              "the input, v2-x.yaml -> v3-x.yaml)."),
-    scenario: str = typer.Option("take-and-hold", "--scenario", help="Scenario whose limits the result must fit."),
+    scenario: str = typer.Option(DEFAULT_SCENARIO, "--scenario", help="Scenario whose limits the result must fit."),
     force: bool = typer.Option(False, "--force", help="Overwrite the output file if it exists."),
 ) -> None:
     """Carry a list to another rules version: new names, new points, what no longer exists or fits.

@@ -23,7 +23,7 @@ from pmim_analytics.replay import provenance
 from pmim_analytics.replay.format import write_game
 from pmim_analytics.replay.show import describe_event, iter_play_by_play
 from pmim_analytics.replay.sources import LoadedGame, iter_games, read_game_with_lines
-from pmim_analytics.rules import load_army, load_rules, validate_army
+from pmim_analytics.rules import DEFAULT_SCENARIO, load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.sim.backends import open_backend
 from pmim_analytics.sim.batch import BatchSpec, BatchSummary, wilson_interval
@@ -67,7 +67,7 @@ def play(
     blue_bot: str = typer.Option("greedy", "--blue-bot", help=_BOT_HELP),
     red_bot: str = typer.Option("greedy", "--red-bot", help=_BOT_HELP),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed: the same seed plays the same game."),
-    scenario: str = typer.Option("take-and-hold", "--scenario", help="Scenario id."),
+    scenario: str = typer.Option(DEFAULT_SCENARIO, "--scenario", help="Scenario id."),
     first_player: str | None = typer.Option(None, "--first-player", help=_FIRST_HELP),
     out_file: Path | None = typer.Option(None, "--out", help="Write the replay (JSON Lines) here."),
 ) -> None:
@@ -123,7 +123,7 @@ def simulate(
                                    "default parquet from 200 games on."),
     blue_bot: str = typer.Option("greedy", "--blue-bot", help="Bot of army A. " + _BOT_HELP),
     red_bot: str = typer.Option("greedy", "--red-bot", help="Bot of army B. " + _BOT_HELP),
-    scenario: str = typer.Option("take-and-hold", "--scenario", help="Scenario id."),
+    scenario: str = typer.Option(DEFAULT_SCENARIO, "--scenario", help="Scenario id."),
     first_player: str | None = typer.Option(None, "--first-player", help=_FIRST_HELP),
     backend: str = typer.Option("local", "--backend", help="local (process pool) or ray."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster: auto or ray://host:port "

@@ -10,6 +10,7 @@ from pmim_analytics.rules.army import (
     validate_army,
 )
 from pmim_analytics.rules.catalogue import (
+    DEFAULT_SCENARIO,
     data_dir,
     find_unit,
     find_weapon,
@@ -21,6 +22,7 @@ from pmim_analytics.rules.catalogue import (
 from pmim_analytics.rules.models import RulesVersion
 
 __all__ = [
+    "DEFAULT_SCENARIO",
     "ArmyList",
     "Roster",
     "RosterUnit",

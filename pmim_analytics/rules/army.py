@@ -33,6 +33,7 @@ from pmim_analytics.limits import (
 )
 from pmim_analytics.model.vocab import LOCATION_CODES
 from pmim_analytics.rules.catalogue import (
+    DEFAULT_SCENARIO,
     find_unit,
     find_weapon,
     load_rules,
@@ -325,7 +326,7 @@ def army_violations(
 
 
 def validate_army(
-    army: ArmyList, rules_id: str | None = None, scenario_id: str | None = "take-and-hold", source: str | None = None
+    army: ArmyList, rules_id: str | None = None, scenario_id: str | None = DEFAULT_SCENARIO, source: str | None = None
 ) -> Roster:
     """Return the roster of a legal army; raise :class:`InvalidArmyError` listing every violation."""
     scenario = load_scenario(scenario_id) if scenario_id else None

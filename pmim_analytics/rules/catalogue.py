@@ -273,6 +273,11 @@ def _rename_hint(rules: RulesVersion, key: str, kind: str, codes: list[str]) -> 
     return ""
 
 
+#: The scenario a game, an army check or a simulation uses unless told otherwise (the only one
+#: the sources describe).
+DEFAULT_SCENARIO = "take-and-hold"
+
+
 @cache
 def load_scenario(scenario_id: str) -> Scenario:
     """Return the scenario ``scenario_id`` from ``data/scenarios/``.

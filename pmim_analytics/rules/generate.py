@@ -14,7 +14,7 @@ from functools import cache
 from itertools import product
 
 from pmim_analytics.rules.army import ArmyEntry, ArmyList, unit_points
-from pmim_analytics.rules.catalogue import load_rules, load_scenario
+from pmim_analytics.rules.catalogue import DEFAULT_SCENARIO, load_rules, load_scenario
 from pmim_analytics.rules.models import BODY_MOUNTS, Chassis, RulesVersion, Warmech
 
 
@@ -41,7 +41,7 @@ def basic_weapons(rules: RulesVersion, unit: Chassis) -> tuple[str, ...]:
     return tuple(w.code for w in rules.weapons if w.ton == unit.spt and w.code not in banned)
 
 
-def random_army(rules_id: str, rng: random.Random, scenario_id: str = "take-and-hold", name: str | None = None,
+def random_army(rules_id: str, rng: random.Random, scenario_id: str = DEFAULT_SCENARIO, name: str | None = None,
                 budget: int | None = None) -> ArmyList:
     """A random army list that :func:`~pmim_analytics.rules.army.validate_army` accepts.
 

@@ -29,7 +29,7 @@ from pmim_analytics.rules.army import (
     build_roster,
     unit_points,
 )
-from pmim_analytics.rules.catalogue import find_unit, find_weapon, load_rules, load_scenario
+from pmim_analytics.rules.catalogue import DEFAULT_SCENARIO, find_unit, find_weapon, load_rules, load_scenario
 from pmim_analytics.rules.models import RulesVersion, Weapon
 
 
@@ -62,7 +62,7 @@ def _implied_weapons(rules: RulesVersion, unit_code: str, entry: ArmyEntry) -> l
     return list(entry.weapons)
 
 
-def translate_army(army: ArmyList, to_rules: str, scenario_id: str | None = "take-and-hold",
+def translate_army(army: ArmyList, to_rules: str, scenario_id: str | None = DEFAULT_SCENARIO,
                    file: str | None = None) -> Translation:
     """Translate ``army`` (written for its own rules id) to ``to_rules``.
 

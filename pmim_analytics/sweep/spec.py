@@ -35,7 +35,7 @@ from pmim_analytics.engine.bots import check_bot_name
 from pmim_analytics.errors import DataFileError, InvalidArmyError, Location, PmimError, display_path
 from pmim_analytics.rules import load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
-from pmim_analytics.rules.catalogue import data_dir, load_scenario, read_yaml, validation_message
+from pmim_analytics.rules.catalogue import DEFAULT_SCENARIO, data_dir, load_scenario, read_yaml, validation_message
 from pmim_analytics.sim.batch import PART_SIZE, BatchSpec
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -57,7 +57,7 @@ class SweepFile(BaseModel):
 
     name: str = Field(pattern=NAME_PATTERN)
     seed: int = Field(ge=0)
-    scenario: str = "take-and-hold"
+    scenario: str = DEFAULT_SCENARIO
     rules: tuple[str, ...] = Field(min_length=1)
     compositions: tuple[str, ...] = Field(min_length=1)
     bots: tuple[str, ...] = Field(default=("greedy",), min_length=1)

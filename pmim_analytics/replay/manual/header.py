@@ -15,14 +15,21 @@ from pathlib import Path
 
 from pmim_analytics.errors import Location, PmimError, ReplayError
 from pmim_analytics.replay.manual.notation import ErrorHook, Tag, Token, tokenize
-from pmim_analytics.rules import Roster, army_violations, data_dir, load_army, load_rules, load_scenario
+from pmim_analytics.rules import (
+    DEFAULT_SCENARIO,
+    Roster,
+    army_violations,
+    data_dir,
+    load_army,
+    load_rules,
+    load_scenario,
+)
 from pmim_analytics.rules.army import ArmyList, parse_army
 from pmim_analytics.rules.models import RulesVersion
 from pmim_analytics.rules.scenario import Scenario
 
 SIDES = ("blue", "red")
 SIDE_PREFIX = {"blue": "B", "red": "R"}
-DEFAULT_SCENARIO = "take-and-hold"
 HEADER_TAGS = ("date", "rules", "scenario", "blue player", "red player", "blue army", "red army",
                "blue army name", "red army name", "notes", "not recorded", "estimated")
 #: Values of ``not recorded:`` (``nothing`` says everything was recorded) and ``estimated:``.
