@@ -173,8 +173,9 @@ def by_pairing(label: str, pairs: PairResults) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=30, help="games per bot for the speed rows (default 30)")
-    parser.add_argument("--budgets", default=f"0,100,{DEFAULT_BUDGET}",
-                        help=f"search budgets for the speed rows (default 0,100,{DEFAULT_BUDGET})")
+    speed_budgets = f"0,{DEFAULT_BUDGET},{4 * DEFAULT_BUDGET}"  # none, the default, four times it
+    parser.add_argument("--budgets", default=speed_budgets,
+                        help=f"search budgets for the speed rows (default {speed_budgets})")
     parser.add_argument("--strength-budgets", default=str(DEFAULT_BUDGET),
                         help="search budgets played against tactician (default: the default budget)")
     parser.add_argument("--strength-games", type=int, default=8,
