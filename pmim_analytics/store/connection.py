@@ -118,6 +118,8 @@ def open_writer(db: str | Path | None = None, *, timeout: float = WRITE_TIMEOUT,
     path = resolve_db_path(db)
     if path.parent and not path.parent.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        _create(path)
     con = _connect_with_retry(path, False, timeout, on_wait)
     try:
         key = path.resolve()
@@ -136,6 +138,52 @@ def open_writer(db: str | Path | None = None, *, timeout: float = WRITE_TIMEOUT,
         yield con
     finally:
         con.close()
+
+
+def _create(path: Path) -> None:
+    """Make a new database at ``path`` whole or not at all: its schema is built in a file of
+    its own beside it, then linked into place. A process killed while creating it leaves no
+    database at ``path`` (only that file, removed by the next creation), so nobody meets a
+    database without its tables; if another process created ``path`` meanwhile, its file stays."""
+    for stale in path.parent.glob(f".{path.name}.*.creating*"):
+        pid = stale.name[len(path.name) + 2:].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.creating")
+    tmp.unlink(missing_ok=True)
+    try:
+        try:
+            con = duckdb.connect(str(tmp))
+        except duckdb.Error as e:
+            raise StoreError(f"cannot create the database: {_first_line(e)}", _where(path)) from e
+        try:
+            from pmim_analytics.store.migrate import load_rules_tables, migrate
+
+            migrate(con)
+            load_rules_tables(con)
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        try:
+            os.link(tmp, path)  # fails if the path exists: never replaces a database
+        except FileExistsError:
+            pass  # another process made it meanwhile: use theirs
+        except OSError:  # a file system without hard links
+            if not path.exists():
+                os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+        Path(f"{tmp}.wal").unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @contextmanager

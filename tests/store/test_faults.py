@@ -1,5 +1,7 @@
 """Faults and concurrency, for real: subprocesses on a real DuckDB file.
 
+- An ingest SIGKILLed while it creates the database leaves none (a new database is built
+  beside its path and linked into place whole); the next run creates it.
 - An ingest SIGKILLed inside a batch's transaction leaves a database that opens and
   checks out, holding only whole batches; running it again completes it, no duplicates.
 - Ctrl-C (SIGINT) rolls the batch in flight back and exits 130.
@@ -77,6 +79,32 @@ def test_sigkill_inside_a_transaction_leaves_whole_batches_and_a_rerun_completes
     report = check_db(db)
     assert report.ok and report.games == 60
     assert read_frame("SELECT count(*) = count(DISTINCT game_id) FROM games", db=db).item()
+
+
+def test_sigkill_while_creating_the_database_leaves_none_and_a_rerun_creates_it(replays: Path, db: Path) -> None:
+    # the child stops inside the creation (its schema built, the rules tables next) until killed
+    code = ("import sys, time\n"
+            "import pmim_analytics.store.migrate as m\n"
+            "def stop(con, **kw):\n"
+            "    print('creating the database', file=sys.stderr, flush=True)\n"
+            "    time.sleep(60)\n"
+            "m.load_rules_tables = stop\n"
+            "from tests.support.own import ingest_own\n"
+            f"ingest_own([{str(replays)!r}], {str(db)!r})\n")
+    proc = _python(code)
+    _wait_for(proc, "creating the database")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert not db.exists(), "a killed creation left a database without its tables"
+    left = sorted(p.name for p in db.parent.iterdir())
+    assert left and all(name.startswith(f".{db.name}.{proc.pid}.creating") for name in left), left
+    with pytest.raises(StoreError, match="no database here yet"):
+        check_db(db)
+    result = ingest_own([replays], db)
+    assert (result.loaded, result.rejected) == (60, [])
+    assert sorted(p.name for p in db.parent.iterdir() if ".creating" in p.name) == []
+    report = check_db(db)
+    assert report.ok and report.games == 60
 
 
 def test_sigkill_at_any_moment_never_leaves_a_broken_database(replays: Path, db: Path) -> None:
