@@ -145,12 +145,11 @@ def _create(path: Path) -> None:
     its own beside it, then linked into place. A process killed while creating it leaves no
     database at ``path`` (only that file, removed by the next creation), so nobody meets a
     database without its tables; if another process created ``path`` meanwhile, its file stays."""
-    for stale in path.parent.glob(f".{path.name}.*.creating*"):
+    for stale in path.parent.glob(f".{path.name}.*.creating*"):  # the file and its WAL
         pid = stale.name[len(path.name) + 2:].split(".", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            stale.unlink(missing_ok=True)
+        if pid.isdigit() and (int(pid) == os.getpid() or not _alive(int(pid))):
+            stale.unlink(missing_ok=True)  # left by a killed creation (ours: a reused process id)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.creating")
-    tmp.unlink(missing_ok=True)
     try:
         try:
             con = duckdb.connect(str(tmp))
@@ -177,12 +176,13 @@ def _create(path: Path) -> None:
 
 
 def _alive(pid: int) -> bool:
+    """True while a process with this id runs (someone else's too)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
     return True
 
 
