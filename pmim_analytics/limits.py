@@ -36,6 +36,21 @@ MAX_NAME_CHARS = 200
 """An army, side, player or unit name."""
 MAX_PASTE_BYTES = 1024 * 1024
 """Text pasted or uploaded into the dashboard (a log or an army)."""
+MAX_YAML_DEPTH = 32
+"""Nesting of a YAML file (rules, variant, scenario, army, persona, sweep), aliases expanded:
+a rules file nests 4 deep."""
+MAX_YAML_VALUES = 100_000
+"""Values in a YAML file once its aliases are expanded (a rules file holds about 1,000):
+caps an alias bomb, whose few lines stand for billions of values."""
+MAX_STAT = 1000
+"""Any unit or weapon statistic of a rules file (HP, MOV, DEF, ARM, SPT, points, range,
+accuracy either way, repeats, strength, tons): the real ones stay below 100."""
+MAX_OPTIONAL_FACTOR = 10
+"""An optional rule's multiplier or count (rush factor, catch-up ratio and activations)."""
+MAX_HEAT = 100
+"""A heat rating or a heat cost of the optional heat rule."""
+MAX_MAP_CELLS = 100
+"""Columns or rows of a map in a replay header (a real map is under 20 by 20)."""
 
 
 class LimitError(ReplayError):

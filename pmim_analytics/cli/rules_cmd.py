@@ -7,8 +7,9 @@ from collections.abc import Sequence
 import polars as pl
 import typer
 
-from pmim_analytics.cli._common import guarded, out
+from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
+from pmim_analytics.errors import DataFileError
 from pmim_analytics.report.markdown import Col, field, text
 from pmim_analytics.rules import find_unit, list_rules_ids, load_rules
 from pmim_analytics.rules.diff import diff_rules, format_diff_markdown, format_settings
@@ -26,7 +27,11 @@ def list_cmd(fmt: Format = FORMAT_OPT) -> None:
     """
     rows = []
     for rid in list_rules_ids():
-        r = load_rules(rid)
+        try:
+            r = load_rules(rid)
+        except DataFileError as e:  # one bad variant file must not hide the others
+            err.print(f"[yellow]warning:[/] rules {rid!r} skipped: {e.render()}", highlight=False, soft_wrap=True)
+            continue
         rows.append({"id": r.id, "name": r.name, "based_on": r.base or r.parent or None, "chassis": len(r.chassis),
                      "weapons": len(r.weapons), "warmechs": len(r.warmechs),
                      "optional_rules": " ".join(r.optional.names()) or None})

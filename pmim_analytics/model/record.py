@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from pmim_analytics.limits import MAX_MAP_CELLS
 from pmim_analytics.model.events import Event
 
 FORMAT_NAME = "pmim-replay"
@@ -66,8 +67,8 @@ class MapRecord(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    columns: int
-    rows: int
+    columns: int = Field(ge=0, le=MAX_MAP_CELLS)
+    rows: int = Field(ge=0, le=MAX_MAP_CELLS)
     layout: str = "odd-q"
 
 

@@ -38,6 +38,7 @@ from pmim_analytics.model.record import (
     compute_game_id,
     game_id_of,
 )
+from pmim_analytics.rules.optional import OptionalRules
 
 
 def format_game(game: GameRecord) -> str:
@@ -83,11 +84,21 @@ def parse_header(obj: Any, where: Location) -> GameHeader:
     if obj.get("optional_rules") and obj.get("version") == 1:
         raise ReplayError("optional_rules needs replay version 2", Location(where.file, where.line, field="version"))
     try:
-        return GameHeader.model_validate(obj)
+        head = GameHeader.model_validate(obj)
     except ValidationError as e:
         first = e.errors()[0]
         field = ".".join(str(p) for p in first["loc"])
         raise ReplayError(first["msg"], Location(where.file, where.line, field=field)) from None
+    if head.optional_rules:
+        # the settings are held to a rules file's bounds before any game is replayed by them
+        try:
+            OptionalRules.model_validate(head.optional_rules)
+        except ValidationError as e:
+            first = e.errors()[0]
+            field = ".".join(["optional_rules", *(str(p) for p in first["loc"])])
+            raise ReplayError(f"{first['msg']} (got {str(first.get('input'))[:40]}); the limits are those of a "
+                              "rules file (docs/limits.md)", Location(where.file, where.line, field=field)) from None
+    return head
 
 
 def parse_event(obj: Any, where: Location) -> Event:

@@ -9,6 +9,7 @@ other version.
 from __future__ import annotations
 
 import os
+import threading
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import yaml
 from pydantic import ValidationError
 
 from pmim_analytics.errors import DataFileError, Location, UnknownNameError, display_path
+from pmim_analytics.limits import MAX_YAML_DEPTH, MAX_YAML_VALUES
 from pmim_analytics.rules.models import (
     Chassis,
     RulesVersion,
@@ -35,8 +37,90 @@ def data_dir() -> Path:
     return Path(os.environ.get("PMIM_DATA", REPO_ROOT / "data"))
 
 
+class YamlLimitError(yaml.MarkedYAMLError):
+    """A YAML file beyond :data:`MAX_YAML_DEPTH` or :data:`MAX_YAML_VALUES`, or one whose
+    aliases refer to themselves: refused before any value is built."""
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with bounds: nesting over :data:`MAX_YAML_DEPTH` levels is refused
+    while the file is read (never a ``RecursionError``), and before any value is built the
+    document's size with every alias expanded is counted, so an alias bomb (a few lines that
+    stand for billions of values) or an alias inside the value it names is refused at once."""
+
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+        if self._depth >= MAX_YAML_DEPTH:
+            raise YamlLimitError(problem=f"nested deeper than {MAX_YAML_DEPTH} levels (MAX_YAML_DEPTH)",
+                                 problem_mark=self.peek_event().start_mark)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        finally:
+            self._depth -= 1
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        check_expanded(node)
+        return self.construct_document(node)
+
+
+def check_expanded(root: yaml.Node) -> None:
+    """Refuse a composed document whose alias-expanded form is over :data:`MAX_YAML_VALUES`
+    values or :data:`MAX_YAML_DEPTH` levels deep, or holds a cycle of aliases.
+
+    Each node is measured once (an alias shares its node), so the work is the size of the
+    text, not of the expansion.
+    """
+    measured: dict[int, tuple[int, int]] = {}  # node id -> (values, levels below it)
+    open_nodes: set[int] = set()
+
+    def walk(node: yaml.Node, depth: int) -> tuple[int, int]:
+        key = id(node)
+        if key in open_nodes:
+            raise YamlLimitError(problem="an alias refers to the value that holds it (a cycle of aliases)",
+                                 problem_mark=node.start_mark)
+        if key not in measured:
+            if isinstance(node, yaml.ScalarNode):
+                measured[key] = (1, 0)
+            else:
+                children = (node.value if isinstance(node, yaml.SequenceNode)
+                            else [part for pair in node.value for part in pair])
+                open_nodes.add(key)
+                size, below = 1, 0
+                for child in children:
+                    s, b = walk(child, depth + 1)
+                    size, below = size + s, max(below, b + 1)
+                    if size > MAX_YAML_VALUES:
+                        raise YamlLimitError(problem=f"with its aliases expanded it holds over "
+                                             f"{MAX_YAML_VALUES:,} values (MAX_YAML_VALUES)",
+                                             problem_mark=child.start_mark)
+                open_nodes.discard(key)
+                measured[key] = (size, below)
+        size, below = measured[key]
+        if depth + below > MAX_YAML_DEPTH:
+            raise YamlLimitError(problem=f"with its aliases expanded it nests deeper than {MAX_YAML_DEPTH} "
+                                 "levels (MAX_YAML_DEPTH)", problem_mark=node.start_mark)
+        return size, below
+
+    walk(root, 0)
+
+
+def load_yaml_text(text: str) -> Any:
+    """``yaml.safe_load`` bounded by :class:`BoundedLoader` (raises ``yaml.YAMLError``)."""
+    loader = BoundedLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 def read_yaml(path: Path) -> Any:
-    """Read a YAML file, raising :class:`DataFileError` with the line of a syntax error."""
+    """Read a YAML file, raising :class:`DataFileError` with the line of a syntax error, or of
+    nesting, an alias expansion or an alias cycle beyond the limits (docs/limits.md)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -46,11 +130,13 @@ def read_yaml(path: Path) -> Any:
     except OSError as e:
         raise DataFileError(f"cannot be read ({e.strerror})", Location(display_path(path))) from None
     try:
-        return yaml.safe_load(text)
+        return load_yaml_text(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = Location(display_path(path), mark.line + 1 if mark else None, mark.column + 1 if mark else None)
         problem = getattr(e, "problem", None) or str(e)
+        if isinstance(e, YamlLimitError):
+            raise DataFileError(f"is refused: {problem}; see docs/limits.md", where) from None
         raise DataFileError(f"is not valid YAML: {problem}", where) from None
 
 
@@ -80,6 +166,9 @@ def list_rules_ids() -> list[str]:
 def _deep_merge(base: dict[str, Any], overrides: dict[str, Any], path: Path) -> dict[str, Any]:
     """Apply a variant's ``overrides`` (keyed by table then unit/weapon code) onto ``base``."""
     merged = dict(base)
+    if not isinstance(overrides or {}, dict):
+        raise DataFileError("overrides must be a mapping of tables (chassis, weapons, warmechs)",
+                            Location(display_path(path), field="overrides"))
     for table, changes in (overrides or {}).items():
         if table not in ("chassis", "weapons", "warmechs"):
             raise DataFileError(
@@ -88,7 +177,13 @@ def _deep_merge(base: dict[str, Any], overrides: dict[str, Any], path: Path) -> 
             )
         rows = [dict(r) for r in merged[table]]
         by_code = {r["code"]: r for r in rows}
+        if not isinstance(changes or {}, dict):
+            raise DataFileError(f"overrides.{table} must be a mapping of codes to stats",
+                                Location(display_path(path), field=f"overrides.{table}"))
         for code, stats in (changes or {}).items():
+            if not isinstance(stats or {}, dict):
+                raise DataFileError(f"overrides.{table}.{code} must be a mapping of stats to values",
+                                    Location(display_path(path), field=f"overrides.{table}.{code}"))
             if code not in by_code:
                 raise DataFileError(
                     f"{code!r} is not a {table[:-1] if table != 'chassis' else 'chassis'} code of "
@@ -105,8 +200,29 @@ def _deep_merge(base: dict[str, Any], overrides: dict[str, Any], path: Path) -> 
     return merged
 
 
+_resolving = threading.local()
+
+
 @cache
 def _raw_rules(rules_id: str) -> dict[str, Any]:
+    chain: list[str] = _resolving.__dict__.setdefault("chain", [])
+    if rules_id in chain:
+        loop = chain[chain.index(rules_id):] + [rules_id]
+        path = _rules_files()[chain[-1]]
+        steps = ", ".join(f"which is based on {x}" for x in loop[2:])
+        raise DataFileError(
+            f"the bases form a cycle: {loop[0]} is based on {loop[1]}{', ' if steps else ''}{steps}; "
+            "base one of them on a version "
+            f"({', '.join(p.stem for p in sorted((data_dir() / 'rules').glob('*.yaml')))})",
+            Location(display_path(path), field="base"))
+    chain.append(rules_id)
+    try:
+        return _read_raw_rules(rules_id)
+    finally:
+        chain.pop()
+
+
+def _read_raw_rules(rules_id: str) -> dict[str, Any]:
     files = _rules_files()
     if rules_id not in files:
         raise UnknownNameError(
@@ -123,6 +239,8 @@ def _raw_rules(rules_id: str) -> dict[str, Any]:
         )
     if "base" in raw:
         base = raw["base"]
+        if not isinstance(base, str):
+            raise DataFileError("base must be a rules id such as v3", Location(display_path(path), field="base"))
         if base == rules_id:
             raise DataFileError("a variant cannot be its own base", Location(display_path(path), field="base"))
         base_raw = _raw_rules(base)
@@ -157,7 +275,7 @@ def yaml_key_line(path: Path, keys: tuple[str | int, ...]) -> int | None:
     ``None`` when the file cannot be read or not even the first key is there.
     """
     try:
-        node = yaml.compose(path.read_text(encoding="utf-8"))
+        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=BoundedLoader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     line = None

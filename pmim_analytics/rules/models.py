@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from pmim_analytics.limits import MAX_STAT
 from pmim_analytics.model.vocab import LocationName
 from pmim_analytics.rules.optional import OptionalRules
 
@@ -47,11 +48,11 @@ class Weapon(_Frozen):
     code: str
     name: str
     aliases: tuple[str, ...] = ()
-    rng: int = Field(ge=0)
-    acc: int
-    rpt: int = Field(ge=1)
-    strength: int = Field(alias="str", ge=0)
-    ton: int = Field(ge=0)
+    rng: int = Field(ge=0, le=MAX_STAT)
+    acc: int = Field(ge=-MAX_STAT, le=MAX_STAT)
+    rpt: int = Field(ge=1, le=MAX_STAT)
+    strength: int = Field(alias="str", ge=0, le=MAX_STAT)
+    ton: int = Field(ge=0, le=MAX_STAT)
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -62,12 +63,12 @@ class Chassis(_Frozen):
     code: str
     name: str
     kind: Literal["infantry", "vehicle"]
-    hp: int = Field(ge=1)
-    mov: int = Field(ge=0)
-    def_: int = Field(alias="def", ge=0)
-    arm: int = Field(ge=0)
-    spt: int = Field(ge=0)
-    pts: int = Field(ge=0)
+    hp: int = Field(ge=1, le=MAX_STAT)
+    mov: int = Field(ge=0, le=MAX_STAT)
+    def_: int = Field(alias="def", ge=0, le=MAX_STAT)
+    arm: int = Field(ge=0, le=MAX_STAT)
+    spt: int = Field(ge=0, le=MAX_STAT)
+    pts: int = Field(ge=0, le=MAX_STAT)
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -80,10 +81,10 @@ class Chassis(_Frozen):
 class WarmechHP(_Frozen):
     """HP per location group: each arm, each leg, each side torso, the center torso."""
 
-    arm: int | None = Field(default=None, ge=1)
-    leg: int | None = Field(default=None, ge=1)
-    torso: int | None = Field(default=None, ge=1)
-    center: int | None = Field(default=None, ge=1)
+    arm: int | None = Field(default=None, ge=1, le=MAX_STAT)
+    leg: int | None = Field(default=None, ge=1, le=MAX_STAT)
+    torso: int | None = Field(default=None, ge=1, le=MAX_STAT)
+    center: int | None = Field(default=None, ge=1, le=MAX_STAT)
 
 
 class Warmech(_Frozen):
@@ -92,13 +93,13 @@ class Warmech(_Frozen):
     code: str
     name: str
     body: BodyType
-    tons: int = Field(ge=1)
-    spt: int = Field(ge=0)
-    mov: int = Field(ge=0)
-    def_: int = Field(alias="def", ge=0)
-    arm: int = Field(ge=0)
+    tons: int = Field(ge=1, le=MAX_STAT)
+    spt: int = Field(ge=0, le=MAX_STAT)
+    mov: int = Field(ge=0, le=MAX_STAT)
+    def_: int = Field(alias="def", ge=0, le=MAX_STAT)
+    arm: int = Field(ge=0, le=MAX_STAT)
     hp: WarmechHP
-    pts: int = Field(ge=0)
+    pts: int = Field(ge=0, le=MAX_STAT)
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pmim_analytics.limits import MAX_HEAT, MAX_OPTIONAL_FACTOR, MAX_STAT
+
 if TYPE_CHECKING:
     from pmim_analytics.rules.models import RulesVersion
 
@@ -31,7 +33,9 @@ DEFAULT_TONNAGE_HEAT: dict[int, int] = {5: 1, 10: 2, 15: 3, 20: 4}
 
 
 #: A heat rating or cost: a whole number, never negative.
-HeatValue = Annotated[int, Field(ge=0)]
+HeatValue = Annotated[int, Field(ge=0, le=MAX_HEAT)]
+#: A weapon tonnage as a key of ``tonnage_heat``.
+Tonnage = Annotated[int, Field(ge=0, le=MAX_STAT)]
 
 
 class _Setting(BaseModel):
@@ -48,7 +52,7 @@ class HeatRule(_Setting):
 
     ratings: dict[str, HeatValue] = Field(default_factory=dict)
     warmechs: dict[str, HeatValue] = Field(default_factory=dict)
-    tonnage_heat: dict[int, HeatValue] = Field(default_factory=lambda: dict(DEFAULT_TONNAGE_HEAT))
+    tonnage_heat: dict[Tonnage, HeatValue] = Field(default_factory=lambda: dict(DEFAULT_TONNAGE_HEAT))
     weapons: dict[str, HeatValue] = Field(default_factory=dict)
 
     def rating_of(self, rules: RulesVersion, code: str) -> int:
@@ -82,14 +86,14 @@ class CatchUpRule(_Setting):
     """Catch-up activations: a side with at least ``ratio`` times the other's living units
     activates ``activations`` units at each of its turns."""
 
-    ratio: int = Field(default=2, ge=2)
-    activations: int = Field(default=2, ge=2)
+    ratio: int = Field(default=2, ge=2, le=MAX_OPTIONAL_FACTOR)
+    activations: int = Field(default=2, ge=2, le=MAX_OPTIONAL_FACTOR)
 
 
 class RushRule(_Setting):
     """Rushing: a unit may move up to ``factor`` times its MOV and then may not attack."""
 
-    factor: int = Field(default=2, ge=2)
+    factor: int = Field(default=2, ge=2, le=MAX_OPTIONAL_FACTOR)
 
 
 class OptionalRules(_Setting):

@@ -25,9 +25,9 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pmim_analytics.errors import StoreError, display_path
+from pmim_analytics.errors import PmimError, StoreError, display_path
 from pmim_analytics.replay.provenance import own_files_checker
-from pmim_analytics.rules.catalogue import data_dir
+from pmim_analytics.rules.catalogue import data_dir, list_rules_ids, load_rules
 from pmim_analytics.store import jsonl
 from pmim_analytics.store.connection import explain_db_error, open_writer
 from pmim_analytics.store.headers import HeaderParser
@@ -131,6 +131,18 @@ def _plan(inputs: Inputs, batch_files: int, batch_bytes: int) -> list[_Batch]:
     return batches
 
 
+def rules_files_skipped() -> list[str]:
+    """A note for each rules file that does not load (a bad variant): its games cannot be
+    checked and are rejected, while every other rules id works as usual."""
+    notes = []
+    for rid in list_rules_ids():
+        try:
+            load_rules(rid)
+        except PmimError as e:
+            notes.append(f"rules {rid!r} skipped: {e.render()}")
+    return notes
+
+
 def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, strict: bool = False,
                  progress: ProgressFn | None = None, on_wait: Callable[[str], None] | None = None,
                  batch_files: int = BATCH_FILES, batch_bytes: int = BATCH_BYTES,
@@ -152,7 +164,7 @@ def ingest_paths(paths: list[str | Path], db: str | Path | None = None, *, stric
     started = time.perf_counter()
     with SigintGuard() as guard:
         inputs = find_inputs(paths)
-        result = IngestResult(notes=list(inputs.notes), inputs=inputs.count)
+        result = IngestResult(notes=[*inputs.notes, *rules_files_skipped()], inputs=inputs.count)
         done = 0
         judge = RulesJudge(workers)
         try:
