@@ -143,6 +143,7 @@ REPORTS: dict[str, Callable[[DuckDBData], Any]] = {
     "luck": tables.luck_report,
     "quality": tables.quality_report,
     "optional_rules": tables.optional_rules_report,
+    "cells": lambda data: data.matchup_cells(),
 }
 
 
@@ -173,6 +174,26 @@ def _game(db: str, version: tuple[int, int], game_id: str):  # noqa: ANN202
 def dice(rules_id: str):  # noqa: ANN201
     """The exact dice table of a rules id (weapon x target)."""
     return dice_table(rules(rules_id))
+
+
+@st.cache_data(show_spinner="Pairing the games…", max_entries=16)
+def _impact(db: str, version: tuple[int, int], a: str, b: str, source: str | None):  # noqa: ANN202
+    return tables.impact_report(DuckDBData(db, (a, b), source), a, b, paired=True)
+
+
+def impact(f: Filters, a: str, b: str):  # noqa: ANN201 (an ImpactTables)
+    """``pmim report impact --rules A,B`` on the sidebar's source (its rules filter does not apply)."""
+    return with_retry(lambda: _impact(f.db, f.version, a, b, f.source))
+
+
+def database_rules_ids(f: Filters) -> list[str]:
+    """The rules ids the database has games of (the sidebar's choices)."""
+    return with_retry(lambda: _choices(f.db, f.version))["rules_ids"]
+
+
+def legend(words: dict[str, str]) -> None:
+    """What each verdict word of a table means, as one caption under it."""
+    st.caption("**What the words mean.** " + "; ".join(f"*{w}*: {m}" for w, m in words.items()) + ".")
 
 
 def report(name: str, f: Filters) -> Any:
@@ -307,6 +328,37 @@ def sidebar() -> Filters:
     if picked == [] and all_ids:
         ids = ("<none>",)
     return Filters(db, version, ids, None if src == "all" else src, None if comp == ALL else comp, games_n)
+
+
+#: What an empty cell reads everywhere in the dashboard.
+MISSING = "—"
+
+
+def labelled(df, labels: dict[str, str], percent: tuple[str, ...] = (),  # noqa: ANN001, ANN201
+             digits: dict[str, int] | None = None):
+    """``df``'s columns named in ``labels`` (in that order), shown under their labels: shares in
+    ``percent`` as percent with one decimal, floats rounded to ``digits`` (2 unless given), and
+    "—" for a missing value. A pandas Styler: the cells keep their numbers, so columns still sort."""
+    digits = digits or {}
+    shown = df.select([c for c in labels if c in df.columns]).to_pandas()
+    formats = {}
+    for col in shown.columns:
+        if col in percent:
+            formats[labels[col]] = f"{{:.{digits.get(col, 1)}f}}"
+            shown[col] = shown[col] * 100
+        elif shown[col].dtype.kind == "f":
+            formats[labels[col]] = f"{{:.{digits.get(col, 2)}f}}"
+        elif shown[col].dtype.kind in "iu":
+            formats[labels[col]] = "{:,}"
+    shown = shown.rename(columns=labels)
+    return shown.style.format(formats, na_rep=MISSING).format(na_rep=MISSING, subset=[
+        c for c in shown.columns if c not in formats])
+
+
+def table(df, labels: dict[str, str], percent: tuple[str, ...] = (), digits: dict[str, int] | None = None,  # noqa: ANN001
+          **kwargs: Any) -> None:
+    """A table with human column names and "—" for missing values (see :func:`labelled`)."""
+    st.dataframe(labelled(df, labels, percent, digits), hide_index=True, **kwargs)
 
 
 def empty_state(f: Filters, what: str = "this page") -> bool:

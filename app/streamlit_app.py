@@ -1,6 +1,6 @@
 """The PMIM balance dashboard: `streamlit run app/streamlit_app.py` (or `make dashboard`).
 
-Ten pages over the replay database; every number comes from pmim_analytics.
+Eleven pages over the replay database; every number comes from pmim_analytics.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ HERE = Path(__file__).resolve().parent
 PAGES = (
     ("overview.py", "Overview", ":material/dashboard:"),
     ("compositions.py", "Compositions", ":material/groups:"),
+    ("rules_ab.py", "Rules A → B", ":material/compare_arrows:"),
     ("units.py", "Units", ":material/smart_toy:"),
     ("weapons.py", "Weapons & dice", ":material/casino:"),
     ("whatif.py", "What-if", ":material/science:"),

@@ -1,4 +1,5 @@
-"""Overview: what the database holds, the newest games, and the headline balance signals."""
+"""Overview: who dominates each rules version at one bot level, what moved against the previous
+version, what the database holds, the newest games, and the headline balance signals."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import _shared as sh
 import polars as pl
 import streamlit as st
 
-from pmim_analytics.report.dashboard_figures import games_figure
+from pmim_analytics.analytics import balance
+from pmim_analytics.analytics.robustness import level_key
+from pmim_analytics.report.dashboard_figures import balance_figure, games_figure
 from pmim_analytics.report.summary import composition_signals, cost_caveats, cost_signals, side_signals
 
 st.title("PMIM balance overview")
@@ -18,9 +21,62 @@ def _pct_range(lo: str, hi: str) -> pl.Expr:
     return pl.format("{} – {}", (pl.col(lo) * 100).round(0), (pl.col(hi) * 100).round(0))
 
 
+def glance() -> None:
+    """The first screen: per rules id at one bot level, the compositions by win rate and the movers."""
+    cells = sh.report("cells", f)
+    levels = balance.level_games(cells)
+    level = balance.pick_level(levels)
+    st.header("Balance at a glance")
+    if level is None:
+        st.info("No engine games where both sides had the same bot in this selection, so no balance at one bot "
+                "level to show: simulate some (Simulate page) or widen the sidebar's filters.", icon="🎲")
+        return
+    counts = dict(levels.group_by("bot").agg(pl.col("games").sum()).iter_rows())
+    names = sorted(counts, key=level_key)
+    c = st.columns([2, 3])
+    level = c[0].selectbox("Bot level (both sides)", names, index=names.index(level), key="overview_level",
+                           format_func=lambda b: f"{b} ({counts[b]:,} games)",
+                           help="Every figure here rests on engine games where both sides had this bot; "
+                                "levels are never pooled. The default is the strongest level with "
+                                f"{balance.LEVEL_GAMES} games in a rules version.")
+    table = balance.balance_table(cells, level)
+    ids = table.filter(pl.col("games") > 0)["rules_id"].unique(maintain_order=True).to_list()
+    lines = [h for rid in ids if (h := balance.headline(table, rid, level))]
+    for line in lines:
+        st.markdown(f"- **{line.split(':', 1)[0]}**:{line.split(':', 1)[1]}")
+    st.caption("Win rate of each composition over its games (mirrors left out, a draw is not a win), "
+               "95% Wilson interval in brackets; the same numbers as `pmim report compositions` on these games.")
+    if not ids:
+        return
+    rid = c[1].selectbox("Rules version to chart", ids, index=ids.index("v3") if "v3" in ids else 0,
+                         key="overview_rules")
+    left, right = st.columns([3, 2])
+    left.plotly_chart(balance_figure(table, rid, level), key="balance")
+    with right:
+        prev = balance.previous_rules(rid, ids)
+        st.subheader(f"Movers: {prev} → {rid}" if prev else "Movers")
+        if prev is None:
+            st.write(f"No earlier rules version (or base of the variant) has games at {level} to compare {rid} "
+                     "with.")
+            return
+        moved = balance.movers(table, rid, prev)
+        if moved.height == 0:
+            st.write(f"No composition was played under both {prev} and {rid} at {level}.")
+            return
+        sh.table(moved, {"composition": "Composition", "games_before": f"Games {prev}",
+                         "win_before": f"Win % {prev}", "games": f"Games {rid}", "win_rate": f"Win % {rid}",
+                         "change": "Change (points)", "change_lo": "95% from", "change_hi": "95% to"},
+                 percent=("win_before", "win_rate", "change", "change_lo", "change_hi"), key="movers")
+        st.caption(f"The compositions whose win rate changed most from {prev} to {rid}, both at {level}. "
+                   "Separate games, not paired: the interval is Newcombe's. The **Rules A → B** page pairs the "
+                   "games.")
+
+
 def body() -> None:
     if sh.empty_state(f, "the overview"):
         return
+    glance()
+    st.header("What the database holds")
     info = sh.info(f)
     engine = sum(n for s, _, n, _ in info.by_source_rules if s == "engine")
     manual = sum(n for s, _, n, _ in info.by_source_rules if s == "manual")

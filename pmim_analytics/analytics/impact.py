@@ -96,6 +96,21 @@ def pairing_summary(paired: pl.DataFrame) -> pl.DataFrame:
     return wide.sort("rules_id")
 
 
+def unpaired_lists(paired: pl.DataFrame) -> pl.DataFrame:
+    """The lists of the games left out, and why: per rules id, source, list and reason, the
+    games of that list left out for that reason (``rules_id source list reason games``),
+    most games first. A list that is paired in some games and not in others appears here
+    only with the games it lost."""
+    out = paired.filter(~pl.col("paired"))
+    if out.height == 0:
+        return pl.DataFrame(schema={"rules_id": pl.Utf8, "source": pl.Utf8, "list": pl.Utf8, "reason": pl.Utf8,
+                                    "games": pl.UInt32})
+    sides = pl.concat([out.select("game_id", "rules_id", "source", "reason", list=pl.col(f"{s}_list"))
+                       for s in ("blue", "red")]).unique()
+    return (sides.group_by("rules_id", "source", "list", "reason").agg(games=pl.col("game_id").n_unique())
+            .sort(["rules_id", "games", "list"], descending=[False, True, False]))
+
+
 def _diff(name: str, out: str) -> list[pl.Expr]:
     ma, sa = ratio_se_expr(name, "_a")
     mb, sb = ratio_se_expr(name, "_b")
@@ -183,3 +198,26 @@ def unit_impact(paired: pl.DataFrame, game_sums: pl.DataFrame, rules_a: str, rul
         *_diff("surv", "survival"),
     ).with_columns(significant=_significant("vp_share", "vp_per_pt", "damage_per_pt", "survival")).sort(
         "source", "code")
+
+
+#: The verdict words of :func:`with_verdicts`, each with what it means (the dashboard's legend).
+VERDICTS = {
+    "stronger": "the list wins more under B: the 95% interval of the change lies above 0",
+    "weaker": "the list wins less under B: the interval lies below 0",
+    "no clear change": "the interval holds 0: these games cannot tell a change from chance",
+    "saturated": "the list won or lost 95-100% under A or B, where a change of win rate cannot show",
+}
+
+
+def with_verdicts(comps: pl.DataFrame) -> pl.DataFrame:
+    """:func:`composition_impact` rows with ``verdict`` (a word of :data:`VERDICTS`) and
+    ``verdict_line``: "Tank-heavy: stronger, +12 points [3, 21] over 40 / 40 paired games"."""
+    lo, hi, d = (pl.col(c) * 100 for c in ("win_diff_lo", "win_diff_hi", "win_diff"))
+    verdict = (pl.when(pl.col("saturated")).then(pl.lit("saturated"))
+               .when(pl.col("win_diff_lo") > 0).then(pl.lit("stronger"))
+               .when(pl.col("win_diff_hi") < 0).then(pl.lit("weaker"))
+               .otherwise(pl.lit("no clear change")))
+    line = pl.format("{}: {}, {} points [{}, {}] over {} / {} paired games", pl.col("list"), verdict,
+                     pl.when(d >= 0).then(pl.lit("+")).otherwise(pl.lit("")) + d.round(0).cast(pl.Int64).cast(pl.Utf8),
+                     lo.round(0).cast(pl.Int64), hi.round(0).cast(pl.Int64), pl.col("games_a"), pl.col("games_b"))
+    return comps.with_columns(verdict=verdict, verdict_line=line)

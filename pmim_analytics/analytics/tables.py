@@ -6,7 +6,7 @@ selection of games (from frames or the database) and returns Polars frames.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import polars as pl
 
@@ -93,6 +93,8 @@ class ImpactTables:
     compositions: pl.DataFrame
     units: pl.DataFrame
     pairing: pl.DataFrame
+    #: The lists of the games left out, per reason (:func:`.impact.unpaired_lists`).
+    unpaired: pl.DataFrame = field(default_factory=pl.DataFrame)
 
 
 def list_keys(data: GameData) -> pl.DataFrame:
@@ -111,10 +113,11 @@ def impact_report(data: GameData, rules_a: str, rules_b: str, paired: bool = Tru
         per_game = data.unit_game_sums()
     p = impact.pair_games(games, rules_a, rules_b)
     summary = impact.pairing_summary(p)
+    unpaired = impact.unpaired_lists(p)
     if not paired:
         p = p.with_columns(paired=pl.lit(True), weight=pl.lit(1.0))
     return ImpactTables(impact.composition_impact(p, rules_a, rules_b),
-                        impact.unit_impact(p, per_game, rules_a, rules_b), summary)
+                        impact.unit_impact(p, per_game, rules_a, rules_b), summary, unpaired)
 
 
 def cost_report(data: GameData, alpha: float = costs.ALPHA) -> costs.CostFit:

@@ -271,3 +271,28 @@ def impact_figure(impact: pl.DataFrame, source: str | None = None) -> go.Figure:
     fig.update_xaxes(title="win-rate change, percentage points (bars: 95% interval)")
     fig.update_yaxes(title="list", automargin=True)
     return _finish(fig, title, None, 200 + 40 * t.height)
+
+
+def balance_figure(table: pl.DataFrame, rules_id: str, level: str) -> go.Figure:
+    """Win rate per composition under one rules id at one bot level, highest first, with 95%
+    Wilson bars and the games behind each bar (:func:`~pmim_analytics.analytics.balance.balance_table`)."""
+    title = f"Win rate by composition, {rules_id}, both sides {level}"
+    t = table.filter((pl.col("rules_id") == rules_id) & (pl.col("games") > 0))
+    if t.height == 0:
+        return _empty(title, None)
+    t = t.sort("win_rate")  # plotly draws the first bar at the bottom: highest on top
+    fig = go.Figure(go.Bar(
+        x=(t["win_rate"] * 100).to_list(), y=t["composition"].to_list(), orientation="h",
+        marker={"color": SERIES_COLOURS[0]},
+        error_x={"type": "data", "symmetric": False, "array": ((t["win_hi"] - t["win_rate"]) * 100).to_list(),
+                 "arrayminus": ((t["win_rate"] - t["win_lo"]) * 100).to_list(), "color": "#444"},
+        text=[f"{w * 100:.0f}% ({g:,} games)" for w, g in zip(t["win_rate"], t["games"], strict=True)],
+        textposition="inside", insidetextanchor="start",
+        customdata=list(zip((t["win_lo"] * 100).to_list(), (t["win_hi"] * 100).to_list(), t["games"].to_list(),
+                            strict=True)),
+        hovertemplate="%{y}: %{x:.0f}% [%{customdata[0]:.0f}, %{customdata[1]:.0f}] of %{customdata[2]} games"
+                      "<extra></extra>", showlegend=False))
+    fig.add_vline(x=50, line={"dash": "dot", "color": "#888"})
+    fig.update_xaxes(title="win % (bars: 95% interval; mirrors left out)", range=[0, 100])
+    fig.update_yaxes(title="", automargin=True)
+    return _finish(fig, title, None, 140 + 30 * t.height)

@@ -12,9 +12,10 @@ from streamlit.testing.v1 import AppTest
 from pmim_analytics.store.info import db_info
 
 APP = Path(__file__).resolve().parents[2] / "app" / "streamlit_app.py"
-PAGES = ("overview", "compositions", "units", "weapons", "whatif", "replay", "log_match", "simulate", "export")
+PAGES = ("overview", "compositions", "rules_ab", "units", "weapons", "whatif", "replay", "log_match", "simulate",
+         "export")
 #: Pages that draw at least one chart when there are games.
-CHART_PAGES = {"overview", "compositions", "units", "weapons", "replay"}
+CHART_PAGES = {"overview", "compositions", "rules_ab", "units", "weapons", "replay"}
 
 
 def open_page(page: str, db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> AppTest:

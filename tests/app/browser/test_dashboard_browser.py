@@ -37,6 +37,7 @@ SHOTS = ROOT / "test-artifacts" / "screenshots"
 PAGES = (
     ("", "PMIM balance overview", True),
     ("compositions", "Compositions across rules versions", True),
+    ("rules_ab", "Rules A → B: what a change of rules does", True),
     ("units", "Units: what each type does for its points", True),
     ("weapons", "Weapons & dice", True),
     ("whatif", "What-if: change a stat, see what it does", False),

@@ -1,0 +1,118 @@
+"""Rules A → B: what changes from one rules id to another, on paired games (``pmim report impact``
+in the browser). Linkable: ``/rules_ab?a=v3&b=v3-llaser-rpt4``."""
+
+from __future__ import annotations
+
+import _shared as sh
+import polars as pl
+import streamlit as st
+
+from pmim_analytics.analytics import impact
+from pmim_analytics.errors import PmimError
+from pmim_analytics.report.dashboard_figures import impact_figure
+from pmim_analytics.rules import load_rules, rules_label
+from pmim_analytics.rules.diff import diff_rules
+
+st.title("Rules A → B: what a change of rules does")
+f = sh.sidebar()
+
+
+def _defaults(ids: list[str]) -> tuple[str, str]:
+    """A and B from the address, else v3 and its first variant in the database, else the first two."""
+    a, b = st.query_params.get("a"), st.query_params.get("b")
+    if a in ids and b in ids:
+        return a, b
+    base = "v3" if "v3" in ids else ids[0]
+    others = [r for r in ids if r != base]
+    variants = [r for r in others if r.startswith(base)]
+    return base, (variants or others)[0]
+
+
+def _keep_in_url() -> None:
+    st.query_params["a"] = st.session_state["ab_a"]
+    st.query_params["b"] = st.session_state["ab_b"]
+
+
+def body() -> None:
+    if sh.empty_state(f, "the rules comparison"):
+        return
+    ids = sh.database_rules_ids(f)
+    if len(ids) < 2:
+        st.info("The database holds games of one rules id only: there is nothing to compare yet.", icon="⚖️")
+        return
+    a0, b0 = _defaults(ids)
+    for key, value in (("ab_a", a0), ("ab_b", b0)):
+        if st.session_state.get(key) not in ids:
+            st.session_state[key] = value
+    c = st.columns(2)
+    a = c[0].selectbox("A (before)", ids, key="ab_a", on_change=_keep_in_url, format_func=rules_label)
+    b = c[1].selectbox("B (after)", ids, key="ab_b", on_change=_keep_in_url, format_func=rules_label)
+    _keep_in_url()
+    if a == b:
+        st.info("Pick two different rules ids.", icon="⚖️")
+        return
+    st.caption("This page's address names A and B: share it to show this comparison. The sidebar's source filter "
+               "applies; its rules filter does not.")
+
+    st.header("What the rules change")
+    try:
+        changes = diff_rules(load_rules(a), load_rules(b))
+    except PmimError:
+        st.write("One of them is a rules id only the database knows, so its rules cannot be compared here.")
+    else:
+        if changes:
+            sh.table(pl.DataFrame([{"table": ch.table, "item": ch.item, "what": ch.what, "old": ch.old,
+                                    "new": ch.new} for ch in changes]),
+                     {"table": "Part", "item": "Item", "what": "Change", "old": f"In {a}", "new": f"In {b}"},
+                     key="ab_diff")
+        else:
+            st.write(f"{a} and {b} have the same rules.")
+
+    imp = sh.impact(f, a, b)
+    st.header("Paired change per list")
+    comps = impact.with_verdicts(imp.compositions)
+    if comps.height == 0:
+        st.info("No list played the same matchup with the same bots and sides under both rules ids, so nothing "
+                "can be paired: see below which lists were left out and why.", icon="🔗")
+    else:
+        for line in comps.sort("list")["verdict_line"].to_list():
+            st.markdown(f"- {line}")
+        st.plotly_chart(impact_figure(comps), key="ab_impact")
+        sh.table(comps, {"source": "Source", "list": "List", "games_a": f"Games {a}", "games_b": f"Games {b}",
+                         "win_a": f"Win % {a}", "win_b": f"Win % {b}", "win_diff": "Change (points)",
+                         "win_diff_lo": "95% from", "win_diff_hi": "95% to", "vp_margin_diff": "VP margin change",
+                         "verdict": "Verdict"},
+                 percent=("win_a", "win_b", "win_diff", "win_diff_lo", "win_diff_hi"), key="ab_lists")
+        sh.legend(impact.VERDICTS)
+    st.caption("Paired: a game counts only when a game with the same lists (by content), the same bots and the "
+               "same sides was played under the other rules id; the rules id with more games of such a pairing "
+               "has them weighted down. Changes are B minus A with 95% intervals clustered by game.")
+
+    st.header("Paired change per unit type")
+    if imp.units.height == 0:
+        st.write("No unit type was fielded in paired games under both rules ids.")
+    else:
+        sh.table(imp.units, {"source": "Source", "type": "Unit type", "units_a": f"Units {a}",
+                             "units_b": f"Units {b}", "pts_a": f"PTS {a}", "pts_b": f"PTS {b}",
+                             "damage_per_pt_diff": "Damage / pt change", "damage_per_pt_diff_lo": "95% from",
+                             "damage_per_pt_diff_hi": "95% to", "vp_per_pt_diff": "VP / pt change",
+                             "vp_per_pt_diff_lo": "VP / pt 95% from", "vp_per_pt_diff_hi": "VP / pt 95% to"},
+                 digits={"pts_a": 0, "pts_b": 0, "damage_per_pt_diff": 3, "damage_per_pt_diff_lo": 3,
+                         "damage_per_pt_diff_hi": 3, "vp_per_pt_diff": 4, "vp_per_pt_diff_lo": 4,
+                         "vp_per_pt_diff_hi": 4}, key="ab_units")
+
+    st.header("Games paired, and the lists left out")
+    sh.table(imp.pairing, {"rules_id": "Rules", "games": "Games", "paired": "Paired", "strata": "Pairings",
+                           "left_out": "Left out", **{r: r.capitalize() for r in impact.REASONS}}, key="ab_pairing")
+    if imp.unpaired.height:
+        sh.table(imp.unpaired, {"rules_id": "Rules", "source": "Source", "list": "List", "reason": "Why left out",
+                                "games": "Games left out"}, key="ab_unpaired")
+        sh.legend({"list not played": "the list was never fielded under the other rules id",
+                   "matchup not played": "both lists were, but never against each other",
+                   "other bots": "they met, but played by other bots",
+                   "sides swapped": "they met with these bots, but on the other sides"})
+    else:
+        st.write("Every game of both rules ids was paired.")
+
+
+sh.page_errors(body)

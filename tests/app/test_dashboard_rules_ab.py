@@ -1,0 +1,61 @@
+"""The Rules A → B page: the paired change per list as `pmim report impact` prints it, the lists
+left out named with their reason, and A and B in the page's address."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pmim_analytics.analytics import impact
+from tests.app.test_dashboard_app import open_page, problems
+
+
+def frame_with(at, column: str):  # noqa: ANN001, ANN201 (an AppTest; a pandas frame)
+    """The first table on the page with a column labelled ``column``."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_the_page_shows_the_paired_impact_of_pmim_report_impact(small_demo_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 tmp_path: Path) -> None:
+    at = open_page("rules_ab", small_demo_db, monkeypatch, tmp_path)
+    assert problems(at) == []
+    assert (at.selectbox(key="ab_a").value, at.selectbox(key="ab_b").value) == ("v3", "v3-llaser-rpt4")
+    assert at.query_params["a"] == "v3" and at.query_params["b"] == "v3-llaser-rpt4"
+    out = subprocess.run([sys.executable, "-m", "pmim_analytics", "report", "impact", "--rules", "v3,v3-llaser-rpt4",
+                          "--db", str(small_demo_db), "--format", "json"], capture_output=True, text=True, check=True)
+    cli = json.loads(out.stdout)
+    rows = pl.DataFrame(cli["compositions"])
+    assert rows.height == 3
+    shown = frame_with(at, "Verdict")
+    for r in rows.iter_rows(named=True):
+        mine = shown[shown["List"] == r["list"]].iloc[0]
+        assert mine["Change (points)"] == pytest.approx(r["win_diff"] * 100)
+        assert mine["95% from"] == pytest.approx(r["win_diff_lo"] * 100)
+        assert mine["Verdict"] in impact.VERDICTS
+        line = next(m.value for m in at.markdown if m.value.startswith(f"- {r['list']}: "))
+        assert f"{r['games_a']} / {r['games_b']} paired games" in line
+    assert "Rules A → B" in at.title[0].value
+
+
+def test_a_and_b_come_from_the_address_and_unpaired_lists_are_named(
+        small_demo_db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.test_dashboard_app import APP
+
+    monkeypatch.setenv("PMIM_DB", str(small_demo_db))
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.switch_page("views/rules_ab.py")
+    at.query_params["a"] = "v2"
+    at.query_params["b"] = "v3"
+    at.run()
+    assert problems(at) == []
+    assert (at.selectbox(key="ab_a").value, at.selectbox(key="ab_b").value) == ("v2", "v3")
+    left_out = frame_with(at, "Why left out")
+    assert len(left_out) > 0 and set(left_out["Why left out"]) <= set(impact.REASONS)
+    assert any("What the words mean" in c.value and "list not played" in c.value for c in at.caption)
