@@ -26,6 +26,7 @@ ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.replay.manual.summary_form",
     "pmim_analytics.replay.show",
     "pmim_analytics.replay.steps",
+    "pmim_analytics.replay.timeline",  # the replay viewer's kills, objective and VP changes
     "pmim_analytics.report",
     "pmim_analytics.report.board",
     "pmim_analytics.report.dashboard_figures",
@@ -35,6 +36,7 @@ ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.report.summary",
     "pmim_analytics.rules",
     "pmim_analytics.rules.army",
+    "pmim_analytics.rules.diff",  # what changes from rules A to B (Rules A → B page)
     "pmim_analytics.rules.variant_edit",  # variants saved from the What-if page
     "pmim_analytics.sim",
     "pmim_analytics.sim.batch",
