@@ -15,7 +15,9 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-S, I8, I16, I32, I64, F64, B = pl.Utf8, pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.Float64, pl.Boolean
+from pmim_analytics.model.events import COLUMN_TYPES, EVENT_COLUMNS
+
+S, I32, I64, F64, B = pl.Utf8, pl.Int32, pl.Int64, pl.Float64, pl.Boolean
 
 #: Column name -> Polars dtype, per table (the order of ``sql/001_initial.sql``).
 SCHEMAS: dict[str, dict[str, pl.DataType]] = {
@@ -31,13 +33,8 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "units": {
         "game_id": S, "unit_id": S, "side": S, "code": S, "type": S, "kind": S, "weapons": S, "pts": I32,
     },
-    "events": {
-        "game_id": S, "seq": I32, "round": I32, "type": S, "unit": S, "target": S, "weapon": S, "mount": S,
-        "from_col": I16, "from_row": I16, "to_col": I16, "to_row": I16, "path": I16, "distance": I16,
-        "die1": I8, "die2": I8, "acc": I8, "needed": I8, "hit": B, "location": S, "location_rolls": S,
-        "damage": I16, "overkill": I16, "by": S, "objective": I16, "side": S, "blue_holders": S,
-        "red_holders": S, "blue_vp": I16, "red_vp": I16, "reason": S, "rounds": I16,
-    },
+    # the wide event row, from its one declaration (pmim_analytics.model.events.schema)
+    "events": {name: getattr(pl, COLUMN_TYPES[sql].polars) for name, sql in EVENT_COLUMNS},
     "unit_game_stats": {
         "game_id": S, "unit_id": S, "side": S, "rules_id": S, "source": S, "code": S, "type": S, "kind": S,
         "weapons": S, "pts": I32, "attacks": I32, "hits": I32, "damage_dealt": I32, "overkill": I32,

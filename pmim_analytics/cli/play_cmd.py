@@ -18,13 +18,13 @@ from pmim_analytics.engine.driver import play_game
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.verify import verify_game
 from pmim_analytics.errors import InvalidArmyError, Location, PmimError, ReplayError, display_path
-from pmim_analytics.model.events import FIRST_PLAYER_HELP
 from pmim_analytics.replay import provenance
 from pmim_analytics.replay.format import write_game
 from pmim_analytics.replay.show import describe_event, iter_play_by_play
 from pmim_analytics.replay.sources import LoadedGame, iter_games, read_game_with_lines
 from pmim_analytics.rules import DEFAULT_SCENARIO, load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
+from pmim_analytics.sim import FIRST_PLAYER_HELP
 from pmim_analytics.sim.backends import open_backend
 from pmim_analytics.sim.batch import BatchSpec, BatchSummary, wilson_interval
 from pmim_analytics.sim.runner import run_batch

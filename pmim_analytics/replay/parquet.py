@@ -20,18 +20,29 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pmim_analytics.errors import Location, ReplayError, display_path
-from pmim_analytics.model.events import EVENT_COLUMN_NAMES, EVENT_COLUMNS, Event, event_from_row, event_to_row
+from pmim_analytics.model.events import (
+    COLUMN_TYPES,
+    EVENT_COLUMN_NAMES,
+    EVENT_COLUMNS,
+    Event,
+    event_from_row,
+    event_to_row,
+)
 from pmim_analytics.replay.format import GameRecord, parse_header
 
-_ARROW = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "SMALLINT": pa.int16(), "TINYINT": pa.int8(),
-          "BOOLEAN": pa.bool_(), "BIGINT": pa.int64()}
-EVENT_SCHEMA = pa.schema([(name, _ARROW[kind]) for name, kind in EVENT_COLUMNS])
+
+def arrow_type(sql_type: str) -> pa.DataType:
+    """The Arrow type of an SQL column type (:data:`pmim_analytics.model.events.COLUMN_TYPES`)."""
+    return pa.type_for_alias(COLUMN_TYPES[sql_type].arrow)
+
+
+EVENT_SCHEMA = pa.schema([(name, arrow_type(kind)) for name, kind in EVENT_COLUMNS])
 GAME_COLUMNS: tuple[tuple[str, str], ...] = (
     ("game_id", "VARCHAR"), ("source", "VARCHAR"), ("rules", "VARCHAR"), ("scenario", "VARCHAR"),
     ("seed", "BIGINT"), ("game_index", "INTEGER"), ("batch", "VARCHAR"), ("played", "VARCHAR"),
     ("header_json", "VARCHAR"),
 )
-GAME_SCHEMA = pa.schema([(name, _ARROW[kind]) for name, kind in GAME_COLUMNS])
+GAME_SCHEMA = pa.schema([(name, arrow_type(kind)) for name, kind in GAME_COLUMNS])
 _PART = re.compile(r"^games\.(\d{5})\.parquet$")
 
 

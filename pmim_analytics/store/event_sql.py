@@ -13,11 +13,8 @@ event's canonical JSON (sorted keys), so the content id of
 
 from __future__ import annotations
 
-from pmim_analytics.model.events import COMMON_FIELDS, EVENT_COLUMN_NAMES, EVENT_FIELDS, EVENT_TYPES, EventField
+from pmim_analytics.model.events import COMMON_FIELDS, EVENT_COLUMN_NAMES, EVENT_FIELDS, EVENT_TYPES, KINDS, EventField
 
-#: Each declared field kind as DuckDB parses its JSON (pmim_analytics.model.events.KINDS).
-_DUCK = {"int": "BIGINT", "str": "VARCHAR", "bool": "BOOLEAN", "hex": "BIGINT[]", "dice": "BIGINT[]",
-         "d6_list": "BIGINT[]", "ids": "VARCHAR[]"}
 _PAIRS = ("hex", "dice")
 
 
@@ -43,7 +40,7 @@ def event_keys(etype: str) -> list[str]:
 
 def json_struct() -> str:
     """The ``from_json`` structure covering every field of every event type."""
-    items = [f'"{k}":"{_DUCK[kind]}"' for k, kind in FIELD_KINDS.items()] + ['"type":"VARCHAR"']
+    items = [f'"{k}":"{KINDS[kind].json_sql}"' for k, kind in FIELD_KINDS.items()] + ['"type":"VARCHAR"']
     return "{" + ",".join(items) + "}"
 
 

@@ -18,15 +18,15 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pmim_analytics.model.events import EVENT_COLUMNS, Event, event_to_row
+from pmim_analytics.model.events import COLUMN_TYPES, EVENT_COLUMNS, Event, event_to_row
 from pmim_analytics.replay.format import GameHeader
+from pmim_analytics.replay.parquet import arrow_type
 from pmim_analytics.store.headers import SideInfo
 
-_WIDE = {"VARCHAR": "VARCHAR", "BOOLEAN": "BOOLEAN"}  # every number is BIGINT while staged
+#: The wide columns as staged: every number is BIGINT until validation has checked its range.
 EVENT_STAGE_COLUMNS: tuple[tuple[str, str], ...] = tuple(
-    (name, _WIDE.get(t, "BIGINT")) for name, t in EVENT_COLUMNS if name != "game_id"
+    (name, COLUMN_TYPES[t].staged) for name, t in EVENT_COLUMNS if name != "game_id"
 )
-_ARROW = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(), "INTEGER": pa.int32()}
 
 GAME_COLUMNS = (("g", "INTEGER"), ("file", "VARCHAR"), ("events_file", "VARCHAR"), ("head_line", "INTEGER"),
                 ("claimed_id", "VARCHAR"), ("game_id", "VARCHAR"), ("source", "VARCHAR"), ("rules_id", "VARCHAR"),
@@ -79,7 +79,7 @@ def drop_staging(con: duckdb.DuckDBPyConnection) -> None:
 def _arrow(cols: tuple[tuple[str, str], ...], data: dict[str, list]) -> pa.Table:
     arrays = []
     for name, t in cols:
-        typ = pa.list_(pa.string()) if t == "VARCHAR[]" else _ARROW[t]
+        typ = pa.list_(pa.string()) if t == "VARCHAR[]" else arrow_type(t)
         arrays.append(pa.array(data[name], type=typ))
     return pa.Table.from_arrays(arrays, names=[c for c, _ in cols])
 

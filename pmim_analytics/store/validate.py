@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import duckdb
 
 from pmim_analytics.model.combat import damage_sql, hit_sql
-from pmim_analytics.model.events import COMMON_FIELDS, EVENT_COLUMNS, EVENT_FIELDS, EVENT_TYPES
+from pmim_analytics.model.events import COLUMN_TYPES, COMMON_FIELDS, EVENT_COLUMNS, EVENT_FIELDS, EVENT_TYPES
 from pmim_analytics.model.vocab import END_REASONS as GAME_END_REASONS
 from pmim_analytics.model.vocab import LOCATION_CODES
 from pmim_analytics.store.event_sql import event_keys
@@ -38,7 +38,6 @@ KEY_COLUMNS = {f.name: f.columns for fs in EVENT_FIELDS.values() for f in fs if 
 PARQUET_FIELD = {k: "/".join(v) for k, v in KEY_COLUMNS.items()}
 #: The rules of an attack in SQL, from the engine's own definitions (pmim_analytics.model.combat).
 _HIT = hit_sql("e.die1", "e.die2", "e.acc", "e.needed")
-_RANGES = {"INTEGER": (-(2**31), 2**31 - 1), "SMALLINT": (-32768, 32767), "TINYINT": (-128, 127)}
 
 
 @dataclass(frozen=True)
@@ -78,8 +77,9 @@ def _required_checks() -> list[str]:
 def _range_checks() -> list[str]:
     arms = []
     for name, sql_type in EVENT_COLUMNS:
-        if sql_type in _RANGES:
-            lo, hi = _RANGES[sql_type]
+        ctype = COLUMN_TYPES[sql_type]
+        if ctype.lo is not None and ctype.staged != ctype.sql:  # narrowed once staged: check it fits
+            lo, hi = ctype.lo, ctype.hi
             key = {"die1": "roll", "die2": "roll", "to_col": "hex", "to_row": "hex"}.get(name, name)
             arms.append(f'WHEN e."{name}" NOT BETWEEN {lo} AND {hi} THEN '
                         f"['{key}', 'value', printf('{name} %d is out of range', e.\"{name}\")]")

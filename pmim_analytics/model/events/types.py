@@ -1,4 +1,4 @@
-"""The event vocabulary of a PMIM game: what the engine emits and replays store.
+"""The event types of a PMIM game: what the engine emits and replays store.
 
 A game is a header (see :mod:`pmim_analytics.model.record`) and an ordered stream of
 events. Every event has ``seq`` (1, 2, ... in order), ``round`` (0 for deployment; ``None``
@@ -10,35 +10,43 @@ Hexes are ``(column, row)`` offset coordinates of the scenario map (odd-q layout
 Hit locations are written with their codes ``LA RA LL RL LT RT CT``.
 
 Each field of each event is declared once, with :func:`column`: its kind (how it is typed
-in JSON) and the wide-row columns it fills. Everything that reads or writes events derives
-from those declarations: the JSON Lines form (:meth:`Event.to_dict`, :func:`event_from_dict`
-and the type checks of :mod:`pmim_analytics.replay.format`), the wide row shape
-(:data:`EVENT_COLUMNS`, :func:`event_to_row`, :func:`event_from_row`) used by the Parquet
-batches and the database's ``events`` table, and the store's SQL readers and checks
-(:mod:`pmim_analytics.store.event_sql`, :mod:`pmim_analytics.store.validate`). Adding an
-event type is one class here plus its handlers (see docs/replay-format.md).
+in JSON) and the wide-row columns it fills. The wide row itself (its columns, their SQL
+types, the DDL) is :mod:`.schema`; the generic conversions (JSON form, wide rows, columns)
+are :mod:`.codecs`. Adding an event type is one class here plus its handlers (see
+docs/replay-format.md).
 
 Events are keyword-only: ``Move(seq=7, round=1, unit="B:TW1", from_hex=(5, 12), to_hex=(5, 10), path=2)``.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
-from operator import itemgetter
 from typing import Any, ClassVar, TypeVar
 
 from pmim_analytics.model.vocab import END_REASONS
 
 Coords = tuple[int, int]
 
-#: How a field is typed, and how its value spreads over wide-row columns:
-#: ``int``, ``str``, ``bool`` (one column each); ``hex`` (a [column, row] pair, two columns);
-#: ``dice`` (two d6, two columns); ``d6_list`` (d6 results, one column joined by commas);
-#: ``ids`` (unit ids, one column joined by spaces).
-KINDS = ("int", "str", "bool", "hex", "dice", "d6_list", "ids")
-_SEQUENCE_KINDS = frozenset({"hex", "dice", "d6_list", "ids"})
+@dataclass(frozen=True)
+class Kind:
+    """How a field is typed: its name, the wide-row columns it spreads over, whether its JSON
+    value is a list, and the type DuckDB parses that JSON value as."""
+
+    name: str
+    width: int
+    sequence: bool
+    json_sql: str
+
+
+#: Every field kind: ``int``, ``str``, ``bool`` (one column each); ``hex`` (a [column, row]
+#: pair, two columns); ``dice`` (two d6, two columns); ``d6_list`` (d6 results, one column
+#: joined by commas); ``ids`` (unit ids, one column joined by spaces).
+KINDS: dict[str, Kind] = {k.name: k for k in (
+    Kind("int", 1, False, "BIGINT"), Kind("str", 1, False, "VARCHAR"), Kind("bool", 1, False, "BOOLEAN"),
+    Kind("hex", 2, True, "BIGINT[]"), Kind("dice", 2, True, "BIGINT[]"), Kind("d6_list", 1, True, "BIGINT[]"),
+    Kind("ids", 1, True, "VARCHAR[]"),
+)}
 
 
 @dataclass(frozen=True)
@@ -86,9 +94,6 @@ class Deploy(Event):
 
 
 FIRST_PLAYER_SETTINGS = ("alternate", "blue", "red", "random")
-#: What each first-player setting means, for the CLI's ``--first-player`` and the dashboard.
-FIRST_PLAYER_HELP = ("Who activates first: alternate (blue in odd rounds, red in even), blue, red, or random "
-                     "(a die before deployment picks round 1's first side, then the rounds alternate).")
 
 
 def first_side_of_die(die: int) -> str:
@@ -356,197 +361,6 @@ EVENT_FIELDS: dict[str, tuple[EventField, ...]] = {
 #: The fields every event has.
 COMMON_FIELDS: tuple[EventField, ...] = tuple(_declared(f) for f in fields(Event))
 _OWN_NAMES: dict[str, tuple[str, ...]] = {t: tuple(f.name for f in fs) for t, fs in EVENT_FIELDS.items()}
-
-#: The wide row shape of an event: (column, arrow/duckdb type). One row per event; a
-#: column an event type does not use is null. ``game_id`` leads every row.
-EVENT_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("game_id", "VARCHAR"),
-    ("seq", "INTEGER"),
-    ("round", "INTEGER"),
-    ("type", "VARCHAR"),
-    ("unit", "VARCHAR"),
-    ("target", "VARCHAR"),
-    ("weapon", "VARCHAR"),
-    ("mount", "VARCHAR"),
-    ("from_col", "SMALLINT"),
-    ("from_row", "SMALLINT"),
-    ("to_col", "SMALLINT"),
-    ("to_row", "SMALLINT"),
-    ("path", "SMALLINT"),
-    ("distance", "SMALLINT"),
-    ("die1", "TINYINT"),  # also the die of a first_player draw
-    ("die2", "TINYINT"),
-    ("acc", "TINYINT"),
-    ("needed", "TINYINT"),
-    ("hit", "BOOLEAN"),
-    ("location", "VARCHAR"),
-    ("location_rolls", "VARCHAR"),  # the d6 results joined by commas, e.g. "1,5"
-    ("damage", "SMALLINT"),
-    ("overkill", "SMALLINT"),
-    ("by", "VARCHAR"),
-    ("objective", "SMALLINT"),
-    ("side", "VARCHAR"),  # scoring side (vp), first side (round_start), winner (game_end)
-    ("blue_holders", "VARCHAR"),  # vp: ids of blue units in the zone, space-separated
-    ("red_holders", "VARCHAR"),
-    ("blue_vp", "SMALLINT"),
-    ("red_vp", "SMALLINT"),
-    ("reason", "VARCHAR"),  # game_end: why it ended; first_player: the setting
-    ("rounds", "SMALLINT"),
-)
-EVENT_COLUMN_NAMES = tuple(name for name, _ in EVENT_COLUMNS)
-
-
-def _check_declarations() -> None:
-    known = set(EVENT_COLUMN_NAMES)
-    for etype, fs in EVENT_FIELDS.items():
-        for f in fs:
-            width = 2 if f.kind in ("hex", "dice") else 1
-            if len(f.columns) != width or not set(f.columns) <= known:
-                raise RuntimeError(f"{etype}.{f.name}: columns {f.columns} do not fit its kind {f.kind!r}")
-
-
-_check_declarations()
-
-
-#: How :func:`event_to_row` spreads each field: (name, 0 plain | 1 pair | 2 joined d6 | 3 joined ids, columns).
-_ROW_PLAN: dict[str, tuple[tuple[str, int, tuple[str, ...]], ...]] = {
-    t: tuple((f.name, {"hex": 1, "dice": 1, "d6_list": 2, "ids": 3}.get(f.kind, 0), f.columns) for f in fs)
-    for t, fs in EVENT_FIELDS.items()
-}
-
-
-def event_to_row(game_id: str, ev: Event) -> dict[str, Any]:
-    """Flatten one event into the wide row shape (missing columns are left out = null)."""
-    row: dict[str, Any] = {"game_id": game_id, "seq": ev.seq, "round": ev.round, "type": ev.type}
-    for name, how, cols in _ROW_PLAN[ev.type]:
-        v = getattr(ev, name)
-        if how == 0:
-            row[cols[0]] = v
-        elif how == 1:
-            row[cols[0]], row[cols[1]] = (None, None) if v is None else v
-        elif how == 2:
-            row[cols[0]] = ",".join(map(str, v))
-        else:
-            row[cols[0]] = " ".join(v)
-    return row
-
-
-def event_from_row(row: Mapping[str, Any]) -> Event:
-    """Rebuild an event from its wide row (the inverse of :func:`event_to_row`).
-
-    Raises ``KeyError`` for an unknown type.
-    """
-    etype = row["type"]
-    cls = EVENT_TYPES[etype]
-    kwargs: dict[str, Any] = {"seq": row["seq"], "round": row["round"]}
-    for f in EVENT_FIELDS[etype]:
-        kind = f.kind
-        if kind == "hex" or kind == "dice":
-            a, b = row[f.columns[0]], row[f.columns[1]]
-            v: Any = None if a is None and b is None else (int(a), int(b))
-        elif kind == "d6_list":
-            v = tuple(int(x) for x in (row[f.columns[0]] or "").split(",") if x)
-        elif kind == "ids":
-            v = tuple((row[f.columns[0]] or "").split())
-        else:
-            v = row[f.columns[0]]
-        kwargs[f.name] = v
-    return cls(**kwargs)
-
-
-#: How :func:`events_from_columns` reads each type: the event class, the field names
-#: (``seq`` and ``round`` first) and, per field, (0 plain | 1 pair | 2 d6 list | 3 ids, columns).
-_COLUMN_PLAN: dict[str, tuple[type[Event], tuple[str, ...], tuple[tuple[int, tuple[str, ...]], ...]]] = {
-    t: (EVENT_TYPES[t], ("seq", "round", *(name for name, _, _ in plan)),
-        ((0, ("seq",)), (0, ("round",)), *((how, cols) for _, how, cols in plan)))
-    for t, plan in _ROW_PLAN.items()
-}
-#: Each type's slot setters, in the order of its ``_COLUMN_PLAN`` names: every field of the
-#: frozen class, so an event filled through them equals the one its ``__init__`` builds.
-_SETTERS: dict[str, tuple[Callable[[Any, Any], None], ...]] = {
-    t: tuple(getattr(cls, name).__set__ for name in names) for t, (cls, names, _) in _COLUMN_PLAN.items()
-}
-#: Each type's wide columns, in its ``_COLUMN_PLAN`` order (:func:`type_columns`).
-_TYPE_COLUMNS: dict[str, tuple[str, ...]] = {
-    t: tuple(c for _, cols in plan for c in cols) for t, (_, _, plan) in _COLUMN_PLAN.items()
-}
-if any({f.name for f in fields(cls)} != set(names) for cls, names, _ in _COLUMN_PLAN.values()):
-    raise RuntimeError("an event field has no column plan")
-
-
-def events_from_columns(columns: Mapping[str, Sequence[Any]], start: int, stop: int) -> list[Event]:
-    """Rebuild the events of rows ``start``..``stop`` of wide columns (column name -> values; a
-    column left out is null): :func:`event_from_row` done a column at a time, from the same
-    declarations, with no dict per row. Raises ``KeyError`` for an unknown type and
-    ``TypeError``/``ValueError`` for a value that does not fit its field.
-    """
-    types = columns["type"]
-    by_type: dict[str, list[int]] = {}
-    for k in range(start, stop):
-        t = types[k]
-        found = by_type.get(t)
-        if found is None:
-            by_type[t] = [k]
-        else:
-            found.append(k)
-    out: list[Any] = [None] * (stop - start)
-    for t, rows in by_type.items():
-        pick = itemgetter(*rows) if len(rows) > 1 else lambda col, k=rows[0]: (col[k],)
-        picked = {name: pick(col) for name in type_columns(t) if (col := columns.get(name)) is not None}
-        for k, ev in zip(rows, events_of_type(t, picked, len(rows)), strict=True):
-            out[k - start] = ev
-    return out
-
-
-def type_columns(etype: str) -> tuple[str, ...]:
-    """The wide columns that events of type ``etype`` are read from (``KeyError`` if unknown)."""
-    return _TYPE_COLUMNS[etype]
-
-
-def events_of_type(etype: str, columns: Mapping[str, Sequence[Any]], n: int) -> list[Event]:
-    """Build ``n`` events of type ``etype`` from its columns (:func:`type_columns`; each holds
-    ``n`` values, one per event; a column left out is null). Raises as
-    :func:`events_from_columns`."""
-    cls, _, plan = _COLUMN_PLAN[etype]
-    nulls: Sequence[Any] = [None] * n
-    series: list[Any] = []
-    for how, cols in plan:
-        first: Sequence[Any] = columns.get(cols[0], nulls)
-        if how == 0:
-            series.append(first)
-        elif how == 1:
-            second: Sequence[Any] = columns.get(cols[1], nulls)
-            series.append([None if a is None and b is None else (int(a), int(b))
-                           for a, b in zip(first, second, strict=True)])
-        elif how == 2:
-            series.append([tuple(int(x) for x in (v or "").split(",") if x) for v in first])
-        else:
-            series.append([tuple((v or "").split()) for v in first])
-    # the objects first, then each field for all of them at once (C-level loops; the
-    # frozen ``__init__`` per event is the costliest part of a replay's rules check)
-    built = [_new(cls) for _ in range(n)]
-    for setter, values in zip(_SETTERS[etype], series, strict=True):
-        deque(map(setter, built, values), maxlen=0)
-    return built
-
-
-_new = object.__new__
-
-
-def event_from_dict(d: Mapping[str, Any]) -> Event:
-    """Build an event from its JSON Lines form.
-
-    Raises ``KeyError`` for an unknown type or missing field and ``TypeError`` for a
-    wrong one; :mod:`pmim_analytics.replay.format` turns these into positioned errors.
-    """
-    etype = d["type"]
-    cls = EVENT_TYPES[etype]
-    kwargs: dict[str, Any] = {"seq": d["seq"], "round": d["round"]}
-    for f in EVENT_FIELDS[etype]:
-        v = d[f.name]
-        kwargs[f.name] = tuple(v) if isinstance(v, list) and f.kind in _SEQUENCE_KINDS else v
-    return cls(**kwargs)
-
 
 R = TypeVar("R")
 
