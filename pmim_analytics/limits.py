@@ -52,6 +52,22 @@ MAX_HEAT = 100
 MAX_MAP_CELLS = 100
 """Columns or rows of a map in a replay header (a real map is under 20 by 20)."""
 
+# Counts a command is asked for: each is checked before any work starts.
+MAX_GAMES = 1_000_000
+"""Games of one simulation (``pmim simulate --games``): its parts stream to disk, so this
+bounds the time, not the memory."""
+MAX_GAMES_PER_PAIRING = 1000
+"""``pmim bots ladder --games-per-pairing`` (and a sweep file's ``games_per_pairing``,
+which may be larger: see MAX_GAMES)."""
+MAX_LADDER_GAMES = 20_000
+"""Games of one bot ladder in all: its games are rated together, so they are held in memory."""
+MAX_CALIBRATE_GAMES = 10_000
+"""``pmim calibrate --games``: simulated games per logged game and bot."""
+MAX_BOOTSTRAP = 100_000
+"""Bootstrap resamples of a rating interval (``--bootstrap``)."""
+MAX_WORKERS = 256
+"""Worker processes (``--workers``)."""
+
 
 class LimitError(ReplayError):
     """An input beyond one of the hard limits, or not a regular file (exit 2: unusable input).

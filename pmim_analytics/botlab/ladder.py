@@ -31,6 +31,7 @@ from pmim_analytics.engine.driver import run
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import GameState
 from pmim_analytics.errors import InvalidArmyError, Location, PmimError, display_path
+from pmim_analytics.limits import MAX_BOOTSTRAP, MAX_GAMES_PER_PAIRING, MAX_LADDER_GAMES
 from pmim_analytics.rules import data_dir, load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.catalogue import DEFAULT_SCENARIO, load_scenario
@@ -347,10 +348,18 @@ def rate(plan: LadderPlan, games: Sequence[LadderGame], bootstrap: int = 200) ->
 def run_ladder(plan: LadderPlan, workers: int = 1, progress: Callable[[int, int], None] | None = None,
                bootstrap: int = 200) -> LadderResult:
     """Play and rate a ladder (nothing is stored: see :func:`pmim_analytics.store.ladder.save_ladder`)."""
+    check_bootstrap(bootstrap)
     t0 = time.perf_counter()
     games = play_ladder(plan, workers, progress)
     gf, table = rate(plan, games, bootstrap)
     return LadderResult(plan, plan.run_id(), gf, table, time.perf_counter() - t0)
+
+
+def check_bootstrap(bootstrap: int) -> None:
+    """Refuse a bootstrap count below 0 or over :data:`MAX_BOOTSTRAP`, before any game is played."""
+    if not 0 <= bootstrap <= MAX_BOOTSTRAP:
+        raise PmimError(f"--bootstrap {bootstrap:,} is out of range; use 0 to {MAX_BOOTSTRAP:,} (MAX_BOOTSTRAP, "
+                        "docs/limits.md)")
 
 
 def ladder_plan(rules_id: str, bots: str | None = None, games_per_pairing: int = 1, seed: int = 0,
@@ -375,4 +384,11 @@ def ladder_plan(rules_id: str, bots: str | None = None, games_per_pairing: int =
         rosters = sample_armies(rules_id)
     if games_per_pairing < 1:
         raise PmimError(f"--games-per-pairing must be at least 1, got {games_per_pairing}")
-    return LadderPlan(rules_id, tuple(labels), tuple(rosters), games_per_pairing, seed)
+    if games_per_pairing > MAX_GAMES_PER_PAIRING:
+        raise PmimError(f"--games-per-pairing {games_per_pairing:,} is over the ceiling of {MAX_GAMES_PER_PAIRING:,} "
+                        "(MAX_GAMES_PER_PAIRING, docs/limits.md)")
+    plan = LadderPlan(rules_id, tuple(labels), tuple(rosters), games_per_pairing, seed)
+    if plan.games > MAX_LADDER_GAMES:
+        raise PmimError(f"this ladder would play {plan.games:,} games, over the ceiling of {MAX_LADDER_GAMES:,} "
+                        "(MAX_LADDER_GAMES, docs/limits.md); give fewer bots, armies or games per pairing")
+    return plan

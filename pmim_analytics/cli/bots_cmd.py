@@ -17,6 +17,7 @@ from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.errors import StoreError, display_path
+from pmim_analytics.limits import MAX_WORKERS
 from pmim_analytics.store.connection import resolve_db_path
 
 app = typer.Typer(help="Bots: a rated ladder of every bot and search budget.", no_args_is_help=True)
@@ -53,7 +54,7 @@ def ladder(
     games_per_pairing: int = typer.Option(1, "--games-per-pairing", help="Games with each bot as blue and as red, "
                                           "for each bot pair, army pairing and assignment of the armies."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed: the same seed plays the same games."),
-    workers: int = typer.Option(2, "--workers", help="Worker processes."),
+    workers: int = typer.Option(2, "--workers", min=1, max=MAX_WORKERS, help="Worker processes."),
     army: list[Path] = typer.Option([], "--army", help="An army list to play instead of the sample armies "
                                     "(repeat the option for each army; at least one)."),
     bootstrap: int = typer.Option(200, "--bootstrap", min=0, help="Bootstrap resamples for the rating intervals."),
@@ -78,9 +79,10 @@ def ladder(
 
       pmim bots ladder --rules v3 --army data/armies/v3-balanced.yaml --army data/armies/v3-tank-heavy.yaml
     """
-    from pmim_analytics.botlab.ladder import ladder_plan, run_ladder
+    from pmim_analytics.botlab.ladder import check_bootstrap, ladder_plan, run_ladder
     from pmim_analytics.store.ladder import save_ladder
 
+    check_bootstrap(bootstrap)
     plan = ladder_plan(rules, bots, games_per_pairing, seed, army or None)
     err.print(f"{len(plan.bots)} bots, {len(plan.armies)} armies under {plan.rules_id}: {plan.games} games",
               highlight=False)
@@ -123,7 +125,7 @@ def ladder(
 @guarded
 def robustness(
     rules: str | None = typer.Option(None, "--rules", help="Comma-separated rules ids (default: all)."),
-    min_games: int = typer.Option(10, "--min-games", help="Leave out a bot level with fewer games for a row."),
+    min_games: int = typer.Option(10, "--min-games", min=1, help="Leave out a bot level with fewer games for a row."),
     all_rows: bool = typer.Option(False, "--all", help="Show every row: matchups that hold and rows with one bot "
                                   "level too (by default: compositions with two levels or more, flagged matchups)."),
     db: Path | None = DB_OPT,
@@ -182,7 +184,7 @@ def calibrate(
                                     "built-in bot, and search at budgets 0, 100, 400)."),
     games: int = typer.Option(40, "--games", min=2, help="Simulated games per logged game and bot."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulations."),
-    workers: int = typer.Option(2, "--workers", help="Worker processes."),
+    workers: int = typer.Option(2, "--workers", min=1, max=MAX_WORKERS, help="Worker processes."),
     only: str | None = typer.Option(None, "--only", help="Only the logs whose file name contains this text."),
     db: Path | None = DB_OPT,
 ) -> None:

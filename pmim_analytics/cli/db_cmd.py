@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
+from pmim_analytics.limits import MAX_WORKERS
 from pmim_analytics.report.markdown import Col, field, text
 from pmim_analytics.store.check import check_db
 from pmim_analytics.store.connection import open_writer, resolve_db_path
@@ -37,7 +38,7 @@ def ingest_cmd(
     trust_own: bool = typer.Option(False, "--trust-own", help="Skip the rules check for replays this "
                                    "installation's `pmim simulate` wrote and signed (unchanged since); "
                                    "every other game is still checked."),
-    workers: int = typer.Option(os.cpu_count() or 1, "--workers", min=1,
+    workers: int = typer.Option(min(os.cpu_count() or 1, MAX_WORKERS), "--workers", min=1, max=MAX_WORKERS,
                                 help="Processes replaying games through the rules (the ingest's own included)."),
 ) -> None:
     """Load games into the database: idempotent, one transaction per batch, bad games rejected whole.

@@ -9,6 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.demo import DEFAULT_PLANS, DEFAULT_RANDOM, build_demo, count_planned_games
+from pmim_analytics.limits import MAX_WORKERS
 from pmim_analytics.rules import data_dir
 from pmim_analytics.store.connection import resolve_db_path
 
@@ -17,7 +18,7 @@ from pmim_analytics.store.connection import resolve_db_path
 def demo(
     db: Path | None = typer.Option(None, "--db", help="Database file (default data/pmim.duckdb or $PMIM_DB)."),
     replays: Path = typer.Option(Path("replays/demo"), "--replays", help="Where the simulated batches go."),
-    workers: int = typer.Option(2, "--workers", help="Worker processes for the simulations."),
+    workers: int = typer.Option(2, "--workers", min=1, max=MAX_WORKERS, help="Worker processes for the simulations."),
 ) -> None:
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("batches"),
                   TimeElapsedColumn(), console=err) as bar:

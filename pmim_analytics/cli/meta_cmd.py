@@ -24,7 +24,7 @@ from pmim_analytics.report.markdown import Col, field, num, pct, text
 def meta_cmd(rules: str = typer.Option(..., "--rules", help="Rules id(s), e.g. v3 (one meta each)."),
              source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
              by: str = typer.Option("composition", "--by", help="composition (list name) or list (content)."),
-             min_games: int = typer.Option(10, "--min-games", help="Leave out pairings with fewer games."),
+             min_games: int = typer.Option(10, "--min-games", min=1, help="Leave out pairings with fewer games."),
              fmt: Format = FORMAT_OPT) -> None:
     """The equilibrium mix of compositions (Nash averaging) and rock-paper-scissors cycles.
 

@@ -18,6 +18,7 @@ from pmim_analytics.engine.driver import play_game
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.verify import verify_game
 from pmim_analytics.errors import InvalidArmyError, Location, PmimError, ReplayError, display_path
+from pmim_analytics.limits import MAX_WORKERS
 from pmim_analytics.replay import provenance
 from pmim_analytics.replay.format import write_game
 from pmim_analytics.replay.show import describe_event, iter_play_by_play
@@ -117,7 +118,8 @@ def simulate(
     red: Path = typer.Option(..., "--red", help="Army B (red in even games)."),
     games: int = typer.Option(100, "--games", min=1, help="Number of games."),
     seed: int = typer.Option(0, "--seed", min=0, help="Batch seed: same seed, same games, whatever --workers."),
-    workers: int = typer.Option(os.cpu_count() or 1, "--workers", min=1, help="Worker processes."),
+    workers: int = typer.Option(min(os.cpu_count() or 1, MAX_WORKERS), "--workers", min=1, max=MAX_WORKERS,
+                                help="Worker processes."),
     out_dir: Path | None = typer.Option(None, "--out", help="Folder for the replays (omit to write nothing)."),
     fmt: str | None = typer.Option(None, "--format", help="jsonl (a file a game) or parquet; "
                                    "default parquet from 200 games on."),
@@ -160,7 +162,7 @@ def simulate(
             progress.refresh()
 
         began = provenance.now()
-        summary = run_batch(batch, workers, out_dir, fmt, advance, backend=runner)
+        summary = run_batch(batch, workers, out_dir, fmt, advance, backend=runner, keep_outcomes=False)
     if out_dir is not None:  # what this installation wrote: `pmim ingest --trust-own` may skip its rules check
         provenance.sign_written(out_dir, began)
     out.print(_summary_table(summary, army_a.name, army_b.name, blue_bot, red_bot))

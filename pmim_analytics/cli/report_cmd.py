@@ -32,7 +32,7 @@ RULES_OPT = typer.Option(None, "--rules", help="Comma-separated rules ids, e.g. 
 SOURCE_OPT = typer.Option(None, "--source", help="engine or manual (default: both).")
 DB_OPT = typer.Option(None, "--db", help="Database file (default: $PMIM_DB or data/pmim.duckdb).")
 LIMIT_OPT = typer.Option(60, "--limit", help="Show at most this many rows.")
-MIN_GAMES_OPT = typer.Option(10, "--min-games", help="Leave out compositions with fewer games (one-off armies).")
+MIN_GAMES_OPT = typer.Option(10, "--min-games", min=1, help="Leave out compositions with fewer games (one-off armies).")
 EST_OPT = typer.Option(False, "--include-estimated", help="Include games whose final VP a log estimates (e.g. "
                        "playtest 1's 11-7) in VP margins; left out by default.")
 

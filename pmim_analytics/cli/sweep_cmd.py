@@ -20,6 +20,7 @@ from rich.table import Table
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.output import Format, Listing, emit
 from pmim_analytics.errors import display_path
+from pmim_analytics.limits import MAX_WORKERS
 from pmim_analytics.report.markdown import Col, field, text
 from pmim_analytics.sim.backends import open_backend
 from pmim_analytics.sim.batch import wilson_interval
@@ -60,7 +61,7 @@ def _result_table(sweep: Sweep, result: SweepResult) -> Table:
 def sweep(
     file: Path = typer.Argument(..., help="Sweep file (YAML): rules ids, compositions, bots, games, seed."),
     backend: str = typer.Option("local", "--backend", help="local (process pool) or ray."),
-    workers: int = typer.Option(os.cpu_count() or 1, "--workers", min=1,
+    workers: int = typer.Option(min(os.cpu_count() or 1, MAX_WORKERS), "--workers", min=1, max=MAX_WORKERS,
                                 help="Worker processes (or CPUs of a local Ray instance)."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster: auto or ray://host:port."),
     out_dir: Path | None = typer.Option(None, "--out", help="Output folder (default replays/sweeps/<name>)."),

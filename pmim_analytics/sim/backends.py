@@ -17,6 +17,7 @@ import signal
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import AbstractContextManager
+from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -101,13 +102,18 @@ class LocalBackend:
         with ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_init_worker,
                                  initargs=(stop_event,)) as pool:
             pending: dict[Future, PartJob] = {}
+            queue = iter(jobs)
             try:
-                for job in jobs:
+                # a few jobs per worker in flight, the rest submitted as those finish: a long
+                # batch never holds every part's work and results at once
+                for job in islice(queue, 2 * self.workers):
                     pending[pool.submit(_play_in_worker, job)] = job
                 while pending:
                     finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for fut in finished:
                         job = pending.pop(fut)
+                        for nxt in islice(queue, 1):
+                            pending[pool.submit(_play_in_worker, nxt)] = nxt
                         yield job, fut.result()
             except BaseException:
                 stop_event.set()

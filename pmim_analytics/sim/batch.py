@@ -206,6 +206,9 @@ class BatchSummary:
     total_rounds: int = 0
     reasons: Counter = field(default_factory=Counter)
     outcomes: list[GameOutcome] = field(default_factory=list)
+    #: keep each game's outcome in ``outcomes`` (off: only the counts, so a long batch whose
+    #: games stream to disk holds no per-game list in memory)
+    keep_outcomes: bool = True
 
     def add(self, outcomes: list[GameOutcome]) -> None:
         """Count more games."""
@@ -216,7 +219,8 @@ class BatchSummary:
             self.draws += o.winner is None
             self.total_rounds += o.rounds
             self.reasons[o.reason] += 1
-        self.outcomes.extend(outcomes)
+        if self.keep_outcomes:
+            self.outcomes.extend(outcomes)
 
     @property
     def mean_rounds(self) -> float:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pmim_analytics.engine.bots import check_bot_name
 from pmim_analytics.errors import PmimError
+from pmim_analytics.limits import MAX_GAMES
 from pmim_analytics.sim.backends import Backend, LocalBackend
 from pmim_analytics.sim.batch import FORMATS, PART_SIZE, BatchSpec, BatchSummary, batch_jobs
 
@@ -20,6 +21,9 @@ def check_batch(batch: BatchSpec, fmt: str) -> None:
         raise PmimError(f"unknown format {fmt!r}; choose jsonl or parquet")
     if batch.games < 1:
         raise PmimError(f"--games must be at least 1, got {batch.games}")
+    if batch.games > MAX_GAMES:
+        raise PmimError(f"--games {batch.games:,} is over the ceiling of {MAX_GAMES:,} games (MAX_GAMES, "
+                        "docs/limits.md); split it into batches with different seeds")
     check_bot_name(batch.bot_a)
     check_bot_name(batch.bot_b)
 
@@ -31,7 +35,8 @@ def dated(batch: BatchSpec) -> BatchSpec:
 
 def run_batch(batch: BatchSpec, workers: int = 1, out: str | Path | None = None, fmt: str = "parquet",
               progress_callback: Callable[[int, int], None] | None = None,
-              part_size: int = PART_SIZE, backend: Backend | None = None) -> BatchSummary:
+              part_size: int = PART_SIZE, backend: Backend | None = None,
+              keep_outcomes: bool = True) -> BatchSummary:
     """Play a whole batch and write it under ``out`` (if given).
 
     It runs on ``backend`` (an entered backend from
@@ -40,14 +45,15 @@ def run_batch(batch: BatchSpec, workers: int = 1, out: str | Path | None = None,
     On Ctrl-C (or any exception from the callback) the jobs still running stop after their
     current game, nothing more is written, temporary files are removed, and the exception
     propagates: the folder holds only complete parts. Raises :class:`PmimError` for a bad
-    format, worker count or bot name.
+    format, worker count or bot name. Without ``keep_outcomes`` the summary holds the counts
+    only: each part's games are on disk (or forgotten) once it is counted.
     """
     check_batch(batch, fmt)
     runner = backend if backend is not None else LocalBackend(workers)
     folder = Path(out) if out is not None else None
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
-    summary = BatchSummary()
+    summary = BatchSummary(keep_outcomes=keep_outcomes)
     done = 0
     with closing(runner.run(batch_jobs(dated(batch), folder, fmt, part_size))) as results:
         for _job, outcomes in results:

@@ -1,0 +1,81 @@
+"""Counts without bounds: every count option has a documented ceiling, checked before any work.
+
+Each case runs the real ``pmim`` capped (see :mod:`tests.adversarial.test_cli_attacks`) and
+asks for 10^12 of something: it must be refused in one sentence, exit 2, with no traceback
+and little memory (a MemoryError traceback or a growing process is the failure).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pmim_analytics.limits import (
+    MAX_BOOTSTRAP,
+    MAX_CALIBRATE_GAMES,
+    MAX_GAMES,
+    MAX_GAMES_PER_PAIRING,
+    MAX_LADDER_GAMES,
+    MAX_WORKERS,
+)
+from pmim_analytics.rules import load_army, validate_army
+from pmim_analytics.rules.catalogue import REPO_ROOT
+from pmim_analytics.sim.batch import BatchSpec
+from pmim_analytics.sim.runner import run_batch
+from tests.adversarial.test_cli_attacks import MAX_RSS_MB, _rss_of, good_replays, pmim
+from tests.conftest import ARMIES
+
+__all__ = ["good_replays"]
+
+HUGE = str(10**12)
+BLUE = str(REPO_ROOT / "data" / "armies" / "v3-balanced.yaml")
+RED = str(REPO_ROOT / "data" / "armies" / "v3-tank-heavy.yaml")
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory, good_replays: list[Path]) -> Path:
+    path = tmp_path_factory.mktemp("db") / "pmim.duckdb"
+    assert pmim("ingest", *map(str, good_replays), "--db", str(path), "-q").code == 0
+    return path
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["simulate", "--blue", BLUE, "--red", RED, "--games", HUGE, "--workers", "1"], f"{MAX_GAMES:,}"),
+    (["bots", "ladder", "--games-per-pairing", HUGE, "--no-store"], f"{MAX_GAMES_PER_PAIRING:,}"),
+    (["bots", "ladder", "--games-per-pairing", str(MAX_GAMES_PER_PAIRING), "--no-store"], f"{MAX_LADDER_GAMES:,}"),
+    (["bots", "ladder", "--bootstrap", HUGE, "--no-store"], f"{MAX_BOOTSTRAP:,}"),
+    (["simulate", "--blue", BLUE, "--red", RED, "--workers", HUGE], str(MAX_WORKERS)),
+    (["bots", "ladder", "--workers", "100000", "--no-store"], str(MAX_WORKERS)),
+])
+def test_a_count_over_its_ceiling_is_refused_before_any_work(tmp_path: Path, args: list[str], says: str) -> None:
+    r = pmim(*args, cwd=tmp_path, timeout=60)
+    assert r.code == 2 and says in r.err and "Traceback" not in r.err and "MemoryError" not in r.err, r.err
+    assert not list(tmp_path.iterdir())  # nothing written
+    assert _rss_of(args, tmp_path) < MAX_RSS_MB
+
+
+def test_calibrate_refuses_a_huge_game_count(tmp_path: Path, db: Path) -> None:
+    args = ["calibrate", "--games", HUGE, "--db", str(db)]
+    r = pmim(*args, timeout=60)
+    assert r.code == 2 and f"{MAX_CALIBRATE_GAMES:,}" in r.err and "Traceback" not in r.err, r.err
+    assert _rss_of(args, tmp_path) < MAX_RSS_MB
+
+
+@pytest.mark.parametrize("cmd", [["report", "meta", "--rules", "v3"], ["report", "robustness"],
+                                 ["report", "compositions"], ["report", "matchups"]])
+@pytest.mark.parametrize("value", ["-1", "0"])
+def test_min_games_below_one_is_refused(db: Path, cmd: list[str], value: str) -> None:
+    r = pmim(*cmd, "--min-games", value, "--db", str(db), timeout=60)
+    assert r.code == 2 and "--min-games" in r.err and "Traceback" not in r.err, r.err
+
+
+def test_a_batch_that_keeps_no_outcomes_counts_the_same_games() -> None:
+    a = validate_army(load_army(ARMIES / "v3-balanced.yaml"), "v3")
+    b = validate_army(load_army(ARMIES / "v3-tank-heavy.yaml"), "v3")
+    batch = BatchSpec("v3", "take-and-hold", a, b, "random", "random", seed=5, games=6)
+    kept = run_batch(batch, 2, part_size=2)
+    streamed = run_batch(batch, 2, part_size=2, keep_outcomes=False)
+    assert streamed.outcomes == [] and len(kept.outcomes) == 6
+    assert (streamed.games, streamed.wins_a, streamed.wins_b, streamed.draws, streamed.reasons) == (
+        kept.games, kept.wins_a, kept.wins_b, kept.draws, kept.reasons)
