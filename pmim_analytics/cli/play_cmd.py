@@ -24,7 +24,8 @@ from pmim_analytics.replay.format import write_game
 from pmim_analytics.replay.show import describe_event, iter_play_by_play
 from pmim_analytics.replay.sources import LoadedGame, iter_games, read_game_with_lines
 from pmim_analytics.rules import DEFAULT_SCENARIO, load_army, load_rules, validate_army
-from pmim_analytics.rules.army import Roster
+from pmim_analytics.rules.army import Roster, with_weapon_option
+from pmim_analytics.rules.readings import READINGS_HELP, parse_readings
 from pmim_analytics.sim import FIRST_PLAYER_HELP
 from pmim_analytics.sim.backends import open_backend
 from pmim_analytics.sim.batch import BatchSpec, BatchSummary, wilson_interval
@@ -37,12 +38,13 @@ _BOT_HELP = (f"Bot for this side: {', '.join(bot_names())}, with settings after 
              "e.g. search:budget=400 or search:budget=800,persona=aggressive.")
 
 
-def load_side(path: Path, rules: str | None, scenario: str) -> Roster:
-    """Load and validate an army list; an illegal army is bad input here (exit 2).
+def load_side(path: Path, rules: str | None, scenario: str, weapons: str | None = None) -> Roster:
+    """Load and validate an army list, its uncertain weapons read as ``weapons`` (the
+    ``weapons`` reading); an illegal army is bad input here (exit 2).
 
     Raises :class:`PmimError` naming the file and every violation.
     """
-    army = load_army(path)
+    army = with_weapon_option(load_army(path), weapons)
     rules_id = rules or army.rules
     load_rules(rules_id)
     try:
@@ -71,6 +73,7 @@ def play(
     scenario: str = typer.Option(DEFAULT_SCENARIO, "--scenario", help="Scenario id."),
     first_player: str | None = typer.Option(None, "--first-player", help=_FIRST_HELP),
     out_file: Path | None = typer.Option(None, "--out", help="Write the replay (JSON Lines) here."),
+    reading: list[str] | None = typer.Option(None, "--reading", help=READINGS_HELP),
 ) -> None:
     """Play one bot-vs-bot game, print the result and optionally write its replay.
 
@@ -80,19 +83,23 @@ def play(
     Example: pmim play --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --seed 7
 
     Example: pmim play --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --first-player random
+
+    Example: pmim play --blue data/armies/v3-balanced.yaml --red data/armies/v3-mech-heavy.yaml --reading hit=beat
     """
     blue_bot = check_bot_name(blue_bot)
     red_bot = check_bot_name(red_bot)
-    blue_roster = load_side(blue, rules, scenario)
+    readings = parse_readings(reading)
+    blue_roster = load_side(blue, rules, scenario, readings.weapons)
     rules_id = rules or blue_roster.rules_id
-    red_roster = load_side(red, rules_id, scenario)
-    spec = GameSpec.create(rules_id, scenario, blue_roster, red_roster, first_player)
+    red_roster = load_side(red, rules_id, scenario, readings.weapons)
+    spec = GameSpec.create(rules_id, scenario, blue_roster, red_roster, first_player, readings=readings)
     record = play_game(spec, blue_bot, red_bot, seed, 0)
     end = record.events[-1]
     out.print(_result_line(end.winner, end.reason, end.rounds, end.blue_vp, end.red_vp),  # type: ignore[attr-defined]
               highlight=False)
     out.print(f"game {record.header.game_id}: {blue_roster.name} ({blue_bot}) vs {red_roster.name} ({red_bot}), "
-              f"rules {rules_id}, seed {seed}, {len(record.events)} events", highlight=False)
+              f"rules {rules_id}, seed {seed}, {len(record.events)} events"
+              + (f", readings {spec.readings.label()}" if spec.readings.settings() else ""), highlight=False)
     if out_file is not None:
         write_game(record, out_file)
         err.print(f"replay written to {display_path(out_file)}", highlight=False)
@@ -130,6 +137,7 @@ def simulate(
     backend: str = typer.Option("local", "--backend", help="local (process pool) or ray."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster: auto or ray://host:port "
                                        "(default: start a local Ray instance with --workers CPUs)."),
+    reading: list[str] | None = typer.Option(None, "--reading", help=READINGS_HELP),
 ) -> None:
     """Play a batch of games on all cores and print win rates with 95% (Wilson) intervals.
 
@@ -140,18 +148,23 @@ def simulate(
     Exit 2 for bad input.
 
     Example: pmim simulate --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --games 1000
+
+    Example: pmim simulate --blue data/armies/v3-balanced.yaml --red data/armies/v3-mech-heavy.yaml --reading hit=beat
     """
     blue_bot = check_bot_name(blue_bot)
     red_bot = check_bot_name(red_bot)
     fmt = fmt or ("parquet" if games >= 200 else "jsonl")
     if fmt not in ("jsonl", "parquet"):
         raise PmimError(f"unknown format {fmt!r}; choose jsonl or parquet")
-    army_a = load_side(blue, rules, scenario)
+    readings = parse_readings(reading)
+    army_a = load_side(blue, rules, scenario, readings.weapons)
     rules_id = rules or army_a.rules_id
-    army_b = load_side(red, rules_id, scenario)
-    GameSpec.create(rules_id, scenario, army_a, army_b, first_player)  # an unknown setting fails here, exit 2
+    army_b = load_side(red, rules_id, scenario, readings.weapons)
+    # an unknown setting or reading fails here, exit 2
+    GameSpec.create(rules_id, scenario, army_a, army_b, first_player, readings=readings)
     batch = BatchSpec(rules_id, scenario, army_a, army_b, blue_bot, red_bot, seed, games,
-                      name=out_dir.resolve().name if out_dir is not None else None, first_player=first_player)
+                      name=out_dir.resolve().name if out_dir is not None else None, first_player=first_player,
+                      readings=readings if readings.settings() else None)
     with open_backend(backend, workers, address) as runner, \
             Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                      console=err, transient=True, auto_refresh=False) as progress:
@@ -168,6 +181,8 @@ def simulate(
     out.print(_summary_table(summary, army_a.name, army_b.name, blue_bot, red_bot))
     reasons = ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items()))
     out.print(f"mean rounds {summary.mean_rounds:.2f}; game ends: {reasons}", highlight=False)
+    if readings.settings():
+        out.print(f"readings: {readings.label()}", highlight=False)
     if out_dir is not None:
         err.print(f"{games} games written to {display_path(out_dir)} ({fmt})", highlight=False)
 

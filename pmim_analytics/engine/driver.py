@@ -67,8 +67,9 @@ def make_header(spec: GameSpec, bots: tuple[str | None, str | None], seed: int |
     """The replay header of a finished game, its ``game_id`` computed from the content."""
     scen = spec.scenario
     optional = spec.rules.optional.settings() or None
+    readings = spec.readings.settings() or None
     header = GameHeader(
-        version=format_version_for(optional), optional_rules=optional,
+        version=format_version_for(optional, readings), optional_rules=optional, readings=readings,
         game_id="", source=source, rules=spec.rules.id, scenario=scen.id, seed=seed, game_index=game_index,
         batch=batch, map={"columns": scen.map.columns, "rows": scen.map.rows, "layout": scen.map.layout},
         sides={"blue": side_record(spec, BLUE, bots[0]), "red": side_record(spec, RED, bots[1])},

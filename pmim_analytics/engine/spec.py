@@ -23,12 +23,14 @@ from pmim_analytics.rules.mechanics import (
     chart_codes,
     deployment_rows,
     heat_rating,
+    hit_needed,
     in_capture_zone,
     weapon_heat,
     weapon_range,
 )
 from pmim_analytics.rules.models import RulesVersion, Warmech
 from pmim_analytics.rules.optional import OptionalRules, check_optional_rules
+from pmim_analytics.rules.readings import AS_WRITTEN, Readings, apply_readings
 from pmim_analytics.rules.scenario import Scenario
 
 __all__ = ["BLUE", "RED", "SIDES", "SIDE_PREFIX", "Board", "GameSpec", "UnitProfile", "WeaponMount", "build_board",
@@ -70,12 +72,17 @@ class UnitProfile:
     chart: tuple[str, ...]
     mounts: tuple[WeaponMount, ...]
     heat_rating: int = -1  # the optional heat rule's rating; -1 = the unit makes no heat
+    #: What 2d6 + ACC must reach to hit this unit: its DEF under the ``hit`` reading
+    #: (mechanics.hit_needed); -1 = DEF itself (set in ``__post_init__``).
+    needed: int = -1
     #: Attacks per activation: two for a Warmech (different mounts), one otherwise (from
     #: ``kind``; a slot, as the engine reads it after every action).
     max_attacks: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "max_attacks", attacks_per_activation(self.kind))
+        if self.needed < 0:
+            object.__setattr__(self, "needed", self.def_)
 
     @property
     def is_mech(self) -> bool:
@@ -122,8 +129,10 @@ def build_board(scenario: Scenario) -> Board:
                  any(impassable))
 
 
-def build_profiles(rules: RulesVersion, side: int, roster: Roster, first_index: int) -> list[UnitProfile]:
-    """Resolve a roster's units against ``rules`` into profiles with game ids.
+def build_profiles(rules: RulesVersion, side: int, roster: Roster, first_index: int,
+                   hit: str = "at_least") -> list[UnitProfile]:
+    """Resolve a roster's units against ``rules`` into profiles with game ids; ``hit`` is
+    the hit reading (what an attack must reach to hit each unit).
 
     Raises :class:`UnknownNameError` for a unit or weapon code the rules do not have.
     """
@@ -150,6 +159,7 @@ def build_profiles(rules: RulesVersion, side: int, roster: Roster, first_index: 
             index=first_index + n, id=game_unit_id(side, ru.id), side=side, roster_id=ru.id, code=spec.code,
             type=spec.name, kind=spec.kind, body=body, mov=spec.mov, def_=spec.def_, arm=spec.arm, pts=ru.pts,
             hp=hp, loc_hp=loc_hp, chart=chart, mounts=tuple(mounts), heat_rating=-1 if rating is None else rating,
+            needed=hit_needed(spec.def_, hit),
         ))
     return out
 
@@ -177,13 +187,18 @@ class GameSpec:
     red: Roster
     board: Board
     profiles: tuple[UnitProfile, ...]
+    #: The readings in doubt the game is played under, less those the data files already
+    #: say (rules.readings); the scenario above is already read by them.
+    readings: Readings = AS_WRITTEN
 
     @classmethod
     def create(cls, rules_id: str, scenario_id: str, blue: Roster, red: Roster,
-               first_player: str | None = None, optional_rules: OptionalRules | None = None) -> GameSpec:
+               first_player: str | None = None, optional_rules: OptionalRules | None = None,
+               readings: Readings | None = None) -> GameSpec:
         """Build a spec from ids and rosters; ``first_player`` overrides the scenario's setting,
         ``optional_rules`` the rules version's own (the verifier replays a game with the
-        optional rules its header records).
+        optional rules its header records), ``readings`` the readings in doubt (its
+        ``weapons`` reading is the rosters' business and is only recorded here).
 
         Raises :class:`UnknownNameError` for an unknown rules id, scenario, unit, weapon or
         first-player setting and :class:`DataFileError` for optional rules that leave
@@ -197,16 +212,19 @@ class GameSpec:
                 raise DataFileError(f"the optional rules cannot be used with {rules_id}: {problems[0][1]}",
                                     Location(field=".".join(str(p) for p in problems[0][0])))
         scenario = with_first_player(load_scenario(scenario_id), first_player)
-        blue_units = build_profiles(rules, BLUE, blue, 0)
-        red_units = build_profiles(rules, RED, red, len(blue_units))
-        return cls(rules, scenario, blue, red, build_board(scenario), tuple(blue_units + red_units))
+        readings = (readings or AS_WRITTEN).relative_to(scenario)
+        scenario = apply_readings(scenario, readings)
+        hit = readings.hit_rule()
+        blue_units = build_profiles(rules, BLUE, blue, 0, hit)
+        red_units = build_profiles(rules, RED, red, len(blue_units), hit)
+        return cls(rules, scenario, blue, red, build_board(scenario), tuple(blue_units + red_units), readings)
 
     @cached_property
     def shot_table(self) -> tuple[tuple[tuple[tuple[float, int], ...], ...], ...]:
         """``shot_table[attacker][mount][target]`` = (chance to hit, damage of a hit) for every
         pair of units, indexed by unit index (computed once per spec; bots read it)."""
         return tuple(
-            tuple(tuple((float(hit_probability(wm.acc, t.def_)), attack_damage(wm.strength, wm.rpt, t.arm))
+            tuple(tuple((float(hit_probability(wm.acc, t.needed)), attack_damage(wm.strength, wm.rpt, t.arm))
                         for t in self.profiles) for wm in a.mounts)
             for a in self.profiles)
 

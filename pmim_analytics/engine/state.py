@@ -595,7 +595,7 @@ class GameState(RuleChecks):
         if self._roll is None:
             self._roll = (dice[0], dice[1])
             wm = att.p.mounts[m]
-            if not combat.is_hit(dice[0], dice[1], wm.acc, tgt.p.def_) or tgt.p.body is None:
+            if not combat.is_hit(dice[0], dice[1], wm.acc, tgt.p.needed) or tgt.p.body is None:
                 self._resolve(None)
             return
         self._loc_rolls.append(dice[0])
@@ -618,7 +618,7 @@ class GameState(RuleChecks):
         assert roll is not None
         self._pending = None
         wm = att.p.mounts[m]
-        hit = combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.def_)
+        hit = combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.needed)
         damage = combat.attack_damage(wm.strength, wm.rpt, tgt.p.arm) if hit else 0
         overkill = 0
         destroyed_loc = False
@@ -634,7 +634,7 @@ class GameState(RuleChecks):
         dist = self.grid.dist[att.pos][tgt.pos]
         events = self.events
         events.append(Attack(seq=len(events) + 1, round=self.round, unit=att.id, weapon=wm.weapon, mount=wm.mount,
-                             target=tgt.id, distance=dist, roll=roll, acc=wm.acc, needed=tgt.p.def_, hit=hit,
+                             target=tgt.id, distance=dist, roll=roll, acc=wm.acc, needed=tgt.p.needed, hit=hit,
                              location=location, location_rolls=tuple(self._loc_rolls), damage=damage,
                              overkill=overkill))
         if hit and tgt.alive:

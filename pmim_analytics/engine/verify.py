@@ -17,7 +17,7 @@ from typing import Any
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit, RushUnit
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER
-from pmim_analytics.engine.spec import GameSpec
+from pmim_analytics.engine.spec import GameSpec, UnitProfile
 from pmim_analytics.engine.state import HEAT_HIT, INITIATIVE, OVERHEAT, GameState
 from pmim_analytics.errors import IllegalActionError, InvalidArmyError, PmimError, ReplayError
 from pmim_analytics.model import combat
@@ -43,6 +43,7 @@ from pmim_analytics.model.vocab import SIDE_PREFIX, SIDES, Side
 from pmim_analytics.rules.army import ArmyEntry, ArmyList, Roster, RosterUnit, validate_army
 from pmim_analytics.rules.catalogue import data_dir, load_rules
 from pmim_analytics.rules.optional import OptionalRules
+from pmim_analytics.rules.readings import readings_from_header
 
 INPUT_TYPES = frozenset({"deploy", "activate", "move", "attack", "rush"})
 #: The optional rules' dice events, and the chance node each answers.
@@ -97,17 +98,23 @@ def _army_problems(header: GameHeader, side: Side) -> list[str]:
     return []
 
 
+def _need(p: UnitProfile) -> str:
+    """What an attack on ``p`` needs, as a finding says it (DEF, or DEF + 1 under ``hit=beat``)."""
+    return f"DEF {p.def_}" if p.needed == p.def_ else f"DEF {p.def_} (needs {p.needed}, hit=beat)"
+
+
 @lru_cache(maxsize=256)
 def _spec_of(rules: str, scenario: str, blue: SideRecord, red: SideRecord,
-             first_player: str, data: str, optional_rules: str = "{}") -> tuple[GameSpec, tuple[str, ...]]:
+             first_player: str, data: str, optional_rules: str = "{}",
+             readings: str = "{}") -> tuple[GameSpec, tuple[str, ...]]:
     """The game spec of two header sides and what breaks the army rules in them, built
-    once per armies, data folder ``data`` and optional rules (their settings as JSON; a
-    batch replays the same armies many times). Raises :class:`PmimError`."""
+    once per armies, data folder ``data``, optional rules and readings (their settings as
+    JSON; a batch replays the same armies many times). Raises :class:`PmimError`."""
     header = GameHeader(game_id="", source="engine", rules=rules, scenario=scenario,
                         map=MapRecord(columns=0, rows=0), sides={"blue": blue, "red": red})
     optional = OptionalRules.model_validate(json.loads(optional_rules))
     spec = GameSpec.create(rules, scenario, roster_from_header(header, "blue"), roster_from_header(header, "red"),
-                           first_player, optional_rules=optional)
+                           first_player, optional_rules=optional, readings=readings_from_header(json.loads(readings)))
     return spec, tuple(p for side in ("blue", "red") for p in _army_problems(header, side))
 
 
@@ -120,7 +127,7 @@ def _record_spec(record: GameRecord, optional: OptionalRules) -> tuple[GameSpec,
     drawn = next((e for e in record.events if isinstance(e, FirstPlayer)), None)
     return _spec_of(header.rules, header.scenario, header.sides["blue"], header.sides["red"],
                     drawn.setting if drawn else "alternate", str(data_dir()),
-                    json.dumps(optional.settings(), sort_keys=True))
+                    json.dumps(optional.settings(), sort_keys=True), json.dumps(header.readings or {}, sort_keys=True))
 
 
 def _end_activation(st: GameState) -> bool:
@@ -486,21 +493,21 @@ class _Checker:
         wm = att.p.mounts[st.mount_index(att, ev.mount)]
         skip: set[str] = set()
         if ev.roll is None:  # a log that omits the dice: the logged outcome is the chance outcome
-            roll = _roll_giving(ev.hit, wm.acc, tgt.p.def_)
+            roll = _roll_giving(ev.hit, wm.acc, tgt.p.needed)
             if roll is None:
                 raise _Stop(f"{_describe(ev)}: no roll of 2d6 gives a {'hit' if ev.hit else 'miss'} with ACC "
-                            f"{wm.acc} against DEF {tgt.p.def_}")
+                            f"{wm.acc} against {_need(tgt.p)}")
             skip.add("roll")
         else:
             roll = (ev.roll[0], ev.roll[1])
-        if combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.def_) != ev.hit:
+        if combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.needed) != ev.hit:
             total = roll[0] + roll[1] + wm.acc
             self.report(f"{_describe(ev)}: hit is {ev.hit}, the rules give {not ev.hit}: "
-                        f"{roll[0]}+{roll[1]} + ACC {wm.acc} = {total} vs DEF {tgt.p.def_} is "
+                        f"{roll[0]}+{roll[1]} + ACC {wm.acc} = {total} vs {_need(tgt.p)} is "
                         + ("a miss" if ev.hit else "a hit"))
             # follow the recorded outcome with dice that give it, if any can
             roll = (6, 6) if ev.hit else (1, 1)
-            if combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.def_) != ev.hit:
+            if combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.needed) != ev.hit:
                 raise _Stop("no roll gives the recorded outcome")
             skip |= {"roll", "hit"}
         st.apply_roll(roll)

@@ -24,15 +24,19 @@ FORMAT_NAME = "pmim-replay"
 #: The newest replay format version. Version 2 added the header's ``optional_rules`` and the
 #: events of the optional rules (``initiative_roll``, ``overheat_roll``, ``weapon_lost``,
 #: ``rush``); a game played without optional rules is still written as version 1, byte for
-#: byte as before, so older readers and golden files keep working.
-FORMAT_VERSION = 2
+#: byte as before, so older readers and golden files keep working. Version 3 added the
+#: header's ``readings`` (the readings in doubt a game was played under,
+#: :mod:`pmim_analytics.rules.readings`); a game played as the data files read is written
+#: as before.
+FORMAT_VERSION = 3
 #: Every version this tool reads.
-FORMAT_VERSIONS = (1, 2)
+FORMAT_VERSIONS = (1, 2, 3)
 
 
-def format_version_for(optional_rules: dict[str, Any] | None) -> int:
-    """The version a header is written in: 2 when it records optional rules, else 1."""
-    return 2 if optional_rules else 1
+def format_version_for(optional_rules: dict[str, Any] | None, readings: dict[str, Any] | None = None) -> int:
+    """The version a header is written in: 3 when it records readings, 2 when it records
+    optional rules, else 1."""
+    return 3 if readings else 2 if optional_rules else 1
 
 
 class UnitRecord(BaseModel):
@@ -99,13 +103,17 @@ class GameHeader(BaseModel):
     estimated: tuple[Literal["vp"], ...] = ()
     #: the optional rules the game was played with and their settings (version 2; absent = none)
     optional_rules: dict[str, dict[str, Any]] | None = None
+    #: the readings in doubt the game was played under, those that differ from the data
+    #: files (version 3; absent = none): ``{"hit": "beat", "vp_to_win": 10}``
+    readings: dict[str, str | int] | None = None
 
     @model_serializer(mode="wrap")
     def _omit_empty_lists(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """``not_recorded``, ``estimated`` and ``optional_rules`` are written only when they say
-        something, so every replay written before they existed keeps its bytes and its game id."""
+        """``not_recorded``, ``estimated``, ``optional_rules`` and ``readings`` are written only
+        when they say something, so every replay written before they existed keeps its bytes
+        and its game id."""
         d: dict[str, Any] = handler(self)
-        for key in ("not_recorded", "estimated", "optional_rules"):
+        for key in ("not_recorded", "estimated", "optional_rules", "readings"):
             if not d.get(key):
                 d.pop(key, None)
         return d

@@ -83,6 +83,8 @@ def parse_header(obj: Any, where: Location) -> GameHeader:
                           f"{', '.join(map(str, FORMAT_VERSIONS))})", Location(where.file, where.line, field="version"))
     if obj.get("optional_rules") and obj.get("version") == 1:
         raise ReplayError("optional_rules needs replay version 2", Location(where.file, where.line, field="version"))
+    if obj.get("readings") and obj.get("version") in (1, 2):
+        raise ReplayError("readings need replay version 3", Location(where.file, where.line, field="version"))
     try:
         head = GameHeader.model_validate(obj)
     except ValidationError as e:

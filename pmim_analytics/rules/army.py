@@ -53,6 +53,10 @@ class ArmyEntry(BaseModel):
     type: str = Field(max_length=MAX_NAME_CHARS)
     weapons: tuple[str, ...] = Field(default=(), max_length=MAX_UNITS_PER_ARMY)
     count: int = Field(default=1, ge=1)
+    #: Uncertain weapons: the alternatives to ``weapons`` the sources allow (each a full
+    #: weapon list in mount order). Empty = the weapons are not in doubt. The ``weapons``
+    #: reading (rules.readings) picks one: ``alt1`` the first, ``alt2`` the second.
+    weapon_options: tuple[tuple[str, ...], ...] = Field(default=(), max_length=8)
 
     @field_validator("count")
     @classmethod
@@ -141,6 +145,18 @@ class Roster:
     def list_key(self) -> str:
         """The list's identity across rules ids: its units' codes and weapons (:func:`list_key_of`)."""
         return list_key_of([(u.code, " ".join(u.weapons)) for u in self.units])
+
+
+def with_weapon_option(army: ArmyList, choice: str | None) -> ArmyList:
+    """The army with its uncertain weapons read as ``choice`` (the ``weapons`` reading):
+    ``None`` or ``listed`` keeps the list; ``altN`` gives every entry that has weapon
+    options its N-th (an entry with fewer options keeps its listed weapons)."""
+    if choice is None or choice == "listed":
+        return army
+    n = int(choice.removeprefix("alt"))
+    units = tuple(e.model_copy(update={"weapons": e.weapon_options[n - 1]}) if len(e.weapon_options) >= n else e
+                  for e in army.units)
+    return army.model_copy(update={"units": units})
 
 
 def list_key_of(units: list[tuple[str, str]]) -> str:
@@ -300,6 +316,10 @@ def army_violations(
     """Return the roster and every rule the army breaks (empty when it is legal)."""
     roster = build_roster(army, rules_id)
     violations = list(roster.violations)
+    most = max((len(e.weapon_options) for e in army.units), default=0)
+    for n in range(1, most + 1):  # every alternative of the uncertain weapons must be legal too
+        alt = build_roster(with_weapon_option(army, f"alt{n}"), rules_id)
+        violations.extend(f"{v} (weapons=alt{n})" for v in alt.violations if v not in roster.violations)
     if scenario is not None:
         # Units with bad weapons are left out of the roster; count them for points and Warmechs.
         rules = load_rules(roster.rules_id)

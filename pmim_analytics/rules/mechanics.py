@@ -68,6 +68,18 @@ def deployment_rows(scenario: Scenario, side: int | str, kind: str) -> range:
     return range(rows - depth, rows) if edge == "south" else range(0, depth)
 
 
+def hit_needed(defence: int, hit: str = "at_least") -> int:
+    """The number 2d6 + ACC must reach to hit a unit of DEF ``defence`` under the ``hit``
+    reading (docs/rules-notes.md, "Readings in doubt"): DEF itself under ``at_least`` (v2
+    and v3 say a roll equal to DEF hits), one more under ``beat`` (v1's wording, the roll
+    must exceed DEF). Attack events record this number as ``needed``."""
+    if hit == "at_least":
+        return defence
+    if hit == "beat":
+        return defence + 1
+    raise ValueError(f"unknown hit reading {hit!r}")
+
+
 def in_capture_zone(scenario: Scenario, distance: int) -> bool:
     """A unit counts for an objective when it stands within the capture radius (the objective hex included)."""
     return distance <= scenario.objectives.radius
@@ -193,6 +205,6 @@ def rush_distance(rule: RushRule | None, mov: int) -> int:
 __all__ = ["ATTACKS_PER_ACTIVATION", "OVERHEAT_DIE", "activations_per_turn", "firing_sequence_overheat",
            "heat_rating", "initiative_first", "is_overheated", "overheat_chance", "overheat_damage",
            "overheat_excess", "rush_distance", "weapon_heat", "attacks_per_activation", "chart_codes",
-           "deployment_rows", "in_capture_zone",
+           "deployment_rows", "hit_needed", "in_capture_zone",
            "infantry_range", "objective_scorer", "round_end_result", "round_limit_winner", "vp_winner",
            "weapon_range"]

@@ -23,6 +23,7 @@ from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.errors import PmimError
 from pmim_analytics.replay.format import GameRecord, write_game
 from pmim_analytics.rules.army import Roster
+from pmim_analytics.rules.readings import Readings
 
 #: Games per chunk (and per Parquet part). Part of a batch's layout, not of its games.
 PART_SIZE = 100
@@ -44,6 +45,7 @@ class BatchSpec:
     name: str | None = None
     played: str | None = None
     first_player: str | None = None  # overrides the scenario's first_player setting
+    readings: Readings | None = None  # the readings in doubt (rules.readings); None = as written
 
     def sides(self, game_index: int) -> tuple[Roster, Roster, str, str, bool]:
         """(blue army, red army, blue bot, red bot, swapped) of one game: army A is blue in even games."""
@@ -75,7 +77,8 @@ def play_batch_game(batch: BatchSpec, game_index: int, specs: dict[bool, GameSpe
     blue, red, blue_bot, red_bot, swapped = batch.sides(game_index)
     spec = specs.get(swapped) if specs is not None else None
     if spec is None:
-        spec = GameSpec.create(batch.rules_id, batch.scenario_id, blue, red, batch.first_player)
+        spec = GameSpec.create(batch.rules_id, batch.scenario_id, blue, red, batch.first_player,
+                               readings=batch.readings)
         if specs is not None:
             specs[swapped] = spec
     return play_game(spec, blue_bot, red_bot, batch.seed, game_index, batch.name, batch.played)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pmim_analytics.model.combat import damage_sql, hit_sql
+from pmim_analytics.model.combat import damage_sql, hit_sql, needed_sql
 from pmim_analytics.model.events import COLUMN_TYPES, COMMON_FIELDS, EVENT_COLUMNS, EVENT_FIELDS, EVENT_TYPES
 from pmim_analytics.model.vocab import END_REASONS as GAME_END_REASONS
 from pmim_analytics.model.vocab import LOCATION_CODES
@@ -183,17 +183,19 @@ def find_problems(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> list[
 
 def _attack_rules_sql() -> str:
     """An attack's numbers come from the game's rules version: ACC of the weapon, DEF of the
-    target as the number needed, and on a hit (STR - ARM) x RPT damage, never below 0."""
+    target as the number needed (one more under the header's ``hit=beat`` reading), and on a
+    hit (STR - ARM) x RPT damage, never below 0."""
     damage = damage_sql("w.strength", "w.rpt", "r.arm")
+    needed = needed_sql("r.def", "sg.hit_reading")
     return f"""
         SELECT e.g, false, e.line,
-               CASE WHEN e.acc <> w.acc THEN 'acc' WHEN e.needed <> r.def THEN 'needed' ELSE 'damage' END,
+               CASE WHEN e.acc <> w.acc THEN 'acc' WHEN e.needed <> {needed} THEN 'needed' ELSE 'damage' END,
                'rules',
                CASE WHEN e.acc <> w.acc
                     THEN printf('acc %d is not the ACC %d of %s in rules %s', e.acc, w.acc, e.weapon, sg.rules_id)
-                    WHEN e.needed <> r.def
-                    THEN printf('needed %d is not the DEF %d of %s (%s) in rules %s', e.needed, r.def, e.target,
-                                r.name, sg.rules_id)
+                    WHEN e.needed <> {needed}
+                    THEN printf('needed %d is not the %d that DEF %d of %s (%s) in rules %s gives under hit=%s',
+                                e.needed, {needed}, r.def, e.target, r.name, sg.rules_id, sg.hit_reading)
                     ELSE printf('damage %d is not (STR %d - ARM %d) x RPT %d = %d', e.damage, w.strength, r.arm,
                                 w.rpt, {damage}) END
         FROM st_events e JOIN st_games sg USING (g)
@@ -201,7 +203,7 @@ def _attack_rules_sql() -> str:
         JOIN rules_weapons w ON w.rules_id = sg.rules_id AND w.code = e.weapon
         JOIN rules_units r ON r.rules_id = sg.rules_id AND r.code = t.code
         WHERE e.type = 'attack'
-          AND (e.acc <> w.acc OR e.needed <> r.def OR (e.hit AND e.damage <> {damage}))
+          AND (e.acc <> w.acc OR e.needed <> {needed} OR (e.hit AND e.damage <> {damage}))
     """
 
 
