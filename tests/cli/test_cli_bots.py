@@ -53,7 +53,8 @@ def test_bad_input_is_one_sentence_and_exit_2(args: list[str], says: str, tmp_pa
 
 
 @pytest.mark.skipif("search" not in bot_names(), reason="the search bot is not on this branch yet")
-@pytest.mark.parametrize("spec", ["search:budget=-5", "search:budget=lots", "search:budgett=400"])
+@pytest.mark.parametrize("spec", ["search:budget=-5", "search:budget=lots", "search:budgett=400",
+                                  "search:skill=1.5", "tactician:skill=much"])
 def test_a_bad_search_spec_is_one_sentence_and_exit_2(spec: str, tmp_path: Path) -> None:
     r = pmim("bots", "ladder", "--bots", f"random,{spec}", "--db", str(tmp_path / "x.duckdb"))
     assert r.returncode == 2 and "Traceback" not in r.stderr

@@ -29,13 +29,16 @@ class Bot(ABC):
     it looks ahead on a clone) comes from ``rng``, which the driver seeds per game and side.
 
     A bot with parameters lists them in :attr:`params` and accepts them as keyword
-    arguments; :attr:`takes_persona` says whether it reads a persona (``data/bots/``).
+    arguments; :attr:`takes_persona` says whether it reads a persona (``data/bots/``) and
+    :attr:`takes_skill` whether it takes a ``skill`` from 0 to 1 (see
+    :mod:`pmim_analytics.engine.bots.skill`).
     """
 
     name: ClassVar[str] = "bot"
     description: ClassVar[str] = ""
     params: ClassVar[dict[str, Param]] = {}
     takes_persona: ClassVar[bool] = False
+    takes_skill: ClassVar[bool] = False
 
     def __init__(self, rng: random.Random, **options: Any) -> None:
         self.rng = rng

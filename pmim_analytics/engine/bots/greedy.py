@@ -26,6 +26,7 @@ from pmim_analytics.engine.actions import (
     RushUnit,
 )
 from pmim_analytics.engine.bots.base import Bot
+from pmim_analytics.engine.bots.skill import SkillCounter, scripted_activation
 from pmim_analytics.engine.bots.tactics import (
     objective_counts,
     objective_priority,
@@ -47,9 +48,12 @@ class GreedyBot(Bot):
 
     name = "greedy"
     description = "moves to contested objectives, fires at the best expected damage or kill"
+    takes_skill = True
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, skill: float = 1.0) -> None:
         super().__init__(rng)
+        self.skill = skill
+        self.skill_counter = SkillCounter()
         self._order_round = -1
         self._order: list[UnitState] = []
         self._plan_key: tuple[str, int] | None = None
@@ -58,7 +62,13 @@ class GreedyBot(Bot):
         self._rushing = False
 
     def choose(self, state: GameState) -> Action:
-        """Place, activate, move or fire, as described in the module docstring."""
+        """Place, activate, move or fire, as described in the module docstring (below skill 1,
+        with the errors :mod:`~pmim_analytics.engine.bots.skill` describes)."""
+        if self.skill < 1.0:
+            if self.skill <= 0.0:
+                return self.rng.choice(state.legal_actions())
+            if state.phase != DEPLOY and state.active is None:
+                return scripted_activation(self, state)
         if state.phase == DEPLOY:
             u = state.next_to_place()
             assert u is not None

@@ -46,6 +46,7 @@ from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, F
 from pmim_analytics.engine.bots.base import Bot, Param
 from pmim_analytics.engine.bots.greedy import firepower
 from pmim_analytics.engine.bots.persona import Persona, load_persona
+from pmim_analytics.engine.bots.skill import SkillCounter, near_miss, temperature
 from pmim_analytics.engine.bots.tactician import TacticianBot
 from pmim_analytics.engine.bots.tactics import overheat_risk, shot_value
 from pmim_analytics.engine.checks import DEPLOY, OVER
@@ -135,11 +136,15 @@ class SearchBot(Bot):
     description = "scores every unit's candidate moves for VP, fire and threat; looks ahead on clones"
     params = {"budget": Param(DEFAULT_BUDGET, 0, 100_000, "simulated actions per activation")}
     takes_persona = True
+    takes_skill = True
 
     def __init__(self, rng: random.Random, budget: int = DEFAULT_BUDGET, persona: Persona | None = None,
-                 **options: Any) -> None:
+                 skill: float = 1.0, **options: Any) -> None:
         super().__init__(rng)
         self.budget = budget
+        self.skill = skill
+        self.skill_counter = SkillCounter()
+        self._all: list[tuple[float, UnitState, int, bool]] | None = None
         self.persona = persona if persona is not None else load_persona(None)
         self._script = TacticianBot(rng)
         self._plan_key: tuple[str, int] | None = None
@@ -150,17 +155,40 @@ class SearchBot(Bot):
 
     # ------------------------------------------------------------------ acting
     def choose(self, state: GameState) -> Action:
-        """Place as the tactician; activate the best-scored unit; carry out its plan."""
+        """Place as the tactician; activate the best-scored unit; carry out its plan (below
+        skill 1, with the errors :mod:`~pmim_analytics.engine.bots.skill` describes)."""
+        if self.skill <= 0.0:
+            return self.rng.choice(state.legal_actions())
         if state.phase == DEPLOY:
             return self._deploy(state)
         u = state.active
         if u is None:
             unit, dest, first, self._rush = self._search(state)
+            if self.skill < 1.0:
+                unit, dest, first, self._rush = self._near_miss(state, unit, dest, first, self._rush)
             self._plan_key, self._dest, self._fire_first = (unit.id, state.round), dest, first
             return ActivateUnit(unit.id)
         if self._plan_key != (u.id, state.round):  # not ours to plan (should not happen): be the tactician
             return self._script.choose(state)
         return self._act(state, u, self._dest, self._fire_first, rush=self._rush)
+
+    def _near_miss(self, state: GameState, unit: UnitState, dest: int, first: list[int],
+                   rush: bool) -> tuple[UnitState, int, list[int], bool]:
+        """The bot's choice, or with the softmax's chance a near-miss among every candidate
+        :meth:`_search` scored (``self._all``)."""
+        cands = self._all
+        assert cands is not None
+        self._all = None
+        mine = (unit.index, dest if dest >= 0 else unit.pos, rush)
+        best = next(i for i, (_, u, h, r) in enumerate(cands) if (u.index, h, r) == mine)
+        pick = near_miss(self.rng, [c[0] for c in cands], best, temperature(self.skill))
+        self.skill_counter.activations += 1
+        if pick == best:
+            return unit, dest, first, rush
+        self.skill_counter.departures += 1
+        _, u, h, rush = cands[pick]
+        ev = _Eval(state, state.to_act, self.persona)
+        return u, (h if h != u.pos else -1), ([] if rush else self._fire_before(state, ev, u, h)), rush
 
     def _act(self, state: GameState, u: UnitState, dest: int, first: list[int], ev: _Eval | None = None,
              rush: bool = False) -> Action:
@@ -238,6 +266,7 @@ class SearchBot(Bot):
         side = state.to_act
         ev = _Eval(state, side, self.persona)
         scored: list[Candidate] = []
+        every: list[tuple[float, UnitState, int, bool]] | None = [] if self.skill < 1.0 else None
         for u in state.side_units[side]:
             if not u.alive or u.activated:
                 continue
@@ -249,16 +278,21 @@ class SearchBot(Bot):
                 value, zones = ev.candidate(u, h)
                 if best is None or value > best[0]:
                     best = (value, zones, h, False)
+                if every is not None:
+                    every.append((value - WAIT * max(0.0, zones), u, h, False))
             for h in self._rushes(state, u, ev, reach):
                 value, zones = ev.candidate(u, h, rush=True)
                 if best is None or value > best[0]:
                     best = (value, zones, h, True)
+                if every is not None:
+                    every.append((value - WAIT * max(0.0, zones), u, h, True))
             assert best is not None
             value, zones, h, rush = best
             scored.append((value - WAIT * max(0.0, zones), -len(scored), u, h, rush))
         scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
         if self.budget > 0 and len(scored) > 1:
             scored = self._look_ahead(state, scored[:LOOKAHEAD_WIDTH], ev)
+        self._all = every
         _, _, u, h, rush = scored[0]
         return u, (h if h != u.pos else -1), ([] if rush else self._fire_before(state, ev, u, h)), rush
 
@@ -271,7 +305,8 @@ class SearchBot(Bot):
         return [m for m in range(len(u.p.mounts))
                 if u.can_use(m) and ev.best_shot(u, m, here) > ev.best_shot(u, m, there)]
 
-    def _destinations(self, state: GameState, u: UnitState, ev: _Eval, reach: dict[int, int]) -> list[int]:
+    @staticmethod
+    def _destinations(state: GameState, u: UnitState, ev: _Eval, reach: dict[int, int]) -> list[int]:
         """Stay, the best hex in (or nearest to) each capture zone, and the hex with the best fire
         against threat, among ``reach`` (the hexes ``u`` can move to)."""
         out = [u.pos]
@@ -402,6 +437,24 @@ class SearchBot(Bot):
                 sim.apply(policy[sim.to_act].choose(sim), check=False)
             steps += 1
         return steps, round_end_value(sim, side, self.persona)
+
+
+def candidate_activations(state: GameState, ev: _Eval) -> list[tuple[float, UnitState, int, bool]]:
+    """(score in VP, unit, destination hex, rushing) of every candidate activation the search
+    bot scores at ``state`` for the side to act: each unit it has not activated, with each of
+    its destinations and rushes, scored as the bot ranks them (the zone gain discounted)."""
+    out = []
+    for u in state.side_units[state.to_act]:
+        if not u.alive or u.activated:
+            continue
+        reach = {} if u.immobilized or u.p.mov <= 0 else state.reachable(u)
+        for h in SearchBot._destinations(state, u, ev, reach):
+            value, zones = ev.candidate(u, h)
+            out.append((value - WAIT * max(0.0, zones), u, h, False))
+        for h in SearchBot._rushes(state, u, ev, reach):
+            value, zones = ev.candidate(u, h, rush=True)
+            out.append((value - WAIT * max(0.0, zones), u, h, True))
+    return out
 
 
 def round_end_value(state: GameState, side: int, w: Persona, scored: bool = True) -> float:

@@ -1,11 +1,12 @@
 """Bot specs: a bot named with its settings in one short text, ``name[:key=value[,key=value]]``.
 
-``tactician``, ``search:budget=400``, ``search:budget=800,persona=aggressive``. The same
-text is accepted wherever a bot is named (``pmim play``, ``pmim simulate``, sweep files,
-batches) and its canonical form -- every parameter written out with its value, in the
-bot's own order, the persona last when one is given -- is what a replay header records, so
-a game says exactly which bot played it. A plain name stays a plain name
-(``tactician``), so older replays read the same.
+``tactician``, ``search:budget=400``, ``search:budget=800,persona=aggressive``,
+``search:skill=0.75``. The same text is accepted wherever a bot is named (``pmim play``,
+``pmim simulate``, sweep files, batches) and its canonical form -- every parameter written
+out with its value, in the bot's own order, then the skill when it is below 1, the persona
+last when one is given -- is what a replay header records, so a game says exactly which
+bot played it. A plain name stays a plain name (``tactician``), and skill 1 is not
+written, so older replays read the same.
 """
 
 from __future__ import annotations
@@ -15,21 +16,26 @@ from typing import Any
 
 from pmim_analytics.engine.bots.base import Bot
 from pmim_analytics.engine.bots.persona import load_persona
+from pmim_analytics.engine.bots.skill import format_skill, parse_skill
 from pmim_analytics.errors import BotSpecError, UnknownNameError
 
 
 @dataclass(frozen=True, eq=False)
 class BotSpec:
     """A bot with its settings: ``name``, whole-number ``params`` (every one, defaults filled in)
-    and ``persona`` (``None`` for the bot's default). Equal specs have equal labels."""
+    ``persona`` (``None`` for the bot's default) and ``skill`` (0 to 1; 1, the bot at its
+    best, for bots without one). Equal specs have equal labels."""
 
     name: str
     params: dict[str, int] = field(default_factory=dict)
     persona: str | None = None
+    skill: float = 1.0
 
     def label(self) -> str:
-        """The canonical text, e.g. ``search:budget=400`` or ``tactician``."""
+        """The canonical text, e.g. ``search:budget=400``, ``search:budget=100,skill=0.75`` or ``tactician``."""
         parts = [f"{k}={v}" for k, v in self.params.items()]
+        if self.skill != 1.0:
+            parts.append(f"skill={format_skill(self.skill)}")
         if self.persona is not None:
             parts.append(f"persona={self.persona}")
         return self.name + (":" + ",".join(parts) if parts else "")
@@ -83,6 +89,13 @@ def parse_bot_spec(text: str, bots: dict[str, type[Bot]] | None = None) -> BotSp
                 raise BotSpecError(f"bot {name!r}: {key} is given twice")
             given[key] = value
     persona = given.pop("persona", None)
+    skill_text = given.pop("skill", None)
+    skill = 1.0
+    if skill_text is not None:
+        if not cls.takes_skill:
+            takers = sorted(n for n, c in bots.items() if c.takes_skill)
+            raise BotSpecError(f"bot {name!r} takes no skill (only {', '.join(takers)} do)")
+        skill = parse_skill(name, skill_text)
     if persona is not None:
         if not cls.takes_persona:
             takers = personas_takers(bots)
@@ -90,7 +103,8 @@ def parse_bot_spec(text: str, bots: dict[str, type[Bot]] | None = None) -> BotSp
         load_persona(persona)  # unknown or malformed: its own clear error
     unknown = [k for k in given if k not in cls.params]
     if unknown:
-        takes = ", ".join(list(cls.params) + (["persona"] if cls.takes_persona else [])) or "no settings"
+        takes = ", ".join(list(cls.params) + (["skill"] if cls.takes_skill else [])
+                          + (["persona"] if cls.takes_persona else [])) or "no settings"
         raise BotSpecError(f"bot {name!r} has no setting {unknown[0]!r}; it takes {takes}")
     params: dict[str, int] = {}
     for key, p in cls.params.items():
@@ -98,7 +112,7 @@ def parse_bot_spec(text: str, bots: dict[str, type[Bot]] | None = None) -> BotSp
         if not p.low <= v <= p.high:
             raise BotSpecError(f"bot {name!r}: {key}={v} is out of range; use {p.low} to {p.high}")
         params[key] = v
-    return BotSpec(name, params, persona)
+    return BotSpec(name, params, persona, skill)
 
 
 def personas_takers(bots: dict[str, type[Bot]]) -> list[str]:
@@ -118,6 +132,8 @@ def bot_options(spec: BotSpec) -> dict[str, Any]:
 
     if BOTS[spec.name].takes_persona:
         opts["persona"] = load_persona(spec.persona)
+    if BOTS[spec.name].takes_skill:
+        opts["skill"] = spec.skill
     return opts
 
 

@@ -41,8 +41,8 @@ class TacticianBot(GreedyBot):
     name = "tactician"
     description = "focus fire, holds objectives, keeps out of enemy reach"
 
-    def __init__(self, rng: random.Random) -> None:
-        super().__init__(rng)
+    def __init__(self, rng: random.Random, skill: float = 1.0) -> None:
+        super().__init__(rng, skill)
 
     def shot_value(self, state: GameState, u: UnitState, m: int, e: UnitState) -> float:
         """Focus fire: kills count heavily."""

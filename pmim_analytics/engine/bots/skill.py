@@ -1,0 +1,171 @@
+"""Skill: how well a planning bot plays, from 0 (a uniformly random legal move) to 1 (its best).
+
+A bot of skill ``s`` between 0 and 1 makes near-misses rather than blunders. At the start
+of each activation it lists the candidate activations it could play -- every unit it has
+not activated yet, each with a small portfolio of destinations -- scored in VP by one
+common static evaluation (the search bot's), its own choice carrying the top score. It then
+draws one with a softmax at temperature
+
+    T = 0.5 VP x (1 - s) / s
+
+so a candidate ``d`` VP worse than its choice is played with weight ``exp(-d / T)`` against
+1 for the choice: at 0.75 a move 0.5 VP worse is about 20 times rarer than the choice, at
+0.5 about 2.7 times. The draw comes from the bot's own random stream, so a seed still
+fixes the game. Skill 1 draws nothing and is exactly the bot without a skill setting;
+skill 0 plays the ``random`` bot's game move for move (every decision a uniformly random
+legal action, deployment included). The bot counts its activations and the ones where it
+departed from its own choice (:class:`SkillCounter`), so a report can say "misplays
+about 1 activation in N" (:func:`departure_counts`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pmim_analytics.errors import BotSpecError
+
+if TYPE_CHECKING:
+    from pmim_analytics.engine.actions import Action
+    from pmim_analytics.engine.bots.greedy import GreedyBot
+    from pmim_analytics.engine.spec import GameSpec
+    from pmim_analytics.engine.state import GameState, UnitState
+
+#: VP of temperature at skill 1/2 (T = SCALE x (1 - s) / s).
+SCALE = 0.5
+#: Decimal places a skill is kept to (its canonical text never has more).
+PLACES = 4
+
+
+def temperature(skill: float) -> float:
+    """The softmax temperature in VP of ``skill`` (0 at skill 1, infinite at 0)."""
+    if skill >= 1.0:
+        return 0.0
+    if skill <= 0.0:
+        return math.inf
+    return SCALE * (1.0 - skill) / skill
+
+
+def parse_skill(bot: str, text: str) -> float:
+    """The skill written ``text`` in bot ``bot``'s spec, checked to lie in [0, 1]."""
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        raise BotSpecError(f"bot {bot!r}: skill={text!r} is not a number; use a number from 0 to 1 "
+                           f"(e.g. {bot}:skill=0.75)") from None
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise BotSpecError(f"bot {bot!r}: skill={text} is out of range; use a number from 0 to 1 "
+                           f"(e.g. {bot}:skill=0.75)")
+    return round(value, PLACES)
+
+
+def format_skill(skill: float) -> str:
+    """The canonical text of a skill: ``0.75``, ``0``, ``1``."""
+    return f"{skill:.{PLACES}f}".rstrip("0").rstrip(".")
+
+
+def near_miss(rng: random.Random, scores: list[float], best: int, temp: float) -> int:
+    """Index drawn from a softmax over ``scores`` at temperature ``temp`` (VP), the choice
+    ``best`` weighing as the top score whatever its own (so it stays the likeliest)."""
+    top = max(scores)
+    weights = [1.0 if i == best else math.exp((min(s, top) - top) / temp) if temp < math.inf else 1.0
+               for i, s in enumerate(scores)]
+    r = rng.random() * sum(weights)
+    for i, w in enumerate(weights):
+        r -= w
+        if r < 0:
+            return i
+    return len(weights) - 1
+
+
+@dataclass
+class SkillCounter:
+    """Activations a skill bot played and how many of them departed from its own choice."""
+
+    activations: int = 0
+    departures: int = 0
+
+    @property
+    def rate(self) -> float:
+        """Share of activations played otherwise than the bot's choice (0 when none played)."""
+        return self.departures / self.activations if self.activations else 0.0
+
+
+def scripted_activation(bot: GreedyBot, state: GameState) -> Action:
+    """The activation a greedy or tactician bot of skill below 1 starts at ``state``.
+
+    Its own choice (the unit it would activate and its plan for it, made on a clone) is
+    weighed against every candidate of the common evaluation; on a departure the drawn unit
+    is activated with a plan to go to the drawn hex, firing as the bot would.
+    """
+    from pmim_analytics.engine.actions import ActivateUnit
+    from pmim_analytics.engine.bots.persona import load_persona
+    from pmim_analytics.engine.bots.search import _Eval, candidate_activations
+
+    unit = bot._next_unit(state)
+    dest, first, rushing = _plan_on_clone(bot, state, unit, None)
+    cands = candidate_activations(state, _Eval(state, state.to_act, load_persona(None)))
+    mine = (unit.index, dest if dest >= 0 else unit.pos, rushing)
+    best = next((i for i, (_, u, h, r) in enumerate(cands) if (u.index, h, r) == mine), -1)
+    if best < 0:
+        cands.append((max(c[0] for c in cands), unit, mine[1], rushing))
+        best = len(cands) - 1
+    pick = near_miss(bot.rng, [c[0] for c in cands], best, temperature(bot.skill))
+    bot.skill_counter.activations += 1
+    if pick != best:
+        bot.skill_counter.departures += 1
+        _, unit, h, rushing = cands[pick]
+        dest, first, rushing = _plan_on_clone(bot, state, unit, (h, rushing))
+    bot._plan_key = (unit.id, state.round)
+    bot._dest, bot._fire_first, bot._rushing = dest, first, rushing
+    return ActivateUnit(unit.id)
+
+
+def _plan_on_clone(bot: GreedyBot, state: GameState, unit: UnitState,
+                   move: tuple[int, bool] | None) -> tuple[int, list[int], bool]:
+    """(destination or -1, mounts to fire before moving, rushing) of ``bot``'s plan for
+    ``unit``, made on a clone where it is active: its own plan, or with ``move`` (hex,
+    rushing) the plan to go there."""
+    from pmim_analytics.engine.actions import ActivateUnit
+
+    sim = state.clone()
+    sim.apply(ActivateUnit(unit.id), check=False)
+    su = sim.units[unit.index]
+    if move is None:
+        bot._plan(sim, su)
+    else:
+        h, rush = move
+        if bot._plan_start(sim, su):
+            if rush:
+                bot._dest, bot._rushing = h, True
+            else:
+                mounts = sim.fireable_mounts(su)
+                bot._set_dest(sim, su, h, mounts, bot.shot_lists(sim, su, mounts))
+    return bot._dest, bot._fire_first[:], bot._rushing
+
+
+def departure_counts(spec: GameSpec, bot: str, opponent: str, seed: int, games: int) -> SkillCounter:
+    """Activations and departures of ``bot`` (a skill bot spec) over ``games`` games against
+    ``opponent`` on ``spec``, the bot blue in even games and red in odd ones (seeded like a batch)."""
+    from pmim_analytics.engine.bots import make_bot
+    from pmim_analytics.engine.dice import game_streams, optional_rule_dice
+    from pmim_analytics.engine.driver import run
+
+    total = SkillCounter()
+    for i in range(games):
+        dice, blue_rng, red_rng = game_streams(seed, i)
+        extra = optional_rule_dice(seed, i) if not spec.rules.optional.is_empty() else None
+        me = make_bot(bot, blue_rng if i % 2 == 0 else red_rng)
+        other = make_bot(opponent, red_rng if i % 2 == 0 else blue_rng)
+        run(spec, *((me, other) if i % 2 == 0 else (other, me)), dice, extra)
+        counter = getattr(me, "skill_counter", None)
+        if counter is not None:
+            total.activations += counter.activations
+            total.departures += counter.departures
+    return total
+
+
+__all__ = ["SCALE", "SkillCounter", "departure_counts", "format_skill", "near_miss", "parse_skill",
+           "scripted_activation", "temperature"]
