@@ -24,16 +24,13 @@ from pmim_analytics.model import combat
 from pmim_analytics.model.events import (
     EVENT_TYPES,
     VP,
-    Activate,
     Attack,
     Deploy,
     Event,
     FirstPlayer,
     GameEnd,
     InitiativeRoll,
-    Move,
     OverheatRoll,
-    Rush,
     WeaponLost,
     dispatch,
 )
@@ -139,6 +136,62 @@ def _end_activation(st: GameState) -> bool:
     return False
 
 
+#: The one event->action adapter: the engine action each recorded choice stands for.
+_ACTIONS: dict[str, Callable[[Any], Action]] = {
+    "deploy": lambda ev: PlaceUnit(ev.unit, Hex(*ev.hex)),
+    "activate": lambda ev: ActivateUnit(ev.unit),
+    "move": lambda ev: MoveUnit(ev.unit, Hex(*ev.to_hex)),
+    "rush": lambda ev: RushUnit(ev.unit, Hex(*ev.to_hex)),
+    "attack": lambda ev: FireWeapon(ev.unit, ev.mount, ev.target),
+}
+
+
+#: The recorded choices made by the active unit, and those that move it.
+_ACTORS = frozenset({"move", "rush", "attack"})
+_MOVES = frozenset({"move", "rush"})
+
+
+def action_of(ev: Event) -> Action:
+    """The engine action a recorded choice (deploy, activate, move, rush, attack) stands for."""
+    return dispatch(_ACTIONS, ev)
+
+
+def _feed_rolls(st: GameState, rolls: list[int], kind: str | None) -> None:
+    """Hand the state recorded d6 (hit-location rolls), one at a time, while it awaits a roll
+    of ``kind`` (``None``: an attack's location roll; else an optional rule's chance node).
+    The rolls not needed stay in ``rolls``."""
+    while rolls and st.roll_needed() and st.optional_roll_kind() == kind:
+        st.apply_roll((rolls.pop(0),))
+
+
+def _feed_initiative(st: GameState, ev: InitiativeRoll) -> list[int]:
+    st.apply_roll((ev.blue_roll, ev.red_roll))  # blue's die, then red's
+    return []
+
+
+def _feed_overheat(st: GameState, ev: OverheatRoll) -> list[int]:
+    st.apply_roll((ev.result,))
+    return []
+
+
+def _feed_heat_hit(st: GameState, ev: WeaponLost) -> list[int]:
+    rolls = list(ev.location_rolls)
+    _feed_rolls(st, rolls, HEAT_HIT)
+    return rolls
+
+
+#: How each optional rule's roll event hands its dice to the engine.
+_FEED_ROLL: dict[str, Callable[[GameState, Any], list[int]]] = {
+    "initiative_roll": _feed_initiative, "overheat_roll": _feed_overheat, "weapon_lost": _feed_heat_hit,
+}
+
+
+def _feed_roll_event(st: GameState, ev: Event) -> list[int]:
+    """Hand the state the dice of an optional rule's roll event (initiative, overheat, an
+    overheated weapon's hit-location rolls); return the recorded rolls it did not need."""
+    return _FEED_ROLL[ev.type](st, ev)
+
+
 def _describe_any(ev: Event) -> str:
     unit = getattr(ev, "unit", None)
     return f"{ev.type} of {unit}" if unit else ev.type
@@ -197,17 +250,10 @@ class _Checker:
             **dict.fromkeys(INPUT_TYPES, self.input_event),
             **dict.fromkeys(ROLL_TYPES, self.roll_event),
         }
-        self.action_of: dict[str, Callable[[Any], tuple[Action, set[str]]]] = {
-            "deploy": self.deploy_action,
-            "activate": self.activate_action,
-            "move": self.move_action,
-            "attack": self.attack_action,
-            "rush": self.rush_action,
-        }
         try:
             return self.replay()
         finally:
-            del self.on_event, self.action_of
+            del self.on_event
 
     def replay(self) -> list[Violation]:
         header = self.record.header
@@ -276,42 +322,22 @@ class _Checker:
                 self.report(f"unexpected {_describe(ev)}: the rules call for no such roll here")
             return
         try:
-            skip = dispatch(_FEED_ROLL, ev)(self, ev)
+            rolls = _feed_roll_event(st, ev)
         except IllegalActionError as e:
             raise _Stop(f"{_describe(ev)}: {e.message}") from None
-        new = self.fresh()
-        if not new:
-            return
-        self.compare(new[0], ev, skip)
-        self.queue.extend(new[1:])
-
-    def feed_initiative(self, ev: InitiativeRoll) -> set[str]:
-        """The recorded initiative dice, blue's then red's."""
-        assert self.state is not None
-        self.state.apply_roll((ev.blue_roll, ev.red_roll))
-        return set()
-
-    def feed_overheat(self, ev: OverheatRoll) -> set[str]:
-        """The recorded overheat d6."""
-        assert self.state is not None
-        self.state.apply_roll((ev.result,))
-        return set()
-
-    def feed_heat_hit(self, ev: WeaponLost) -> set[str]:
-        """The recorded hit-location rolls of an overheated weapon's hit on its own Warmech."""
-        st = self.state
-        assert st is not None
-        rolls = list(ev.location_rolls)
-        while st.optional_roll_kind() == HEAT_HIT and rolls:
-            st.apply_roll((rolls.pop(0),))
-        if st.optional_roll_kind() == HEAT_HIT:
+        skip: set[str] = set()
+        if ev.type == "weapon_lost" and st.optional_roll_kind() == HEAT_HIT:
             raise _Stop(f"{_describe(ev)}: the overheated weapon's hit needs a hit-location roll that is "
                         "not recorded (a roll on a destroyed location must be re-rolled)")
         if rolls:
             self.report(f"{_describe(ev)}: location rolls {rolls} were not needed"
                         " (the roll before them hit a standing location)")
-            return {"location_rolls"}
-        return set()
+            skip.add("location_rolls")
+        new = self.fresh()
+        if not new:
+            return
+        self.compare(new[0], ev, skip)
+        self.queue.extend(new[1:])
 
     # -- derived events: the rules produce them; they must match
     def end_activation(self) -> None:
@@ -389,7 +415,8 @@ class _Checker:
         if st.phase == OVER:
             self.report(f"{_describe(ev)} comes after the game has ended")
             return
-        action, skip = dispatch(self.action_of, ev)
+        skip = self.follow(ev)
+        action = action_of(ev)
         try:
             st.check(action)
         except IllegalActionError as e:
@@ -409,29 +436,20 @@ class _Checker:
         self.compare(new[0], ev, skip)
         self.queue.extend(new[1:])
 
-    def deploy_action(self, ev: Deploy) -> tuple[Action, set[str]]:
+    def follow(self, ev: Event) -> set[str]:
+        """Before a recorded choice is replayed: what a manual log may leave to the reader (the
+        order units were placed in), and a move or attack by a unit that is not active or from
+        a hex it does not stand on (reported, then followed). The fields already reported."""
         st = self.state
         assert st is not None
-        if self.free_deployment and st.phase == DEPLOY and ev.unit in st.by_id:
-            st.let_place_next(ev.unit)
-        return PlaceUnit(ev.unit, Hex(*ev.hex)), set()
-
-    def activate_action(self, ev: Activate) -> tuple[Action, set[str]]:
-        return ActivateUnit(ev.unit), set()
-
-    def move_action(self, ev: Move) -> tuple[Action, set[str]]:
-        self.follow_actor(ev.unit, ev)
-        skip = self.follow_start(ev)
-        return MoveUnit(ev.unit, Hex(*ev.to_hex)), skip
-
-    def rush_action(self, ev: Rush) -> tuple[Action, set[str]]:
-        self.follow_actor(ev.unit, ev)
-        skip = self.follow_start(ev)
-        return RushUnit(ev.unit, Hex(*ev.to_hex)), skip
-
-    def attack_action(self, ev: Attack) -> tuple[Action, set[str]]:
-        self.follow_actor(ev.unit, ev)
-        return FireWeapon(ev.unit, ev.mount, ev.target), set()
+        if isinstance(ev, Deploy):
+            if self.free_deployment and st.phase == DEPLOY and ev.unit in st.by_id:
+                st.let_place_next(ev.unit)
+            return set()
+        choice: Any = ev  # a move, rush or attack: each names its unit
+        if ev.type in _ACTORS:
+            self.follow_actor(choice.unit, ev)
+        return self.follow_start(choice) if ev.type in _MOVES else set()
 
     def first_player_event(self, ev: FirstPlayer) -> None:
         """A first_player event: the ``random`` draw is an input (its die), any other is derived."""
@@ -469,7 +487,7 @@ class _Checker:
             return
         self.queue.extend(e for e in self.fresh() if e.type != "activate")
 
-    def follow_start(self, ev: Move | Rush) -> set[str]:
+    def follow_start(self, ev: Any) -> set[str]:
         """A move that starts where the unit is not: report it, then start from the recorded hex."""
         st = self.state
         assert st is not None
@@ -512,23 +530,20 @@ class _Checker:
             skip |= {"roll", "hit"}
         st.apply_roll(roll)
         rolls = list(ev.location_rolls)
-        while st.roll_needed() and st.optional_roll_kind() is None:
-            if not rolls:
-                if not self.dice_omitted:
-                    self.report(f"{_describe(ev)}: the hit needs a hit-location roll that is not recorded"
-                                " (a roll on a destroyed or missing location must be re-rolled)")
-                faces = [i + 1 for i, code in enumerate(tgt.p.chart)
-                         if (code == ev.location or (ev.location is None and self.dice_omitted))
-                         and combat.location_is_hittable(tgt.loc_hp, code)]
-                if ev.location is None:
-                    skip |= {"location", "damage", "overkill"}
-                if not faces:
-                    raise _Stop(f"no standing location {ev.location!r} to put the damage on")
-                live = faces
-                st.apply_roll((live[0],))
-                skip.add("location_rolls")
-                break
-            st.apply_roll((rolls.pop(0),))
+        _feed_rolls(st, rolls, None)
+        if st.roll_needed() and st.optional_roll_kind() is None:  # a location roll the log does not give
+            if not self.dice_omitted:
+                self.report(f"{_describe(ev)}: the hit needs a hit-location roll that is not recorded"
+                            " (a roll on a destroyed or missing location must be re-rolled)")
+            faces = [i + 1 for i, code in enumerate(tgt.p.chart)
+                     if (code == ev.location or (ev.location is None and self.dice_omitted))
+                     and combat.location_is_hittable(tgt.loc_hp, code)]
+            if ev.location is None:
+                skip |= {"location", "damage", "overkill"}
+            if not faces:
+                raise _Stop(f"no standing location {ev.location!r} to put the damage on")
+            st.apply_roll((faces[0],))
+            skip.add("location_rolls")
         if rolls:
             self.report(f"{_describe(ev)}: location rolls {rolls} were not needed"
                         " (the roll before them hit a standing location)")
@@ -547,14 +562,6 @@ class _Checker:
         self.queue.clear()
         if st.phase != OVER:
             self.report("the replay stops before the game is over")
-
-
-#: How each optional-rule roll event hands its dice to the engine (returns the fields already reported).
-_FEED_ROLL: dict[str, Callable[[Any], Callable[[Any, Any], set[str]]]] = {
-    "initiative_roll": lambda ev: _Checker.feed_initiative,
-    "overheat_roll": lambda ev: _Checker.feed_overheat,
-    "weapon_lost": lambda ev: _Checker.feed_heat_hit,
-}
 
 
 def _why(expected: Event, name: str) -> str:
@@ -635,104 +642,43 @@ def _replays_exactly(record: GameRecord) -> bool:
         spec, problems = _record_spec(record, recorded)
         if problems:
             return False
-        quick = _QuickPass(GameState(spec))
+        st = GameState(spec)
         for k, ev in enumerate(events):
-            quick.k = k
-            if not _QUICK_FEED.get(ev.type, _QuickPass.derived)(quick, ev):
+            if not _follows(st, ev, k):
                 return False
-        st, produced = quick.st, quick.st.events
         _end_activation(st)
-        return st.phase == OVER and len(produced) == len(events) and produced == list(events)
+        return st.phase == OVER and len(st.events) == len(events) and st.events == list(events)
     except Exception:  # noqa: BLE001 -- whatever went wrong, the full check says it properly
         return False
 
 
-class _QuickPass:
-    """The recorded choices and dice of one game, fed to the engine (:func:`_replays_exactly`):
-    one method per kind of event, ``False`` as soon as the record cannot be followed."""
-
-    def __init__(self, st: GameState) -> None:
-        self.st = st
-        self.k = 0  # the index of the event being fed
-
-    def deploy(self, ev: Deploy) -> bool:
-        _end_activation(self.st)
-        self.st.apply(PlaceUnit(ev.unit, Hex(*ev.hex)))
-        return True
-
-    def activate(self, ev: Activate) -> bool:
-        _end_activation(self.st)
-        self.st.apply(ActivateUnit(ev.unit))
-        return True
-
-    def move(self, ev: Move) -> bool:
-        self.st.apply(MoveUnit(ev.unit, Hex(*ev.to_hex)))
-        return True
-
-    def rush(self, ev: Rush) -> bool:
-        self.st.apply(RushUnit(ev.unit, Hex(*ev.to_hex)))
-        return True
-
-    def attack(self, ev: Attack) -> bool:
-        st = self.st
-        if ev.roll is None:
-            return False
-        st.apply(FireWeapon(ev.unit, ev.mount, ev.target))
-        st.apply_roll(ev.roll)
-        rolls = list(ev.location_rolls)
-        while st.roll_needed() and st.optional_roll_kind() is None:
-            if not rolls:
+def _follows(st: GameState, ev: Event, k: int) -> bool:
+    """Feed one recorded event (the ``k``-th) to the engine for :func:`_replays_exactly`, through
+    the same adapter as the full check; ``False`` as soon as the record cannot be followed
+    exactly. A derived event feeds nothing, but if the engine has not given it yet, the active
+    unit's activation ended (a replay records no end of activation)."""
+    t = ev.type
+    if t in INPUT_TYPES:
+        if t in ("deploy", "activate"):
+            _end_activation(st)
+        st.apply(action_of(ev))
+        if isinstance(ev, Attack):
+            if ev.roll is None:
                 return False
-            st.apply_roll((rolls.pop(0),))
-        return not rolls
-
-    def initiative(self, ev: InitiativeRoll) -> bool:
-        if self.st.optional_roll_kind() != INITIATIVE:
-            return False
-        self.st.apply_roll((ev.blue_roll, ev.red_roll))
+            st.apply_roll(ev.roll)
+            rolls = list(ev.location_rolls)
+            _feed_rolls(st, rolls, None)
+            return not rolls and not (st.roll_needed() and st.optional_roll_kind() is None)
         return True
-
-    def overheat(self, ev: OverheatRoll) -> bool:
-        if self.st.optional_roll_kind() != OVERHEAT:
+    if t in ROLL_TYPES:
+        if st.optional_roll_kind() not in ROLL_TYPES[t]:
             return False
-        self.st.apply_roll((ev.result,))
-        return True
-
-    def heat_hit(self, ev: WeaponLost) -> bool:
-        st = self.st
-        if st.optional_roll_kind() != HEAT_HIT:
+        return not _feed_roll_event(st, ev) and not (t == "weapon_lost" and st.optional_roll_kind() == HEAT_HIT)
+    if isinstance(ev, FirstPlayer) and st.roll_needed() == 1 and st.phase == DEPLOY:
+        if ev.die is None:  # the random draw: its die is an input
             return False
-        rolls = list(ev.location_rolls)
-        while st.optional_roll_kind() == HEAT_HIT and rolls:
-            st.apply_roll((rolls.pop(0),))
-        return not rolls and st.optional_roll_kind() != HEAT_HIT
-
-    def first_player(self, ev: FirstPlayer) -> bool:
-        st = self.st
-        if st.roll_needed() == 1 and st.phase == DEPLOY:  # the random draw: its die is an input
-            if ev.die is None:
-                return False
-            st.apply_roll((ev.die,))
-            return True
-        return self.derived(ev)
-
-    def derived(self, ev: Event) -> bool:
-        """An event the rules derive: nothing to feed, but if the engine has not given it yet,
-        the active unit's activation ended (a replay records no end of activation)."""
-        if len(self.st.events) <= self.k:
-            _end_activation(self.st)
+        st.apply_roll((ev.die,))
         return True
-
-
-#: What the quick pass feeds the engine for each recorded event type (the others are derived).
-_QUICK_FEED: dict[str, Callable[[_QuickPass, Any], bool]] = {
-    "deploy": _QuickPass.deploy,
-    "activate": _QuickPass.activate,
-    "move": _QuickPass.move,
-    "rush": _QuickPass.rush,
-    "attack": _QuickPass.attack,
-    "initiative_roll": _QuickPass.initiative,
-    "overheat_roll": _QuickPass.overheat,
-    "weapon_lost": _QuickPass.heat_hit,
-    "first_player": _QuickPass.first_player,
-}
+    if len(st.events) <= k:
+        _end_activation(st)
+    return True
