@@ -211,6 +211,11 @@ def games(f: Filters, limit: int = 500, with_events_only: bool = False):  # noqa
     return with_retry(lambda: _games(*f.key, f.composition, limit, with_events_only))
 
 
+def game_by_id(db: str, version: tuple[int, int], game_id: str):  # noqa: ANN201
+    """One stored game (cached per database version), for cached functions of a page."""
+    return _game(db, version, game_id)
+
+
 def game(f: Filters, game_id: str):  # noqa: ANN201
     """One stored game (row, units, events)."""
     return with_retry(lambda: _game(f.db, f.version, game_id))

@@ -15,6 +15,7 @@ form's errors sit at their fields. The Export page's downloads are tested in ``t
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,12 +114,9 @@ def test_replay_viewer_steps_through_a_game(page, server: str) -> None:  # noqa:
 
 
 
-SCREEN = {"width": 1440, "height": 900}
-
-
-def _inside_screen(box: dict | None) -> bool:
-    return box is not None and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= SCREEN["width"] \
-        and box["y"] + box["height"] <= SCREEN["height"]
+def _inside(box: dict | None, screen: dict) -> bool:
+    return box is not None and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= screen["width"] \
+        and box["y"] + box["height"] <= screen["height"]
 
 
 
@@ -148,31 +146,62 @@ def test_filters_survive_navigation_and_a_reload_from_the_url(page, server: str)
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-def test_replay_controls_and_board_fit_a_1440x900_screen(page, server: str) -> None:  # noqa: ANN001
-    page.set_viewport_size(SCREEN)
+@pytest.mark.parametrize("size", [(1280, 720), (1440, 900)], ids=["1280x720", "1440x900"])
+def test_replay_controls_and_board_fit_the_screen(page, server: str, size: tuple[int, int]) -> None:  # noqa: ANN001
+    screen = {"width": size[0], "height": size[1]}
+    page.set_viewport_size(screen)
     try:
+        started = time.monotonic()
         page.goto(f"{server}/replay?source=engine")
         page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=60_000)
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
         settle(page)
-        for n in (2, 3, 4, 5, 6):
+        print(f"replay viewer at {size[0]}x{size[1]}: first load {time.monotonic() - started:.1f} s")
+        for n in (2, 3):
             page.get_by_role("button", name="Next ▶").click()
             page.get_by_role("heading", name=f"Step {n} of").first.wait_for(timeout=30_000)
         settle(page)
         board = page.locator(".js-plotly-plot").first
-        for el in (page.get_by_role("button", name="◀ Prev"), page.get_by_role("button", name="Next ▶"), board):
-            assert _inside_screen(el.bounding_box()), el
+        for el in (page.get_by_role("button", name="◀ Prev"), page.get_by_role("button", name="Next ▶"),
+                   page.get_by_role("button", name="Kill ▶"), board):
+            assert _inside(el.bounding_box(), screen), el
         assert "hex" in board.inner_text() or board.locator("text").count() > 30  # the coordinate labels
-        # the current step's events are shown in full inside the events box, which is on screen too
-        events = page.locator(".st-key-replay_events")
-        current = events.locator("strong").last
-        assert _inside_screen(events.bounding_box())
-        cur, box = current.bounding_box(), events.bounding_box()
-        assert cur is not None and box is not None and box["y"] <= cur["y"] <= box["y"] + box["height"]
-        assert current.inner_text().split(" · ", 1)[1].strip()
-        screenshot(page, "replay-1440x900", full=False)
+        if size == (1440, 900):  # the current step's events, in full inside the events box, on screen too
+            events = page.locator(".st-key-replay_events")
+            current = events.locator("strong").last
+            assert _inside(events.bounding_box(), screen)
+            cur, box = current.bounding_box(), events.bounding_box()
+            assert cur is not None and box is not None and box["y"] <= cur["y"] <= box["y"] + box["height"]
+            assert current.inner_text().split(" · ", 1)[1].strip()
+        screenshot(page, f"replay-{size[0]}x{size[1]}", full=False)
     finally:
         page.set_viewport_size({"width": 1500, "height": 1000})
+
+
+def test_replay_timeline_next_kill_autoplay_and_link(page, server: str) -> None:  # noqa: ANN001
+    page.goto(f"{server}/replay?source=engine")
+    page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=60_000)
+    settle(page)
+    timeline = page.locator(".st-key-replay_timeline")
+    kills = timeline.get_by_text("✕ kill").all_inner_texts()
+    assert kills, "the first engine game of the demo destroys something"
+    page.get_by_role("button", name="Kill ▶").click()
+    settle(page)
+    heading = page.get_by_role("heading", name="Step ").first.inner_text()
+    step = int(heading.split()[1])
+    assert f"step={step}" in page.url and "game=" in page.url
+    # the current step's events hold the kill the timeline names first
+    first = page.locator(".st-key-replay_timeline label").filter(has_text="✕ kill").first.inner_text()
+    victim = first.split(" · ")[-1].split(" is destroyed")[0]
+    assert any(victim in t and "destroyed" in t for t in page.locator(".st-key-replay_events strong").all_inner_texts())
+    link = page.url
+    page.get_by_role("button", name="▶ Play").click()
+    page.get_by_role("heading", name=f"Step {step + 2} of").first.wait_for(timeout=60_000)
+    page.get_by_role("button", name="■ Pause").click()
+    settle(page)
+    page.goto(link)  # the address opens the same game at the same step
+    page.get_by_role("heading", name=f"Step {step} of").first.wait_for(timeout=60_000)
+    assert page.locator("[data-testid='stException']").count() == 0
 
 
 def test_summary_form_errors_at_their_fields(page, server: str) -> None:  # noqa: ANN001
