@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
+from pmim_analytics.cli.ids import parse_rules_ids
 from pmim_analytics.errors import StoreError, display_path
 from pmim_analytics.limits import MAX_WORKERS
 from pmim_analytics.store.connection import resolve_db_path
@@ -145,7 +146,7 @@ def robustness(
     from pmim_analytics.analytics.robustness import flag_lines, robustness_tables
     from pmim_analytics.store.readers import DuckDBData, default_db_path
 
-    ids = [r.strip() for r in rules.split(",") if r.strip()] if rules else None
+    ids = parse_rules_ids(rules, db=db)
     comps, matches = robustness_tables(DuckDBData(db or default_db_path(), ids, "engine").matchup_cells(), min_games)
     if comps.height == 0 and matches.height == 0:
         err.print("No engine games where both sides had the same bot in this selection; run `pmim demo` or "

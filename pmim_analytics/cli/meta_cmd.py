@@ -42,7 +42,7 @@ def meta_cmd(rules: str = typer.Option(..., "--rules", help="Rules id(s), e.g. v
     """
     if by not in ("composition", "list"):
         raise typer.BadParameter("use composition or list", param_hint="--by")
-    ids = _rules(rules) or []
+    ids = _rules(rules, db=db) or []
     if not (data := _data(rules, source, db)):
         return
     matchups = tables.matchup_report(data, key=by)

@@ -17,6 +17,7 @@ from pmim_analytics.analytics import compositions, tables
 from pmim_analytics.analytics.dice import dice_table, warmech_overheat_table
 from pmim_analytics.analytics.units import km_every_round
 from pmim_analytics.cli._common import err, guarded, out
+from pmim_analytics.cli.ids import parse_rules_ids
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
 from pmim_analytics.errors import PmimError, display_path
 from pmim_analytics.report import sections
@@ -44,13 +45,13 @@ def register(root: typer.Typer) -> None:
     root.command("export")(export_cmd)
 
 
-def _rules(rules: str | None) -> list[str] | None:
+def _rules(rules: str | None, option: str = "--rules", db: Path | None = None) -> list[str] | None:
+    """The ids of a ``--rules`` list, each a known rules id (else exit 2 naming the valid ones)."""
     if rules is None:
         return None
-    ids = [r.strip() for r in rules.split(",") if r.strip()]
-    if not ids:
-        raise typer.BadParameter("give at least one rules id, e.g. --rules v3", param_hint="--rules")
-    return ids
+    if not [r for r in rules.split(",") if r.strip()]:
+        raise typer.BadParameter("give at least one rules id, e.g. --rules v3", param_hint=option)
+    return parse_rules_ids(rules, option, db)
 
 
 def _source(source: str | None) -> str | None:
@@ -63,7 +64,7 @@ def _data(rules: str | None, source: str | None, db: Path | None,
           include_estimated: bool = False) -> DuckDBData | None:
     """The selection, or ``None`` after saying plainly that it holds no games."""
     path = db or default_db_path()
-    data = DuckDBData(path, _rules(rules), _source(source), include_estimated)
+    data = DuckDBData(path, _rules(rules, db=path), _source(source), include_estimated)
     if data.provenance().games == 0:
         what = ", ".join(x for x in (f"rules {rules}" if rules else "", f"source {source}" if source else "") if x)
         err.print(f"The database {display_path(path)} has no games{' for ' + what if what else ''} yet. Simulate "
@@ -236,7 +237,7 @@ def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
     """
     if by not in ("composition", "list"):
         raise typer.BadParameter("use composition or list", param_hint="--by")
-    pair = _rules(diff) if diff else None
+    pair = _rules(diff, "--diff", db) if diff else None
     if pair is not None and len(pair) != 2:
         raise typer.BadParameter("give exactly two rules ids, e.g. v3,v3-llaser-rpt4", param_hint="--diff")
     if not (data := _data(rules if pair is None else ",".join(pair), source, db)):
@@ -303,7 +304,7 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
     Example: pmim report impact --rules v3,v3-llaser-rpt4
     Example: pmim report impact --rules v2,v3 --source engine
     """
-    ids = _rules(rules) or []
+    ids = _rules(rules, db=db) or []
     if len(ids) != 2:
         raise typer.BadParameter("give exactly two rules ids, e.g. v3,v3-llaser-rpt4", param_hint="--rules")
     if not (data := _data(rules, source, db, include_estimated)):
@@ -542,7 +543,7 @@ def _export(rules: str | None, out_dir: Path, source: str | None, db: Path | Non
         return
     _estimated_note(data)
     with err.status("Writing the export (tables, then figures)…"):
-        result = export_report(data, _rules(rules), out_dir, plotlyjs=plotlyjs, png=png, html=html, force=force)
+        result = export_report(data, _rules(rules, db=db), out_dir, plotlyjs=plotlyjs, png=png, html=html, force=force)
     kind = "PNG" if png else "HTML"
     out.print(f"wrote {display_path(result.note)} and {display_path(result.report)} with {len(result.tables)} "
               f"tables and {len(result.figures)} {kind} figures"
