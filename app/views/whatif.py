@@ -4,6 +4,9 @@ save the edit as a variant, simulate it against chosen lists and read the paired
 from __future__ import annotations
 
 import os
+import shutil
+import time
+from pathlib import Path
 
 import _armies
 import _shared as sh
@@ -159,24 +162,70 @@ def save_section(base: str, edits: dict[tuple[str, str, str], int]) -> None:
         for fn in (sh.rules_ids, sh.rules, sh.dice):
             fn.clear()
         forget_migrated()  # the next ingest loads the new variant into the rules tables
-        st.session_state["wi_saved"] = st.session_state["wi_sim_variant"] = vid.strip()
+        st.session_state["wi_saved"] = vid.strip()
+        st.session_state["wi_saved_edits"] = (base, dict(edits))
         st.success(f"Saved `{path}`: rules id **{vid.strip()}**, usable everywhere (`pmim rules show "
                    f"{vid.strip()}`, sweeps, this dashboard).", icon="💾")
 
 
-def simulate_section() -> None:
+def whatif_db() -> Path:
+    """The database of the what-if runs: the base's games of a what-if are kept here, never in the
+    main database, so the base version's figures do not change (its variant's games go in both)."""
+    return sh.env_path("PMIM_SIM_DIR", "replays/dashboard") / "whatif.duckdb"
+
+
+def _stopped_message() -> None:
+    """Say what happened to a run the last rerun stopped (Cancel, the toolbar's Stop, another click)."""
+    stopped = st.session_state.pop("wi_stopped", None)
+    running = st.session_state.pop("wi_running", None)
+    if stopped is None and running is not None:  # stopped without a word (the server went away)
+        stopped = _discard(running)
+    if stopped:
+        st.warning(stopped, icon="⏹️")
+
+
+def _discard(run: dict) -> str:
+    """Forget an unfinished run: its folders are removed unless its games were already loaded."""
+    done, total = run["done"], run["total"]
+    if run.get("loaded"):
+        return (f"The run was stopped after all {total} games were played and loaded: the variant's games are in "
+                "the database and the paired impact below counts them.")
+    for folder in run["folders"]:
+        shutil.rmtree(folder, ignore_errors=True)
+    return (f"The run was stopped after {done} of {total} games. Those games were not loaded and their files were "
+            "removed: the database is as it was before the run. Play again to simulate.")
+
+
+def _pick_variant(variants: list[str], edits: dict, base: str) -> str | None:
+    """The variant Simulate plays: the one saved from the edits (while the edits are unsaved,
+    none), else one the user picks among the saved variants (none picked at first)."""
+    saved = st.session_state.get("wi_saved")
+    if edits:
+        if saved in variants and st.session_state.get("wi_saved_edits") == (base, edits):
+            st.caption(f"Plays the variant saved from these edits: **{saved}** ({sh.rules(saved).name}).")
+            return saved
+        st.info("Save the edits as a variant (above) to simulate them: Simulate plays only a saved variant, the "
+                "one you are editing.", icon="💾")
+        return None
+    return st.selectbox("Saved variant to play", variants, index=None, key="wi_sim_variant",
+                        placeholder="Pick a saved variant (or edit the stats above and save them)",
+                        format_func=lambda v: f"{v}: {sh.rules(v).name}")
+
+
+def simulate_section(edits: dict, base_now: str) -> None:
     """Play the same lists, bots and seeds under the base and the variant; show the paired impact."""
     variants = [r for r in sh.rules_ids() if sh.rules(r).is_variant]
     if not variants:
         return
     st.header("Simulate it against chosen lists")
-    saved = st.session_state.get("wi_saved")
-    of_base = [v for v in variants if sh.rules(v).base == st.session_state.get("wi_base")] or variants
-    vid = st.selectbox("Variant", variants, index=variants.index(saved if saved in variants else of_base[0]),
-                       key="wi_sim_variant", format_func=lambda v: f"{v}: {sh.rules(v).name}")
+    _stopped_message()
+    vid = _pick_variant(variants, edits, base_now)
+    if vid is None:
+        return
     base = sh.rules(vid).base
     st.caption(f"Each game is played twice, once under {base} and once under {vid}: the same two lists, bots and "
-               "seeds, so the comparison is paired.")
+               f"seeds, so the comparison is paired. The {vid} games go into the database under their own rules id; "
+               f"the {base} games are kept apart (in `{whatif_db()}`), so {base}'s figures do not change.")
     cols = st.columns(2)
     armies = {}
     for i, (side, col) in enumerate(zip(("A", "B"), cols, strict=True)):
@@ -205,26 +254,62 @@ def simulate_section() -> None:
     if not any(reach.values()):
         st.warning("Neither list fields anything the variant changes, so their games under it are the base rules' "
                    "games, move for move: pick or build lists that use it.", icon="🎯")
+    rate = st.session_state.get("wi_rate")
+    if rate:
+        st.caption(f"At the last run's pace ({rate:.1f} games a second) this takes about "
+                   f"{_duration(2 * games / rate)}.")
     if st.button(f"Play {games} games under {base} and {games} under {vid}", type="primary", key="wi_run"):
-        bar = st.progress(0.0, text="Playing…")
-        workers = 1 if games < 40 else max(1, min(4, os.cpu_count() or 1))
-        folders = []
-        for k, rid in enumerate((base, vid)):
-            name = sh.slug(f"whatif-{rid}-{armies['A'].name}-vs-{armies['B'].name}-{bot_a}-{bot_b}-s{seed}-n{games}")
-            folder = sh.env_path("PMIM_SIM_DIR", "replays/dashboard") / name
-            spec = BatchSpec(rid, DEFAULT_SCENARIO, *rosters[rid], bot_a, bot_b, seed, games, name=name)
-            run_batch(spec, workers=workers, out=folder, fmt="parquet", part_size=max(1, min(100, games // 10 or 1)),
-                      progress_callback=lambda done, total, k=k, rid=rid: bar.progress(
-                          (k + done / total) / 2, text=f"{rid}: played {done} of {total} games"))
-            folders.append(folder)
-        bar.progress(1.0, text="Ingesting…")
-        result = ingest_paths(folders, f.db)
-        bar.empty()
-        st.session_state["wi_impact"] = (base, vid, armies["A"].name, armies["B"].name)
-        st.session_state["wi_land"] = True  # scroll to the impact once it is drawn
-        st.success(f"Played {2 * games} games; {result.summary()}.", icon="✅")
+        run_games(base, vid, armies, rosters, bot_a, bot_b, games, seed)
     if st.session_state.get("wi_impact", (None, None))[:2] == (base, vid):
         impact_view(*st.session_state["wi_impact"])
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+def run_games(base: str, vid: str, armies: dict, rosters: dict, bot_a: str, bot_b: str, games: int,
+              seed: int) -> None:
+    """Play both halves with a progress bar and a Cancel button, then load them (see :func:`whatif_db`).
+
+    A stopped run (Cancel, or anything else that reruns the page) removes what it wrote and says
+    so on the next run of the page; once the games are loaded, a stop keeps them."""
+    bar = st.progress(0.0, text="Playing… (the time left shows after the first games)")
+    st.button("Cancel the run", key="wi_cancel", help="Stops the games; nothing of this run is loaded")
+    workers = 1 if games < 40 else max(1, min(4, os.cpu_count() or 1))
+    total = 2 * games
+    folders = []
+    for rid in (base, vid):
+        name = sh.slug(f"whatif-{rid}-{armies['A'].name}-vs-{armies['B'].name}-{bot_a}-{bot_b}-s{seed}-n{games}")
+        folders.append(sh.env_path("PMIM_SIM_DIR", "replays/dashboard") / name)
+    run = st.session_state["wi_running"] = {"folders": folders, "done": 0, "total": total}
+    started = time.monotonic()
+
+    def progress(k: int, rid: str, done: int, n: int) -> None:
+        run["done"] = k * games + done
+        rate = run["done"] / max(time.monotonic() - started, 1e-6)
+        left = (total - run["done"]) / rate
+        bar.progress(run["done"] / total, text=f"{rid}: played {done} of {n} games; about {_duration(left)} left")
+
+    try:
+        for k, (rid, folder) in enumerate(zip((base, vid), folders, strict=True)):
+            shutil.rmtree(folder, ignore_errors=True)  # a half-written folder of an earlier run
+            spec = BatchSpec(rid, DEFAULT_SCENARIO, *rosters[rid], bot_a, bot_b, seed, games, name=folder.name)
+            run_batch(spec, workers=workers, out=folder, fmt="parquet", part_size=max(1, min(100, games // 10 or 1)),
+                      progress_callback=lambda done, n, k=k, rid=rid: progress(k, rid, done, n))
+        st.session_state["wi_rate"] = total / max(time.monotonic() - started, 1e-6)
+        bar.progress(1.0, text="Loading the games…")
+        ingest_paths(folders, whatif_db())
+        result = ingest_paths([folders[1]], f.db)
+        run["loaded"] = True
+    except BaseException:  # Cancel (a rerun), the toolbar's Stop, an error: nothing half-loaded stays
+        st.session_state["wi_stopped"] = _discard(st.session_state.pop("wi_running", run))
+        raise
+    st.session_state.pop("wi_running", None)
+    bar.empty()
+    st.session_state["wi_impact"] = (base, vid, armies["A"].name, armies["B"].name)
+    st.session_state["wi_land"] = True  # scroll to the impact once it is drawn
+    st.success(f"Played {total} games; {vid}: {result.summary()} (the {base} games are kept apart).", icon="✅")
 
 
 def impact_view(base: str, vid: str, army_a: str, army_b: str) -> None:
@@ -233,7 +318,7 @@ def impact_view(base: str, vid: str, army_a: str, army_b: str) -> None:
     if st.session_state.pop("wi_land", False):  # just simulated: land on the impact, not above it
         st.html("<script>setTimeout(() => window.parent.document.getElementById('paired-impact')"
                 "?.scrollIntoView({block: 'start'}), 300)</script>", unsafe_allow_javascript=True)
-    db = f.db
+    db = whatif_db()
     imp = sh.with_retry(lambda: tables.impact_report(DuckDBData(db, (base, vid)), base, vid, paired=True))
     comps = imp.compositions
     picked = [army_a, army_b]
@@ -246,7 +331,7 @@ def impact_view(base: str, vid: str, army_a: str, army_b: str) -> None:
         pl.format("{} [{} – {}]", *((pl.col(c) * 100).round(1) for c in ("win_diff", "win_diff_lo", "win_diff_hi")))
         .alias("change, points [95%]")), hide_index=True, key="wi_impact_table")
     st.caption("Paired: only games whose lists (by content), bots and sides were also played under the other rules "
-               "id count (every game of the database that fits, not only the ones just played). Intervals are 95%, "
+               "id count (every what-if game that fits, not only the ones just played). Intervals are 95%, "
                "clustered by game.")
     with st.expander("Per unit type"):
         st.dataframe(imp.units.select("source", "type", "units_a", "units_b", pl.col("pts_a").round(1),
@@ -288,7 +373,7 @@ def body() -> None:
                 pricing_note(edits, base)
             dice_section(base, variant, pricing)
             save_section(base, edits)
-    simulate_section()
+    simulate_section(edits, base)
 
 
 sh.page_errors(body)

@@ -257,6 +257,7 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
     assert saved.is_file() and "rpt: 4" in saved.read_text()
     assert not (ROOT / "data" / "rules" / "variants" / saved.name).exists()
     settle(page)
+    assert page.get_by_text("Plays the variant saved from these edits: v3-llaser-rpt4-try").count() == 1
     number(page, "Games under each", 2)
     page.get_by_role("button", name="Play 2 games under v3 and 2 under v3-llaser-rpt4-try").click()
     heading = page.get_by_role("heading", name="Paired impact: v3 → v3-llaser-rpt4-try").first
@@ -270,3 +271,29 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
     assert page.locator(".js-plotly-plot").count() >= 2  # kill curves and the impact
     screenshot(page, "whatif")
 
+
+
+def test_what_if_plays_nothing_before_a_save_and_cancel_leaves_a_message(page, server: str) -> None:  # noqa: ANN001
+    page.goto(f"{server}/whatif")
+    page.get_by_role("heading", name="What-if: change a stat, see what it does").first.wait_for(timeout=60_000)
+    settle(page)
+    pick(page, "Which", "L. Laser (LL)")
+    number(page, "RPT (base 3)", 5)
+    page.get_by_text("Save the edits as a variant (above) to simulate them").first.wait_for(timeout=30_000)
+    assert page.get_by_role("button", name="Play ").count() == 0  # no live button for an unsaved edit
+    page.get_by_label("Variant id (the file name)").fill("v3-llaser-rpt5-try")
+    page.get_by_label("Name", exact=True).fill("v3 with L. Laser RPT 5")
+    page.get_by_label("Name", exact=True).press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Save the variant").click()
+    page.get_by_text("rules id v3-llaser-rpt5-try").first.wait_for(timeout=30_000)
+    settle(page)
+    number(page, "Games under each", 400)
+    page.get_by_role("button", name="Play 400 games under v3 and 400 under v3-llaser-rpt5-try").click()
+    page.get_by_text("played", exact=False).filter(has_text="left").first.wait_for(timeout=120_000)
+    page.get_by_role("button", name="Cancel the run").click()
+    message = page.get_by_text("The run was stopped after").first
+    message.wait_for(timeout=60_000)
+    assert "were not loaded" in message.inner_text()
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot(page, "whatif-cancelled", full=False)
