@@ -7,6 +7,7 @@ import json
 import math
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -119,3 +120,22 @@ def test_a_skill_bot_departs_sometimes_reproducibly(which: str) -> None:
     assert 0 < low.departures < low.activations
     assert high.rate < low.rate
     assert top.activations == 0 and top.rate == 0.0  # skill 1 draws nothing
+
+
+# -- bots read no listed cost ---------------------------------------------------------------
+@pytest.mark.parametrize("which", ["random", "greedy", "tactician", "search:budget=20", "search:budget=20,skill=0.5"])
+def test_a_price_only_variant_plays_the_games_of_its_base(which: str, data_copy: Path) -> None:
+    from pmim_analytics.rules import load_army, validate_army
+
+    (data_copy / "rules" / "variants" / "v3-tyrant-4.yaml").write_text(
+        "id: v3-tyrant-4\nname: v3 with the Tyrant at 4 points\nbase: v3\n"
+        "description: a price-only variant\noverrides:\n  chassis:\n    TY: {pts: 4}\n", encoding="utf-8")
+    for rules in ("v3", "v3-tyrant-4"):
+        a = validate_army(load_army(data_copy / "armies" / "v3-balanced.yaml"), rules)
+        b = validate_army(load_army(data_copy / "armies" / "v3-mech-heavy.yaml"), rules)
+        spec = GameSpec.create(rules, "take-and-hold", a, b)
+        if rules == "v3":
+            base, pts = _events(spec, which, "tactician", 4), [p.pts for p in spec.profiles]
+        else:
+            assert [p.pts for p in spec.profiles] != pts  # the variant does reprice the Tyrants
+            assert _events(spec, which, "tactician", 4) == base

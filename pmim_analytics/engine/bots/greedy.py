@@ -33,6 +33,7 @@ from pmim_analytics.engine.bots.tactics import (
     overheat_risk,
     shot_value,
     spread_deployment,
+    unit_worths,
 )
 from pmim_analytics.engine.checks import DEPLOY
 from pmim_analytics.engine.state import GameState, UnitState
@@ -99,8 +100,8 @@ class GreedyBot(Bot):
 
     # -- hooks -------------------------------------------------------------
     def shot_value(self, state: GameState, u: UnitState, m: int, e: UnitState) -> float:
-        """Worth of one attack of mount ``m`` on ``e``: expected points removed, a kill counts extra."""
-        return shot_value(u, m, e, state.spec.shot_table)
+        """Worth of one attack of mount ``m`` on ``e``: expected worth removed, a kill counts extra."""
+        return shot_value(u, m, e, state.spec.shot_table, unit_worths(state.spec))
 
     def target(self, state: GameState, u: UnitState, m: int, pos: int) -> tuple[float, UnitState | None]:
         """(value, enemy) of the best shot of mount ``m`` from hex ``pos``."""
@@ -135,9 +136,10 @@ class GreedyBot(Bot):
 
     @staticmethod
     def activation_order(state: GameState, side: int) -> list[UnitState]:
-        """This side's living units: those with an enemy within MOV + range first, then by cost."""
+        """This side's living units: those with an enemy within MOV + range first, then by worth."""
         enemies = [e.pos for e in state.side_units[1 - side] if e.alive]
         dist = state.grid.dist
+        worths = unit_worths(state.spec)
         keyed = []
         for w in state.side_units[side]:
             if not w.alive:
@@ -145,7 +147,7 @@ class GreedyBot(Bot):
             reach = (0 if w.immobilized else w.p.mov) + max((wm.rng for wm in w.p.mounts), default=0)
             row = dist[w.pos]
             engaged = any(row[e] <= reach for e in enemies)
-            keyed.append((not engaged, -w.p.pts, w.index, w))
+            keyed.append((not engaged, -worths[w.index], w.index, w))
         keyed.sort(key=lambda t: t[:3])
         return [t[3] for t in keyed]
 

@@ -26,10 +26,13 @@ At each of its activations the bot
    until the budget is spent; within a pass every candidate meets the same dice for the
    same attack (common random numbers: an attack's dice are drawn once per attacker,
    weapon and round), so candidates are compared on the same luck. The mean value of the
-   positions reached -- VP lead, army points left on both sides weighed alike, zones held; a
+   positions reached -- VP lead, army worth left on both sides weighed alike, zones held; a
    finished game counts as a big win or loss -- is added to the static score. ``budget``
    is the number of simulated actions (decisions and rolls) per activation; a pass is
    always finished, so a small budget still plays one playout per candidate.
+
+Points here are worth points (:func:`~pmim_analytics.engine.bots.tactics.unit_worths`: what a
+unit does on the table), never a unit's listed cost.
 
 A persona (``data/bots/*.yaml``, default ``balanced``) weights the terms: objectives,
 damage, preservation and aggression. Deployment puts each unit where it reaches a capture
@@ -48,7 +51,7 @@ from pmim_analytics.engine.bots.greedy import firepower
 from pmim_analytics.engine.bots.persona import Persona, load_persona
 from pmim_analytics.engine.bots.skill import SkillCounter, near_miss, temperature
 from pmim_analytics.engine.bots.tactician import TacticianBot
-from pmim_analytics.engine.bots.tactics import overheat_risk, shot_value
+from pmim_analytics.engine.bots.tactics import overheat_risk, shot_value, unit_worths
 from pmim_analytics.engine.checks import DEPLOY, OVER
 from pmim_analytics.engine.state import GameState, UnitState
 
@@ -472,9 +475,10 @@ def round_end_value(state: GameState, side: int, w: Persona, scored: bool = True
     n = len(state.board.objectives)
     counts = ([0] * n, [0] * n)
     zones_of = state.board.zones_of
+    worths = unit_worths(state.spec)
     for x in state.units:
         if x.alive:
-            left = x.p.pts * (x.hp / x.p.hp if x.p.body is None else sum(v for v in x.loc_hp if v > 0) / x.p.hp)
+            left = worths[x.index] * (x.hp / x.p.hp if x.p.body is None else sum(v for v in x.loc_hp if v > 0) / x.p.hp)
             if x.side == side:
                 mine += left
             else:
@@ -501,6 +505,7 @@ class _Eval:
         self.od = board.objective_dist
         self.dist = state.grid.dist
         self.table = state.spec.shot_table
+        self.worths = unit_worths(state.spec)
         n = len(board.objectives)
         self.n = n
         held = ([0.0] * n, [0.0] * n)
@@ -561,7 +566,7 @@ class _Eval:
         if got is not None:
             return cast(tuple[list[tuple[int, int, float]], list[tuple[int, list[tuple[float, int]]]]], got)
         table = self.table
-        threats = [(pos, reach, shot_value(e, m, u, table, 0.5) / targets)
+        threats = [(pos, reach, shot_value(e, m, u, table, self.worths, 0.5) / targets)
                    for pos, reach, e, m, targets in self.enemy_guns]
         threats = [t for t in threats if t[2] > 0]
         row = self.dist[u.pos]
@@ -606,7 +611,7 @@ class _Eval:
         p, dmg = self.table[u.index][m][e.index]
         if dmg == 0:
             return 0.0
-        v = shot_value(u, m, e, self.table, KILL_BONUS)
+        v = shot_value(u, m, e, self.table, self.worths, KILL_BONUS)
         tp = e.p
         kills = dmg >= e.hp if tp.body is None else dmg >= min(x for x in e.loc_hp if x > 0)
         if kills:
@@ -630,8 +635,9 @@ class _Eval:
         for m, wm in enumerate(e.p.mounts):
             if e.can_use(m):
                 reach = mov + wm.rng
-                total += max((shot_value(e, m, x, self.table, 0.5) for x in self.state.side_units[self.side]
-                              if x.alive and row[x.pos] <= reach), default=0.0)
+                total += max((shot_value(e, m, x, self.table, self.worths, 0.5)
+                              for x in self.state.side_units[self.side] if x.alive and row[x.pos] <= reach),
+                             default=0.0)
         self._menace[e.index] = total
         return total
 
@@ -660,7 +666,7 @@ class _Eval:
         fire, threat = self.fire_threat(u, (h,))[h]
         if rush:
             fire = 0.0
-        alive = 1.0 - min(1.0, threat / max(u.p.pts, 1.0))
+        alive = 1.0 - min(1.0, threat / max(self.worths[u.index], 1.0))
         for k in touched:
             d = -self.may_of(shares, k) - (1.0 if k in old else 0.0) + (alive if k in new else 0.0)
             value += w.objectives * (self.zone_value(k, d) - self.zone_value(k))

@@ -22,10 +22,10 @@ from __future__ import annotations
 import random
 
 from pmim_analytics.engine.bots.greedy import GreedyBot, firepower
-from pmim_analytics.engine.bots.tactics import objective_priority, shot_value
+from pmim_analytics.engine.bots.tactics import objective_priority, shot_value, unit_worths
 from pmim_analytics.engine.state import GameState, UnitState
 
-#: A kill is worth this many times the target's cost on top of the points removed.
+#: A kill is worth this many times the target's worth on top of the worth removed.
 KILL_BONUS = 1.5
 #: Points one hex of distance still to go to the goal's capture zone costs.
 GAP_COST = 1.5
@@ -46,7 +46,7 @@ class TacticianBot(GreedyBot):
 
     def shot_value(self, state: GameState, u: UnitState, m: int, e: UnitState) -> float:
         """Focus fire: kills count heavily."""
-        return shot_value(u, m, e, state.spec.shot_table, KILL_BONUS)
+        return shot_value(u, m, e, state.spec.shot_table, unit_worths(state.spec), KILL_BONUS)
 
     def goal(self, state: GameState, u: UnitState, mine: list[int], theirs: list[int]) -> int:
         """The objective with the most gain per round needed to reach its zone."""
@@ -106,10 +106,11 @@ class TacticianBot(GreedyBot):
     def activation_order(self, state: GameState, side: int) -> list[UnitState]:  # type: ignore[override]
         """Every living unit of the side, best available shot first."""
         keyed = []
+        worths = unit_worths(state.spec)
         for w in state.side_units[side]:
             if w.alive:
                 shots = [self.target(state, w, m, w.pos)[0] for m in range(len(w.p.mounts)) if w.can_use(m)]
-                keyed.append((-max(shots, default=0.0), -w.p.pts, w.index, w))
+                keyed.append((-max(shots, default=0.0), -worths[w.index], w.index, w))
         keyed.sort(key=lambda t: t[:3])
         return [t[3] for t in keyed]
 
@@ -124,6 +125,7 @@ class TacticianBot(GreedyBot):
         within ``mov`` of the hex whose distance row is ``near``."""
         out = []
         table = state.spec.shot_table
+        worths = unit_worths(state.spec)
         for e in state.side_units[1 - u.side]:
             if not e.alive:
                 continue
@@ -132,7 +134,7 @@ class TacticianBot(GreedyBot):
             for m, wm in enumerate(e.p.mounts):
                 reach = emov + wm.rng
                 if d <= reach and e.can_use(m):
-                    v = shot_value(e, m, u, table)
+                    v = shot_value(e, m, u, table, worths)
                     if v > 0:
                         out.append((e.pos, reach, THREAT_WEIGHT * v))
         return out

@@ -1,38 +1,86 @@
 """Cheap evaluation helpers shared by the scripted bots (no bot class lives here).
 
-Values are in points: a shot is worth the share of the target's point cost it is expected
-to remove, plus a bonus for a possible kill. Everything reads the state's tables
-directly and allocates little, because bots run at every decision of thousands of games.
+Values are in worth points: a shot is worth the share of the target's worth it is
+expected to remove, plus a bonus for a possible kill. A unit's worth
+(:func:`unit_worths`) comes from what it does on the table -- its HP and how hard it is to
+hurt, its weapons, its speed -- never from its listed cost, so repricing a unit leaves
+every bot's play as it was. Everything reads the state's tables directly and allocates
+little, because bots run at every decision of thousands of games.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pmim_analytics.engine.state import GameState, UnitState
+from pmim_analytics.model.combat import attack_damage, hit_probability
 from pmim_analytics.rules import mechanics
+
+if TYPE_CHECKING:
+    from pmim_analytics.engine.spec import GameSpec, UnitProfile
 
 #: ``spec.shot_table``: attacker -> mount -> target -> (chance to hit, damage of a hit).
 ShotTable = tuple[tuple[tuple[tuple[float, int], ...], ...], ...]
 
+#: Reference targets (DEF, ARM) a unit's firepower is measured against: a Warmech or heavy
+#: vehicle, a light vehicle, infantry, a medium vehicle.
+REFERENCE_TARGETS = ((7, 2), (8, 1), (8, 0), (7, 1))
+#: Reference weapons (ACC, RPT, STR) a unit's durability is measured against.
+REFERENCE_WEAPONS = ((1, 3, 3), (1, 1, 4), (2, 2, 2), (1, 1, 2))
+#: Worth of one reference attack's worth of HP, of one point of firepower, of one hex of
+#: MOV: one least-squares fit, made once, that puts worth on the scale of v3's listed costs
+#: (0.8 points apart on average over its chassis). The bots never read a cost.
+WORTH_DURABILITY, WORTH_FIREPOWER, WORTH_SPEED = 0.5, 0.5, 0.65
 
-def shot_value(u: UnitState, m: int, tgt: UnitState, table: ShotTable, kill_bonus: float = 0.5) -> float:
-    """Expected points removed by one attack of ``u``'s mount ``m`` on ``tgt``.
 
-    ``table`` is ``state.spec.shot_table``. Basic units: damage up to the HP left, as a
-    share of the unit's cost, plus ``kill_bonus`` times its cost when one hit kills.
-    Warmechs: damage up to the sturdiest standing location's HP, as a share of the
-    mech's total HP.
+def unit_worth(p: UnitProfile) -> float:
+    """What a unit does on the table, on the scale of points: how many reference attacks it
+    takes to destroy (HP over the mean expected damage of :data:`REFERENCE_WEAPONS`), its
+    firepower (the expected damage of all its weapons on :data:`REFERENCE_TARGETS`, longer
+    ranges counting more) and its speed (MOV)."""
+    per_attack = sum(float(hit_probability(acc, p.def_)) * attack_damage(strength, rpt, p.arm)
+                     for acc, rpt, strength in REFERENCE_WEAPONS) / len(REFERENCE_WEAPONS)
+    durability = p.hp / max(per_attack, 0.1)
+    firepower = sum(float(hit_probability(wm.acc, d)) * attack_damage(wm.strength, wm.rpt, arm) * (1 + wm.rng / 6)
+                    for wm in p.mounts for d, arm in REFERENCE_TARGETS) / len(REFERENCE_TARGETS)
+    return WORTH_DURABILITY * durability + WORTH_FIREPOWER * firepower + WORTH_SPEED * p.mov
+
+
+_WORTHS: dict[int, tuple[object, tuple[float, ...]]] = {}
+
+
+def unit_worths(spec: GameSpec) -> tuple[float, ...]:
+    """Every unit's :func:`unit_worth`, by unit index (cached per spec)."""
+    entry = _WORTHS.get(id(spec))
+    if entry is None or entry[0] is not spec:
+        if len(_WORTHS) > 256:
+            _WORTHS.clear()
+        entry = (spec, tuple(unit_worth(p) for p in spec.profiles))
+        _WORTHS[id(spec)] = entry
+    return entry[1]
+
+
+def shot_value(u: UnitState, m: int, tgt: UnitState, table: ShotTable, worths: tuple[float, ...],
+               kill_bonus: float = 0.5) -> float:
+    """Expected worth removed by one attack of ``u``'s mount ``m`` on ``tgt``.
+
+    ``table`` is ``state.spec.shot_table`` and ``worths`` :func:`unit_worths`. Basic
+    units: damage up to the HP left, as a share of the unit's worth, plus ``kill_bonus``
+    times its worth when one hit kills. Warmechs: damage up to the sturdiest standing
+    location's HP, as a share of the mech's total HP.
     """
     p, dmg = table[u.index][m][tgt.index]
     if dmg == 0:
         return 0.0
     tp = tgt.p
+    worth = worths[tgt.index]
     if tp.body is None:
         left = tgt.hp
         if dmg >= left:
-            return p * tp.pts * (left / tp.hp + kill_bonus)
-        return p * tp.pts * dmg / tp.hp
+            return p * worth * (left / tp.hp + kill_bonus)
+        return p * worth * dmg / tp.hp
     cap = max(tgt.loc_hp)
-    return p * tp.pts * (dmg if dmg < cap else cap) / tp.hp
+    return p * worth * (dmg if dmg < cap else cap) / tp.hp
 
 
 def overheat_risk(state: GameState, u: UnitState, m: int) -> float:
@@ -50,7 +98,7 @@ def overheat_risk(state: GameState, u: UnitState, m: int) -> float:
     dmg = mechanics.overheat_damage(wm.strength, wm.rpt)
     cap = max(u.loc_hp)
     share = (dmg if dmg < cap else cap) / u.p.hp + 1 / len(u.p.mounts)
-    return float(mechanics.overheat_chance(excess)) * u.p.pts * share
+    return float(mechanics.overheat_chance(excess)) * unit_worths(state.spec)[u.index] * share
 
 
 def best_target(state: GameState, u: UnitState, m: int, pos: int = -1,
@@ -59,10 +107,11 @@ def best_target(state: GameState, u: UnitState, m: int, pos: int = -1,
     rng = u.p.mounts[m].rng
     dist_row = state.grid.dist[u.pos if pos < 0 else pos]
     table = state.spec.shot_table
+    worths = unit_worths(state.spec)
     best, pick = 0.0, None
     for e in state.side_units[1 - u.side]:
         if e.alive and dist_row[e.pos] <= rng:
-            v = shot_value(u, m, e, table, kill_bonus)
+            v = shot_value(u, m, e, table, worths, kill_bonus)
             if v > best or pick is None:
                 best, pick = v, e
     return best, pick
