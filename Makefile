@@ -3,8 +3,13 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# `make run` needs only the package itself (no test or cluster extras): a quicker first install.
+RUN_STAMP := $(VENV)/.installed-run
 # The dashboard listens on this machine only; DASH_ADDRESS=0.0.0.0 exposes it (no login: see README).
 DASH_ADDRESS ?= localhost
+DASH_PORT ?= 8501
+STREAMLIT = $(BIN)/streamlit run app/streamlit_app.py --server.headless true --browser.gatherUsageStats false \
+	--server.address $(DASH_ADDRESS) --server.port $(DASH_PORT)
 
 .PHONY: run test lint venv clean dashboard
 
@@ -14,17 +19,26 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[test,distributed]'
-	touch $(STAMP)
+	touch $(STAMP) $(RUN_STAMP)
+
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	@echo "make run [1/4] set-up: installing pmim-analytics into $(VENV) (about a minute, the first time only)"
+	$(BIN)/pip install -q -e .
+	touch $(RUN_STAMP)
 
 venv: $(STAMP)
 
-## make run: set up, check the sample armies, build the demo database, open the dashboard
-run: $(STAMP)
-	$(BIN)/pmim rules list
+## make run: set up, check the sample armies, build the demo's quick core, open the dashboard while the
+## rest of the demo builds in the background (`pmim demo --status`); a second run reuses all of it
+run: $(RUN_STAMP)
+	@echo "make run [1/4] set-up: $(VENV) is ready"
+	@echo "make run [2/4] checks: the sample armies in data/armies"
 	$(BIN)/pmim army validate data/armies/*.yaml
-	$(BIN)/pmim demo
-	$(BIN)/pmim db info
-	$(BIN)/streamlit run app/streamlit_app.py --server.headless true --browser.gatherUsageStats false --server.address $(DASH_ADDRESS)
+	@echo "make run [3/4] core demo: tactician games under v3, the logged games and a bot ladder"
+	$(BIN)/pmim demo --core
+	$(BIN)/pmim demo --background
+	@echo "make run [4/4] dashboard: http://$(DASH_ADDRESS):$(DASH_PORT) (Ctrl-C stops it; the demo keeps building)"
+	$(STREAMLIT)
 
 ## make test: set up with the test extras, lint, check the layers and the types, run every test
 test: $(STAMP)
@@ -35,8 +49,8 @@ test: $(STAMP)
 	$(BIN)/pytest -q
 
 ## make dashboard: open the dashboard on the database ($$PMIM_DB or data/pmim.duckdb) at http://localhost:8501
-dashboard: $(STAMP)
-	$(BIN)/streamlit run app/streamlit_app.py --server.headless true --browser.gatherUsageStats false --server.address $(DASH_ADDRESS)
+dashboard: $(RUN_STAMP)
+	$(STREAMLIT)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from pmim_analytics.analytics import Provenance, dice_table, tables
+from pmim_analytics.demo import demo_status
 from pmim_analytics.engine.bots import BOTS, DEFAULT_PERSONA, BotSpec, bot_names, parse_bot_spec, persona_names
 from pmim_analytics.errors import PmimError, StoreError
 from pmim_analytics.rules import DEFAULT_SCENARIO, list_rules_ids, load_rules, load_scenario, rules_label
@@ -284,6 +285,29 @@ def _write_url(picked: list[str], all_ids: list[str], src: str, comp: str) -> No
                 del st.query_params[name]
         elif st.query_params.get(name) != value:
             st.query_params[name] = value
+
+
+#: Where ``make run`` builds the demo (its status file tells the banner how far it is).
+DEMO_DIR_ENV = "PMIM_DEMO_DIR"
+
+
+def demo_banner() -> None:
+    """While the demo still builds in the background (for this database), say so above every
+    page: how many batches of how many, and the time left. Looks again every 15 seconds."""
+
+    @st.fragment(run_every=15)
+    def banner() -> None:
+        s = demo_status(Path(os.environ.get(DEMO_DIR_ENV) or ROOT / "replays" / "demo"))
+        if s is None or s.state not in ("building", "stopped") or not s.db or \
+                Path(s.db).resolve() != Path(default_db()).resolve():
+            return
+        if s.building:
+            st.info(f"{s.sentence()}. Every page already answers from the batches stored so far; "
+                    "the newest show after a click or a reload.", icon=":material/hourglass_top:")
+        else:
+            st.caption(s.sentence())
+
+    banner()
 
 
 def sidebar() -> Filters:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import _shared as sh
 import streamlit as st
 
 HERE = Path(__file__).resolve().parent
@@ -27,6 +28,7 @@ PAGES = (
 )
 
 st.set_page_config(page_title="PMIM balance dashboard", page_icon="⬢", layout="wide")
+sh.demo_banner()
 nav = st.navigation([st.Page(HERE / "views" / f, title=t, icon=i, default=(k == 0))
                      for k, (f, t, i) in enumerate(PAGES)])
 nav.run()

@@ -7,20 +7,32 @@ is idempotent, so building it again adds nothing.
 
 from __future__ import annotations
 
+import fcntl
+import json
 import multiprocessing
+import os
 import random
-from collections.abc import Callable
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from itertools import combinations
 from math import comb
 from pathlib import Path
+from typing import Any, Protocol
 
+from pmim_analytics.errors import display_path
+from pmim_analytics.replay import provenance
 from pmim_analytics.replay.parquet import write_part
 from pmim_analytics.rules import DEFAULT_SCENARIO, Roster, data_dir, load_army, load_scenario, validate_army
 from pmim_analytics.rules.generate import random_army
 from pmim_analytics.rules.translate import translate_army
 from pmim_analytics.sim.batch import BatchSpec, play_batch_game, run_batch
+from pmim_analytics.store.connection import read_frame, resolve_db_path
 from pmim_analytics.store.ingest import IngestResult, ingest_paths
 
 
@@ -193,29 +205,494 @@ def build_demo(db: str | Path | None, replays_dir: str | Path, plans: tuple[Demo
                workers: int = 2, progress: Callable[[str, int, int], None] | None = None,
                random_plans: tuple[RandomPlan, ...] = DEFAULT_RANDOM) -> IngestResult:
     """Simulate the demo batches into ``replays_dir`` (skipping those already there) and
-    ingest them with the playtest logs into ``db``. Returns the ingest result."""
+    ingest them with the playtest logs into ``db``, batch by batch. Returns the ingest result
+    (the sum of the batches'). The scripted ladder is the command line's to add
+    (:func:`build_steps` with a ``ladder``)."""
+    spec = DemoSpec("custom", plans, random_plans, ladder_bots=())
+
+    def step(p: BuildProgress) -> None:
+        if progress and p.phase == "start":
+            progress(p.current, p.steps_done + 1, p.steps_total)
+
+    return build_steps(demo_steps(spec), db, replays_dir, workers=workers, progress=step).ingest
+
+
+# --- Building in steps: a quick core first, the rest batch by batch (in the background) ----------
+
+#: Files the builder keeps in the demo's replays folder.
+STATUS_FILE = "status.json"
+LOG_FILE = "builder.log"
+LOCK_FILE = ".builder.lock"
+#: A batch is simulated under this prefix and renamed to its own name once whole.
+PARTIAL_PREFIX = ".partial-"
+#: Whole batches are stored together, in one ingest (one transaction), up to this many games or
+#: until the first of them was simulated this many seconds ago: each ingest costs a second or two
+#: however small, and the core is stored at once.
+GROUP_GAMES = 600
+GROUP_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class DemoSpec:
+    """Everything one demo builds: its round robins and random armies, which of them make the
+    quick core (``core_bot`` under ``core_rules``, so the first answers rest on one named bot
+    level), and the scripted ladder the core also stores (the Bots page's ratings)."""
+
+    name: str
+    plans: tuple[DemoPlan, ...]
+    random_plans: tuple[RandomPlan, ...]
+    core_rules: str = "v3"
+    core_bot: str = "tactician"
+    ladder_bots: tuple[str, ...] = SCRIPTED_LEVELS
+    ladder_armies: tuple[str, ...] = V3_ARMIES
+    ladder_seed: int = 2026
+
+    @property
+    def ladder_games(self) -> int:
+        """Games of the ladder: every bot pair over every ordered army pairing, twice (blue and red)."""
+        return comb(len(self.ladder_bots), 2) * len(self.ladder_armies) ** 2 * 2
+
+
+#: The demo ``make run`` builds.
+FULL_DEMO = DemoSpec("full", DEFAULT_PLANS, DEFAULT_RANDOM)
+#: A demo of under a hundred games in seconds: three v3 lists, four games a pairing, the
+#: scripted bots only (to try the tool, or to test the builder).
+SMALL_DEMO = DemoSpec(
+    "small",
+    (DemoPlan(("v3",), ("v3-balanced", "v3-tank-heavy", "v3-fast-gev"), 4, bot="tactician",
+              levels=("random", "greedy"), levels_rules=("v3",), level_games=4),),
+    (RandomPlan("v3", 4, pairs_per_part=2),),
+    ladder_bots=("random", "greedy"), ladder_armies=("v3-balanced", "v3-tank-heavy"))
+DEMOS = {d.name: d for d in (FULL_DEMO, SMALL_DEMO)}
+
+
+@dataclass(frozen=True)
+class DemoStep:
+    """One unit of the build, stored whole or not at all: a batch of games (``batch``), the
+    random armies (``random_plan``) or the scripted ladder (neither)."""
+
+    name: str
+    games: int
+    bot: str
+    core: bool
+    batch: BatchSpec | None = None
+    random_plan: RandomPlan | None = None
+
+    @property
+    def is_ladder(self) -> bool:
+        return self.batch is None and self.random_plan is None
+
+
+def demo_steps(spec: DemoSpec = FULL_DEMO) -> list[DemoStep]:
+    """The demo's steps in build order: the core (its bot's batches under its rules id, then
+    the ladder), then the other batches in plan order, then the random armies."""
+    core, rest = [], []
+    for name, b in iter_batches(spec.plans):
+        is_core = b.rules_id == spec.core_rules and b.bot_a == spec.core_bot
+        (core if is_core else rest).append(DemoStep(name, b.games, b.bot_a, is_core, batch=b))
+    if spec.ladder_bots:
+        core.append(DemoStep(f"ladder-{spec.core_rules}", spec.ladder_games, spec.core_bot, True))
+    for plan in spec.random_plans:
+        rest.append(DemoStep(f"demo-random-{plan.rules_id}", plan.pairs * GAMES_PER_RANDOM_PAIR, plan.bot, False,
+                             random_plan=plan))
+    return core + rest
+
+
+class LadderStep(Protocol):
+    """The scripted ladder of the core, supplied by the caller (the bot lab sits beside this module)."""
+
+    def stored(self, db: str | Path | None) -> bool:
+        """True when the database already holds this ladder run."""
+
+    def run(self, db: str | Path | None, workers: int) -> None:
+        """Play the ladder and store it in one transaction."""
+
+
+@dataclass
+class BuildProgress:
+    """Where a build is, at step ``current``: ``phase`` is begun or resumed (before the first step
+    to build), start, simulated (or found: simulated whole by an earlier build), storing (a group
+    of simulated steps, ``current`` the last), stored (each step of the group), group stored
+    (once after them)."""
+
+    phase: str
+    current: str
+    steps_done: int
+    steps_total: int
+    games_done: int
+    games_total: int
+    seconds: float
+
+
+@dataclass
+class BuildResult:
+    """What a build did: the steps and games stored (this run or before), the summed ingest."""
+
+    steps_done: int = 0
+    steps_total: int = 0
+    games_done: int = 0
+    games_total: int = 0
+    ingest: IngestResult = field(default_factory=IngestResult)
+    interrupted: bool = False
+
+    @property
+    def whole(self) -> bool:
+        return self.steps_done == self.steps_total
+
+
+def _add(total: IngestResult, r: IngestResult) -> None:
+    total.loaded += r.loaded
+    total.events += r.events
+    total.duplicates += r.duplicates
+    total.rejected += r.rejected
+    total.not_attempted += r.not_attempted
+    total.notes += r.notes
+    total.seconds += r.seconds
+    total.inputs += r.inputs
+    total.interrupted = total.interrupted or r.interrupted
+    total.batches_committed += r.batches_committed
+
+
+def stored_batches(db: str | Path | None) -> dict[str, int]:
+    """Games per batch name already in the database (none when there is no database yet)."""
+    if not resolve_db_path(db).exists():
+        return {}
+    frame = read_frame("SELECT batch, count(*) AS n FROM games WHERE batch IS NOT NULL GROUP BY batch", db=db)
+    return dict(zip(frame["batch"].to_list(), frame["n"].to_list(), strict=True))
+
+
+def _simulate(step: DemoStep, root: Path, workers: int) -> tuple[Path, bool]:
+    """Play the step into a hidden folder and rename it into place once whole; the folder, and
+    False when it was whole already (simulated by an earlier build that stopped before storing it)."""
+    folder = root / step.name
+    if (folder / ".complete").exists():
+        return folder, False
+    partial = root / f"{PARTIAL_PREFIX}{step.name}"
+    shutil.rmtree(partial, ignore_errors=True)
+    began = provenance.now()
+    try:
+        if step.batch is not None:
+            run_batch(step.batch, workers=workers, out=partial, fmt="parquet")
+        elif step.random_plan is not None:
+            play_random_plan(step.random_plan, partial, workers)
+        if step.core:
+            provenance.sign_written(partial, began)
+        (partial / ".complete").write_text(f"{step.games} games\n")
+        shutil.rmtree(folder, ignore_errors=True)  # an older, unfinished layout of the same batch
+        os.replace(partial, folder)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return folder, True
+
+
+def build_steps(steps: list[DemoStep], db: str | Path | None, replays_dir: str | Path, *, workers: int = 2,
+                ladder: LadderStep | None = None, progress: Callable[[BuildProgress], None] | None = None,
+                logs: bool = True, status: StatusWriter | None = None, core_only: bool = False) -> BuildResult:
+    """Build the steps the database does not hold whole yet, one by one (only the core ones
+    with ``core_only``). Each batch is simulated whole (into a hidden folder renamed into place
+    when complete) and then ingested in one transaction, so an interrupted build leaves no half
+    batch on disk or in the database, and the next build goes on where it stopped. The playtest
+    logs are ingested with the core (``logs``: when a core step is still to build).
+
+    Ctrl-C (``KeyboardInterrupt``) rolls back the step in flight and returns with ``interrupted``
+    set. ``status`` records every step in the folder's status file."""
     root = Path(replays_dir)
-    batches = iter_batches(plans)
-    total = len(batches) + len(random_plans)
-    folders = []
-    for n, (name, batch) in enumerate(batches, start=1):
-        folder = root / name
-        folders.append(folder)
+    root.mkdir(parents=True, exist_ok=True)
+    for stale in root.glob(f"{PARTIAL_PREFIX}*"):  # left by a killed build
+        shutil.rmtree(stale, ignore_errors=True)
+    result = BuildResult(steps_total=len(steps), games_total=sum(s.games for s in steps))
+    started = time.perf_counter()
+
+    def tell(phase: str, step: DemoStep) -> None:
+        p = BuildProgress(phase, step.name, result.steps_done, result.steps_total, result.games_done,
+                          result.games_total, time.perf_counter() - started)
+        if status:
+            status.update(p)
         if progress:
-            progress(name, n, total)
-        marker = folder / ".complete"
-        if marker.exists():
-            continue
-        run_batch(batch, workers=workers, out=folder, fmt="parquet")
-        marker.write_text(f"{batch.games} games\n")
-    for n, plan in enumerate(random_plans, start=len(batches) + 1):
-        folder = root / f"demo-random-{plan.rules_id}"
-        folders.append(folder)
-        if progress:
-            progress(folder.name, n, total)
-        marker = folder / ".complete"
-        if not marker.exists():
-            play_random_plan(plan, folder, workers)
-            marker.write_text(f"{plan.pairs} random pairs\n")
-    logs = sorted((data_dir() / "playtests").glob("*.pmimlog"))
-    return ingest_paths([*logs, *folders], db)
+            progress(p)
+
+    def finished(step: DemoStep) -> None:
+        result.steps_done += 1
+        result.games_done += step.games
+        if status:
+            status.done(step)
+
+    try:
+        have = stored_batches(db)
+        todo = []
+        for step in steps:
+            if step.is_ladder:
+                done = ladder is None or ladder.stored(db)
+            else:
+                done = have.get(step.name, 0) >= step.games
+            if done:
+                finished(step)
+            else:
+                todo.append(step)
+        if todo:
+            tell("resumed" if result.steps_done else "begun", todo[0])
+        found = sorted((data_dir() / "playtests").glob("*.pmimlog"))
+        if logs and found and (any(s.core for s in todo) or not any(s.core for s in steps)):  # with the core
+            _add(result.ingest, ingest_paths(list(found), db, workers=1))
+        group: list[tuple[DemoStep, Path, float | None]] = []  # simulated (seconds it took), not yet stored
+        group_started = 0.0
+
+        def store_group() -> None:
+            if not group:
+                return
+            t0 = time.perf_counter()
+            games = sum(step.games for step, _, _ in group)
+            tell("storing", group[-1][0])
+            # one ingest, so one transaction: a group stays far below the ingest's batch size. The
+            # core's games are this installation's own signed output: stored without replaying them
+            # through the rules again (as ``pmim ingest --trust-own``), so the first answers come sooner
+            r = ingest_paths([folder for _, folder, _ in group], db, workers=workers if games > 200 else 1,
+                             trust_own=group[0][0].core)
+            _add(result.ingest, r)
+            if r.interrupted:
+                raise KeyboardInterrupt
+            share = (time.perf_counter() - t0) / games
+            for step, _, seconds in group:
+                if status and seconds is not None:
+                    status.rate(step.bot, step.games, seconds + share * step.games)
+                finished(step)
+                tell("stored", step)
+            tell("group stored", group[-1][0])
+            group.clear()
+
+        for step in todo:
+            if core_only and not step.core:
+                break
+            if group and (step.is_ladder or step.core != group[0][0].core
+                          or sum(s.games for s, _, _ in group) + step.games > GROUP_GAMES
+                          or time.perf_counter() - group_started > GROUP_SECONDS):
+                store_group()
+            tell("start", step)
+            t0 = time.perf_counter()
+            if not group:
+                group_started = t0
+            if step.is_ladder:
+                assert ladder is not None
+                ladder.run(db, workers)
+                if status:
+                    status.rate(step.bot, step.games, time.perf_counter() - t0)
+                finished(step)
+                tell("stored", step)
+                continue
+            folder, fresh = _simulate(step, root, workers)
+            group.append((step, folder, time.perf_counter() - t0 if fresh else None))
+            tell("simulated" if fresh else "found", step)
+        store_group()
+    except KeyboardInterrupt:
+        result.interrupted = True
+    return result
+
+
+class StatusWriter:
+    """Keeps ``status.json`` in the replays folder up to date while a build runs (written whole:
+    a reader never meets half a file)."""
+
+    def __init__(self, replays_dir: str | Path, spec: str, steps: list[DemoStep], db: str | Path | None) -> None:
+        self.root = Path(replays_dir)
+        self.steps = steps
+        self.data: dict[str, Any] = {
+            "demo": spec, "state": "building", "pid": os.getpid(), "db": str(resolve_db_path(db)),
+            "started": _now(), "updated": _now(), "steps_done": 0, "steps_total": len(steps), "core_done": False,
+            "games_done": 0, "games_total": sum(s.games for s in steps), "current": None,
+            "core_total": sum(1 for s in steps if s.core), "rates": {}, "seconds_left": None, "error": None}
+        old = read_status(self.root)
+        if old and old.get("demo") == spec:
+            self.data["rates"] = old.get("rates") or {}  # a resumed build estimates from the last one's pace
+        self._done: set[str] = set()
+        self.write()
+
+    def done(self, step: DemoStep) -> None:
+        """Count a step stored (now or by an earlier build)."""
+        self._done.add(step.name)
+        self.data.update(steps_done=len(self._done),
+                         games_done=sum(s.games for s in self.steps if s.name in self._done),
+                         core_done=all(s.name in self._done for s in self.steps if s.core))
+
+    def update(self, p: BuildProgress) -> None:
+        self.data["current"] = p.current if p.phase in ("start", "simulated", "found") else None
+        self.data["seconds_left"] = self._left()
+        self.write()
+
+    def rate(self, bot: str, games: int, seconds: float) -> None:
+        """Record how long ``games`` games of ``bot`` took to build (for the estimate)."""
+        s, g = self.data["rates"].get(bot, (0.0, 0))
+        self.data["rates"][bot] = (s + seconds, g + games)
+
+    def _left(self) -> float | None:
+        """Seconds left at each bot's own pace so far; None while a bot still to play has no pace yet."""
+        left = 0.0
+        for s in self.steps:
+            if s.name in self._done:
+                continue
+            seconds, games = self.data["rates"].get(s.bot, (0.0, 0))
+            if not games:
+                return None
+            left += s.games * seconds / games
+        return round(left, 1)
+
+    def finish(self, state: str, error: str | None = None) -> None:
+        self.data.update(state=state, error=error, current=None, seconds_left=0 if state == "done" else None)
+        self.write()
+
+    def write(self) -> None:
+        self.data["updated"] = _now()
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.root / f".{STATUS_FILE}.{os.getpid()}"
+        tmp.write_text(json.dumps(self.data, indent=1) + "\n")
+        os.replace(tmp, self.root / STATUS_FILE)
+
+
+def _now() -> float:
+    return round(time.time(), 1)
+
+
+def read_status(replays_dir: str | Path) -> dict[str, Any] | None:
+    """The raw status file of a demo folder, or None."""
+    try:
+        data = json.loads((Path(replays_dir) / STATUS_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+@contextmanager
+def builder_lock(replays_dir: str | Path, wait: bool = False) -> Iterator[bool]:
+    """Hold the demo folder's builder lock for the ``with`` block; yields False (holding nothing)
+    when another builder has it and ``wait`` is False. Released when the process ends, however."""
+    root = Path(replays_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+def builder_running(replays_dir: str | Path) -> bool:
+    """True while a builder holds the folder's lock."""
+    path = Path(replays_dir) / LOCK_FILE
+    if not path.exists():
+        return False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+@dataclass(frozen=True)
+class DemoStatus:
+    """Where the demo build of a folder stands. ``state``: building, stopped (killed or
+    interrupted before the end), done or failed."""
+
+    state: str
+    demo: str
+    steps_done: int
+    steps_total: int
+    games_done: int
+    games_total: int
+    core_done: bool
+    seconds_left: float | None
+    pid: int | None
+    error: str | None
+    folder: Path
+    db: str | None = None
+
+    @property
+    def building(self) -> bool:
+        return self.state == "building"
+
+    def sentence(self) -> str:
+        """One line for the dashboard's banner and ``pmim demo --status``."""
+        if self.state == "building":
+            left = f"about {_duration(self.seconds_left)} left" if self.seconds_left is not None else \
+                "estimating the time left"
+            return (f"demo still building: {self.steps_done} of {self.steps_total} batches "
+                    f"({self.games_done:,} of {self.games_total:,} games), {left}")
+        if self.state == "done":
+            return f"demo complete: {self.steps_total} batches, {self.games_total:,} games"
+        where = display_path(self.folder)
+        if self.state == "failed":
+            return (f"demo build failed after {self.steps_done} of {self.steps_total} batches: {self.error}; "
+                    f"see {display_path(self.folder / LOG_FILE)}")
+        return (f"demo build stopped at {self.steps_done} of {self.steps_total} batches ({where}); "
+                "`make run` or `pmim demo --background` finishes it")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    return f"{round(seconds / 60)} min"
+
+
+def demo_status(replays_dir: str | Path = Path("replays/demo")) -> DemoStatus | None:
+    """The demo build's status in ``replays_dir`` (None when no build ever ran there). A build
+    whose process is gone without finishing reads as stopped."""
+    root = Path(replays_dir)
+    data = read_status(root)
+    if data is None:
+        return None
+    state = str(data.get("state", "stopped"))
+    pid = data.get("pid")
+    if state == "building" and not builder_running(root):
+        state = "stopped"
+    elif state == "starting":  # spawned, not yet holding the lock
+        state = "building" if isinstance(pid, int) and _alive(pid) else "stopped"
+    left = data.get("seconds_left")
+    if state == "building" and isinstance(left, int | float):
+        left = max(0.0, left - max(0.0, time.time() - float(data.get("updated") or time.time())))
+    return DemoStatus(state, str(data.get("demo", "")), int(data.get("steps_done") or 0),
+                      int(data.get("steps_total") or 0), int(data.get("games_done") or 0),
+                      int(data.get("games_total") or 0), bool(data.get("core_done")),
+                      float(left) if isinstance(left, int | float) and state == "building" else None,
+                      pid if isinstance(pid, int) else None, data.get("error"), root,
+                      str(data["db"]) if data.get("db") else None)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def start_background(spec: str, replays_dir: str | Path, db: str | Path | None, workers: int = 2) -> int | None:
+    """Start a builder of the whole demo as a process of its own (its own session, so it outlives
+    the terminal and ``make run``), logging to ``builder.log`` in the folder. Returns its process
+    id, or None when a builder already runs there."""
+    root = Path(replays_dir).resolve()
+    if builder_running(root):
+        return None
+    root.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pmim_analytics", "demo", "--builder", "--plan", spec, "--replays", str(root),
+           "--db", str(resolve_db_path(db).resolve()), "--workers", str(workers)]
+    with open(root / LOG_FILE, "a") as log:
+        log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} started: {' '.join(cmd)}\n")
+        log.flush()
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    data = read_status(root) or {}
+    data.update(state="starting", pid=proc.pid, demo=spec, updated=_now())
+    tmp = root / f".{STATUS_FILE}.{os.getpid()}"
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    if not builder_running(root):  # the builder may have taken over (and written) already
+        os.replace(tmp, root / STATUS_FILE)
+    else:
+        tmp.unlink(missing_ok=True)
+    return proc.pid

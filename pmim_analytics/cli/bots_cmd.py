@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 import typer
@@ -20,6 +21,9 @@ from pmim_analytics.cli.ids import parse_rules_ids
 from pmim_analytics.errors import StoreError, display_path
 from pmim_analytics.limits import MAX_WORKERS
 from pmim_analytics.store.connection import resolve_db_path
+
+if TYPE_CHECKING:
+    from pmim_analytics.botlab.ladder import LadderPlan, LadderResult
 
 app = typer.Typer(help="Bots: a rated ladder of every bot and search budget.", no_args_is_help=True)
 
@@ -81,7 +85,6 @@ def ladder(
       pmim bots ladder --rules v3 --army data/armies/v3-balanced.yaml --army data/armies/v3-tank-heavy.yaml
     """
     from pmim_analytics.botlab.ladder import check_bootstrap, ladder_plan, run_ladder
-    from pmim_analytics.store.ladder import save_ladder
 
     check_bootstrap(bootstrap)
     plan = ladder_plan(rules, bots, games_per_pairing, seed, army or None)
@@ -116,11 +119,18 @@ def ladder(
               "end of the round.", highlight=False, soft_wrap=True)
     if no_store:
         return
+    store_ladder(plan, result, workers, db)
+    err.print(f"stored as run {result.run_id} in {display_path(resolve_db_path(db))}", highlight=False)
+
+
+def store_ladder(plan: LadderPlan, result: LadderResult, workers: int, db: Path | None) -> None:
+    """Store a ladder run whole (what ``pmim bots ladder`` and the demo's core both do)."""
+    from pmim_analytics.store.ladder import save_ladder
+
     save_ladder({"run_id": result.run_id, "rules_id": plan.rules_id, "scenario": plan.scenario_id,
                  "bots": ",".join(plan.bots), "armies": ",".join(n for n, _ in plan.armies),
                  "games_per_pairing": plan.games_per_pairing, "seed": plan.seed, "games": plan.games,
                  "seconds": result.seconds, "workers": workers}, result.ratings, result.games, db)
-    err.print(f"stored as run {result.run_id} in {display_path(resolve_db_path(db))}", highlight=False)
 
 
 @guarded

@@ -1,0 +1,185 @@
+"""``pmim demo --core`` then ``--background``: the quick core, the rest built batch by batch in a
+process of its own, its status, a second run that goes on instead of starting again, and a
+builder killed in the middle of storing a batch (nothing of that batch in the database).
+
+Real processes on the small plan (52 games in 11 batches, the ladder one of them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pmim_analytics.demo import LOG_FILE, SMALL_DEMO, demo_status, demo_steps
+from pmim_analytics.store.connection import read_frame
+from pmim_analytics.store.ingest import PAUSE_HOOK_ENV
+
+ROOT = Path(__file__).resolve().parents[2]
+STEPS = demo_steps(SMALL_DEMO)
+GAMES = {s.name: s.games for s in STEPS if not s.is_ladder}
+
+
+def pmim(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pmim_analytics", *args], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, **(env or {})}, timeout=300)
+
+
+def demo(tmp: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return pmim("demo", "--plan", "small", "--replays", str(tmp / "rep"), "--db", str(tmp / "demo.duckdb"), *args,
+                env=env)
+
+
+def stored(db: Path) -> dict[str, int]:
+    f = read_frame("SELECT batch, count(*) AS n FROM games WHERE source = 'engine' GROUP BY batch", db=db)
+    return dict(zip(f["batch"].to_list(), f["n"].to_list(), strict=True))
+
+
+def wait_for(check, seconds: float = 240.0, what: str = "") -> None:  # noqa: ANN001
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.5)
+
+
+def test_core_then_background_builds_the_rest_and_says_how_far(tmp_path: Path) -> None:
+    r = demo(tmp_path, "--core")
+    assert r.returncode == 0, r.stderr
+    # piped, the progress is plain lines: one per simulated batch and per stored group
+    assert "core demo: simulated demo-v3-v3-balanced-vs-v3-tank-heavy" in r.stderr
+    assert "core demo: 4 of 11 batches, 20 of 52 games stored" in r.stderr
+    core = {s.name: s.games for s in STEPS if s.core and not s.is_ladder}
+    assert stored(tmp_path / "demo.duckdb") == core
+    ladder = read_frame("SELECT bots, games FROM ladder_runs", db=tmp_path / "demo.duckdb")
+    assert ladder.rows() == [("random,greedy", SMALL_DEMO.ladder_games)]
+    st = demo_status(tmp_path / "rep")
+    assert st is not None and st.core_done and (st.steps_done, st.steps_total) == (4, 11)
+    assert st.state == "stopped" and "`pmim demo --background` finishes it" in st.sentence()
+
+    # a second --core goes on from where it is: nothing simulated or loaded again
+    again = demo(tmp_path, "--core")
+    assert again.returncode == 0, again.stderr
+    assert "4 of 11 batches already stored" in again.stderr and "core demo: simulated" not in again.stderr
+    assert "this run loaded 0 games" in again.stdout
+
+    bg = demo(tmp_path, "--background")
+    assert bg.returncode == 0, bg.stderr
+    assert "building the rest of the demo in the background (process" in bg.stdout
+    pid = json.loads((tmp_path / "rep" / "status.json").read_text())["pid"]
+    try:
+        wait_for(lambda: (s := demo_status(tmp_path / "rep")) is not None and s.state == "done",
+                 what="the background build")
+    finally:
+        if demo_status(tmp_path / "rep").building:  # type: ignore[union-attr]
+            os.killpg(pid, signal.SIGKILL)
+    assert stored(tmp_path / "demo.duckdb") == GAMES
+    log = (tmp_path / "rep" / LOG_FILE).read_text()
+    assert "demo: 4 of 11 batches already stored; going on" in log and "demo: 11 of 11 batches" in log
+    status = pmim("demo", "--status", "--replays", str(tmp_path / "rep"))
+    assert status.stdout.strip() == "demo complete: 11 batches, 52 games"
+    # and a whole build is not started again
+    last = demo(tmp_path)
+    assert last.returncode == 0 and "this run loaded 0 games" in last.stdout
+
+
+def test_a_builder_killed_while_storing_leaves_no_half_batch_and_the_next_run_completes(tmp_path: Path) -> None:
+    assert demo(tmp_path, "--core").returncode == 0
+    # the builder pauses inside its first ingest's transaction (the logs came with the core, so
+    # that is the first group of new batches): killed there, none of the group may show
+    bg = demo(tmp_path, "--background", env={PAUSE_HOOK_ENV: "1:60"})
+    assert bg.returncode == 0, bg.stderr
+    pid = json.loads((tmp_path / "rep" / "status.json").read_text())["pid"]
+    log = tmp_path / "rep" / LOG_FILE
+    try:
+        wait_for(lambda: "pausing before commit" in log.read_text(), what="the builder to store a group")
+        assert "demo: storing the batches simulated so far" in log.read_text()
+        st = demo_status(tmp_path / "rep")
+        assert st is not None and st.building and "demo still building: 4 of 11 batches" in st.sentence()
+    finally:
+        os.killpg(pid, signal.SIGKILL)
+    wait_for(lambda: not demo_status(tmp_path / "rep").building, 30, "the lock to go")  # type: ignore[union-attr]
+    st = demo_status(tmp_path / "rep")
+    assert st is not None and st.state == "stopped" and st.steps_done == 4
+    have = stored(tmp_path / "demo.duckdb")
+    assert have == {s.name: s.games for s in STEPS if s.core and not s.is_ladder}
+    # on disk: every batch folder is whole (simulated batches wait to be stored), no partial one
+    rep = tmp_path / "rep"
+    assert not list(rep.glob(".partial-*"))
+    assert all((f / ".complete").exists() for f in rep.glob("demo-*"))
+
+    again = demo(tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "demo: simulated" not in again.stderr  # the killed run's batches were whole: only stored now
+    assert stored(tmp_path / "demo.duckdb") == GAMES
+    assert demo_status(tmp_path / "rep").state == "done"  # type: ignore[union-attr]
+
+
+def test_stop_rolls_back_the_batch_in_flight(tmp_path: Path) -> None:
+    assert demo(tmp_path, "--core").returncode == 0
+    bg = demo(tmp_path, "--background", env={PAUSE_HOOK_ENV: "1:60"})
+    assert bg.returncode == 0, bg.stderr
+    log = tmp_path / "rep" / LOG_FILE
+    pid = json.loads((tmp_path / "rep" / "status.json").read_text())["pid"]
+    try:
+        wait_for(lambda: "pausing before commit" in log.read_text(), what="the builder to store a group")
+        stop = pmim("demo", "--stop", "--replays", str(tmp_path / "rep"))
+        assert stop.returncode == 0 and f"process {pid}" in stop.stdout
+        wait_for(lambda: not demo_status(tmp_path / "rep").building, 60, "the builder to stop")  # type: ignore[union-attr]
+    finally:
+        if demo_status(tmp_path / "rep").building:  # type: ignore[union-attr]
+            os.killpg(pid, signal.SIGKILL)
+    assert "interrupted after 4 of 11 batches" in log.read_text()
+    assert stored(tmp_path / "demo.duckdb") == {s.name: s.games for s in STEPS if s.core and not s.is_ladder}
+    assert pmim("demo", "--status", "--replays", str(tmp_path / "rep")).stdout.startswith(
+        "demo build stopped at 4 of 11 batches")
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (("--core", "--background"), "--core and --background cannot be combined"),
+    (("--plan", "huge"), "unknown --plan 'huge'; choose one of full, small"),
+])
+def test_bad_demo_options_are_refused_in_one_sentence(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
+    r = pmim("demo", "--replays", str(tmp_path / "rep"), "--db", str(tmp_path / "x.duckdb"), *args)
+    assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "x.duckdb").exists()
+
+
+def test_a_folder_of_one_plan_is_not_mixed_with_another(tmp_path: Path) -> None:
+    (tmp_path / "rep").mkdir()
+    (tmp_path / "rep" / "status.json").write_text(json.dumps({"demo": "full", "state": "stopped"}))
+    r = demo(tmp_path, "--core")
+    assert r.returncode == 2 and "holds the full demo; build the small one in another folder" in r.stderr
+
+
+def test_the_dashboard_says_the_demo_is_still_building(small_demo_db: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from pmim_analytics.demo import BuildProgress, StatusWriter, builder_lock
+
+    steps = demo_steps(SMALL_DEMO)
+    monkeypatch.setenv("PMIM_DB", str(small_demo_db))
+    monkeypatch.setenv("PMIM_DEMO_DIR", str(tmp_path / "rep"))
+    app = str(ROOT / "app" / "streamlit_app.py")
+    with builder_lock(tmp_path / "rep") as mine:
+        assert mine
+        status = StatusWriter(tmp_path / "rep", "small", steps, small_demo_db)
+        for s in steps[:3]:
+            status.done(s)
+        status.update(BuildProgress("start", steps[3].name, 3, 11, 12, 52, 1.0))
+        at = AppTest.from_file(app, default_timeout=90).run()
+        banners = [i.value for i in at.info if "demo still building" in i.value]
+        assert banners and banners[0].startswith("demo still building: 3 of 11 batches (12 of 52 games)")
+        # another database: not its demo, no banner
+        monkeypatch.setenv("PMIM_DB", str(tmp_path / "other.duckdb"))
+        at = AppTest.from_file(app, default_timeout=90).run()
+        assert not [i for i in at.info if "demo still building" in i.value]
+    monkeypatch.setenv("PMIM_DB", str(small_demo_db))
+    at = AppTest.from_file(app, default_timeout=90).run()  # the builder is gone: a stopped build is a caption
+    assert not [i for i in at.info if "demo still building" in i.value]
+    assert any("demo build stopped at 3 of 11 batches" in c.value for c in at.caption)
