@@ -3,7 +3,8 @@
 The replay viewer's slider moves over these steps; the board at a step is
 ``fold_events(units, events, upto=step.upto_seq)`` and the events new at that step are
 ``events[step.first:step.last + 1]``. Works for engine replays and manual logs alike
-(a summary log without rounds is one step of logged events and the result).
+(a summary log without rounds is one step of logged events and the result; one with rounds,
+a step of logged events per round).
 """
 
 from __future__ import annotations
@@ -78,7 +79,10 @@ def iter_steps(events: Sequence[Event]) -> list[Step]:
     starts: list[int] = []
     prev: Event | None = None
     for i, ev in enumerate(events):
-        if not starts or _kind(ev, prev) is not None:
+        # a step opens where the rules open one, and where the round changes (a summary log's
+        # round-4 loss is filed under round 4, not with the losses before it)
+        if (not starts or _kind(ev, prev) is not None
+                or (ev.round is not None and ev.round != events[starts[-1]].round)):
             starts.append(i)
         prev = ev
     out = []

@@ -124,6 +124,7 @@ class LogBuilder:
         self.last_round: int | None = None
         self.last_round_tok: Token | None = None
         self.max_round = 0
+        self.reached: tuple[int, int] = (0, 0)  # (highest round of any accepted line, that line)
         self.started: set[int] = set()
         self.activated: dict[int, dict[str, int]] = {}
         self.current: _Activation | None = None
@@ -154,6 +155,8 @@ class LogBuilder:
             self._error(r.tok, r.message, stmt.line)
             return
         self.events.extend(staged)
+        if isinstance(stmt, Body) and not isinstance(stmt, RoundMark) and (stmt.round or 0) > self.reached[0]:
+            self.reached = (stmt.round or 0, stmt.line)
 
     def _visit(self, stmt: Statement) -> list[Event]:
         if not isinstance(stmt, (RoundMark, MarkerStmt, OverheatStmt)) and (
@@ -214,6 +217,10 @@ class LogBuilder:
                              f"{self.scenario.victory.round_limit} rounds")
             if r != self.last_round:
                 self.last_round, self.last_round_tok = r, tok
+        if self.rounds_tag is not None and r > int(self.rounds_tag.value.text) and not isinstance(stmt, RoundMark):
+            first = self._first_tok(stmt)
+            raise Reject(first, f"{first.text!r} is in R{r}, past the {self.rounds_tag.value.text} rounds the "
+                         f"log's 'rounds:' line gives (line {self.rounds_tag.line})")
         if r >= 1 and self.ended is not None and not isinstance(stmt, (RoundMark, MarkerStmt)):
             rnd, winner, reason, line = self.ended
             first = self._first_tok(stmt)
@@ -462,6 +469,19 @@ class LogBuilder:
             other = "red" if side == "blue" else "blue"
             self.ended = (s.round, other, "wipeout", s.line)
 
+    def _check_not_over(self, s: MarkerStmt) -> None:
+        """A loss logged after the game ended is refused: after the VP line of the round a side
+        won on VP (that line is the round's end), or in a round after a wipeout. (Within the
+        wipeout's own round, a log in summary form does not say the order of the losses.) A
+        marker confirming a loss the log already derived from an attack is not a new loss."""
+        if self.ended is None:
+            return
+        rnd, winner, reason, line = self.ended
+        if reason == "vp" or (s.round is not None and rnd is not None and s.round > rnd):
+            first = self._first_tok(s)
+            raise Reject(first, f"the game was already over at {first.text!r}: {winner} won by {reason} "
+                         f"on line {line}")
+
     def _marker(self, s: MarkerStmt) -> list[Event]:
         unit = self._unit(s.unit, alive=False)
         by = None
@@ -472,6 +492,8 @@ class LogBuilder:
             by = attacker.id
         kind = {"destroyed": "unit_destroyed"}.get(s.kind, s.kind) if s.location is None else "location_destroyed"
         key = (kind, unit.id, s.location)
+        if key not in self.pending:
+            self._check_not_over(s)
         if key in self.pending:
             derived_by, line = self.pending[key]
             if by is not None and derived_by is not None and by != derived_by:
@@ -679,6 +701,9 @@ class LogBuilder:
                 raise Reject(v, f"rounds must be a whole number from 1 to {limit}, got {v.text!r}")
             if int(v.text) < self.max_round:
                 raise Reject(v, f"rounds {v.text!r} is fewer than the R{self.max_round} the log reaches")
+            if int(v.text) < self.reached[0]:
+                raise Reject(v, f"rounds {v.text!r} is fewer than the R{self.reached[0]} the log reaches "
+                             f"(line {self.reached[1]})")
             self.rounds_tag = tag
             return []
         if tag.name != "result":
