@@ -9,7 +9,8 @@ HEADER = "rules: v3\nblue army: v3-mech-heavy\nred army: v3-tank-heavy\n"
 
 
 def test_a_summary_logs_losses_are_filed_under_their_rounds() -> None:
-    text = HEADER + "\nR:BE1 destroyed\nR2 R:TY1 destroyed\nR4 R:TY2 destroyed\nR4 B:NE2 destroyed\nresult: blue manual\n"
+    text = (HEADER + "\nR:BE1 destroyed\nR2 R:TY1 destroyed\nR4 R:TY2 destroyed\nR4 B:NE2 destroyed\n"
+            "result: blue manual\n")
     game, errors = parse_log(text, "t.pmimlog", strict=False)
     assert not errors and game is not None
     steps = iter_steps(game.events)
