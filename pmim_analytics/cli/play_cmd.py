@@ -29,7 +29,7 @@ from pmim_analytics.rules.readings import READINGS_HELP, parse_readings
 from pmim_analytics.sim import FIRST_PLAYER_HELP
 from pmim_analytics.sim.backends import open_backend
 from pmim_analytics.sim.batch import BatchSpec, BatchSummary, wilson_interval
-from pmim_analytics.sim.runner import run_batch
+from pmim_analytics.sim.runner import check_out_folder, run_batch, written_files
 
 replay_app = typer.Typer(help="Engine and manual replays: verify them against the rules, show them.",
                          no_args_is_help=True)
@@ -128,6 +128,8 @@ def simulate(
     workers: int = typer.Option(min(os.cpu_count() or 1, MAX_WORKERS), "--workers", min=1, max=MAX_WORKERS,
                                 help="Worker processes."),
     out_dir: Path | None = typer.Option(None, "--out", help="Folder for the replays (omit to write nothing)."),
+    allow_existing: bool = typer.Option(False, "--allow-existing", help="Write into a --out folder that already "
+                                        "holds replays (only the files this run writes are signed)."),
     fmt: str | None = typer.Option(None, "--format", help="jsonl (a file a game) or parquet; "
                                    "default parquet from 200 games on."),
     blue_bot: str = typer.Option("greedy", "--blue-bot", help="Bot of army A. " + _BOT_HELP),
@@ -144,7 +146,9 @@ def simulate(
     Sides swap every other game (each army keeps its bot). The same seed gives the same
     games whatever --workers and --backend. Ctrl-C stops cleanly: finished parts stay, no
     half-written file is left. The files written are signed (DIR/pmim-signed.json, with
-    this installation's key), so `pmim ingest --trust-own` may skip their rules check.
+    this installation's key), so `pmim ingest --trust-own` may skip their rules check; a
+    folder that already holds replays is refused unless --allow-existing, and even then only
+    the files this run wrote are signed.
     Exit 2 for bad input.
 
     Example: pmim simulate --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --games 1000
@@ -153,6 +157,8 @@ def simulate(
     """
     blue_bot = check_bot_name(blue_bot)
     red_bot = check_bot_name(red_bot)
+    if out_dir is not None:
+        check_out_folder(out_dir, allow_existing)
     fmt = fmt or ("parquet" if games >= 200 else "jsonl")
     if fmt not in ("jsonl", "parquet"):
         raise PmimError(f"unknown format {fmt!r}; choose jsonl or parquet")
@@ -174,10 +180,9 @@ def simulate(
             progress.update(task, completed=done)
             progress.refresh()
 
-        began = provenance.now()
         summary = run_batch(batch, workers, out_dir, fmt, advance, backend=runner, keep_outcomes=False)
-    if out_dir is not None:  # what this installation wrote: `pmim ingest --trust-own` may skip its rules check
-        provenance.sign_written(out_dir, began)
+    if out_dir is not None:  # what this run wrote, and only that: `pmim ingest --trust-own` may skip its check
+        provenance.sign_files(out_dir, written_files(batch, out_dir, fmt), only=True)
     out.print(_summary_table(summary, army_a.name, army_b.name, blue_bot, red_bot))
     reasons = ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items()))
     out.print(f"mean rounds {summary.mean_rounds:.2f}; game ends: {reasons}", highlight=False)

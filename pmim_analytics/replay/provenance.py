@@ -1,7 +1,7 @@
 """Which replay files this installation wrote itself: a signed record of ``pmim simulate``'s output.
 
-``pmim simulate --out DIR`` signs every file it wrote: ``DIR/pmim-signed.json`` maps each
-file name to an HMAC-SHA256 of the file's bytes under a secret key kept outside the
+``pmim simulate --out DIR`` signs exactly the files it wrote, and nothing else in the folder:
+``DIR/pmim-signed.json`` maps each file name to an HMAC-SHA256 of the file's bytes under a secret key kept outside the
 repository (``$PMIM_KEY_FILE``, default ``~/.config/pmim/install.key``, created on first use
 with owner-only permissions). ``pmim ingest --trust-own`` skips the rules check only for a
 file whose bytes still carry a valid signature under this key: a replay from elsewhere, or
@@ -15,7 +15,6 @@ import hmac
 import json
 import os
 import secrets
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -61,14 +60,18 @@ def _mac(key: bytes, path: Path) -> str:
     return hmac.new(key, h.digest(), hashlib.sha256).hexdigest()
 
 
-def sign_files(folder: str | Path, files: Iterable[Path]) -> int:
-    """Record signatures of ``files`` (inside ``folder``) in its manifest; return how many."""
+def sign_files(folder: str | Path, files: Iterable[Path], *, only: bool = False) -> int:
+    """Record signatures of ``files`` (inside ``folder``) in its manifest; return how many.
+
+    With ``only`` the manifest lists these files and no others (what one simulation wrote),
+    else they are added to the signatures already there.
+    """
     key = _load_key(create=True)
     assert key is not None
     folder = Path(folder)
     manifest = folder / MANIFEST
     try:
-        entries = json.loads(manifest.read_text(encoding="utf-8")).get("files", {})
+        entries = {} if only else json.loads(manifest.read_text(encoding="utf-8")).get("files", {})
     except (OSError, ValueError, AttributeError):
         entries = {}
     n = 0
@@ -79,14 +82,6 @@ def sign_files(folder: str | Path, files: Iterable[Path]) -> int:
     tmp.write_text(json.dumps({"files": entries}, sort_keys=True), encoding="utf-8")
     tmp.replace(manifest)
     return n
-
-
-def sign_written(folder: str | Path, since: float) -> int:
-    """Sign the replays and Parquet parts in ``folder`` written at or after ``since`` (epoch seconds)."""
-    folder = Path(folder)
-    files = [f for f in sorted(folder.iterdir())
-             if f.is_file() and f.suffix in (".jsonl", ".parquet") and f.stat().st_mtime >= since - 1]
-    return sign_files(folder, files) if files else 0
 
 
 def own_files_checker() -> Callable[[str], bool]:
@@ -124,7 +119,3 @@ def own_files_checker() -> Callable[[str], bool]:
 
     return check
 
-
-def now() -> float:
-    """The current time, to pass to :func:`sign_written` after writing."""
-    return time.time()

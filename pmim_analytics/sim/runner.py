@@ -9,10 +9,11 @@ from contextlib import closing
 from pathlib import Path
 
 from pmim_analytics.engine.bots import check_bot_name
-from pmim_analytics.errors import PmimError
+from pmim_analytics.errors import PmimError, display_path
 from pmim_analytics.limits import MAX_GAMES
+from pmim_analytics.replay.provenance import MANIFEST
 from pmim_analytics.sim.backends import Backend, LocalBackend
-from pmim_analytics.sim.batch import FORMATS, PART_SIZE, BatchSpec, BatchSummary, batch_jobs
+from pmim_analytics.sim.batch import FORMATS, PART_SIZE, BatchSpec, BatchSummary, batch_jobs, chunks, part_files
 
 
 def check_batch(batch: BatchSpec, fmt: str) -> None:
@@ -26,6 +27,30 @@ def check_batch(batch: BatchSpec, fmt: str) -> None:
                         "docs/limits.md); split it into batches with different seeds")
     check_bot_name(batch.bot_a)
     check_bot_name(batch.bot_b)
+
+
+def written_files(batch: BatchSpec, out: str | Path, fmt: str, part_size: int = PART_SIZE) -> list[Path]:
+    """Every file :func:`run_batch` writes for ``batch`` under ``out`` (each is written whole,
+    over any file of that name): what a finished simulation may sign, and nothing else."""
+    return [f for _part, start, stop in chunks(batch.games, part_size)
+            for f in part_files(Path(out), fmt, _part, start, stop)]
+
+
+def check_out_folder(out: str | Path, allow_existing: bool = False) -> None:
+    """Refuse ``out`` as a simulation's folder when it is a file, lies below one, or (unless
+    ``allow_existing``) already holds replays, Parquet parts or signatures: their files
+    would sit beside the new ones as if this run had written them."""
+    folder = Path(out)
+    for p in (folder, *folder.parents):
+        if p.exists() and not p.is_dir():
+            raise PmimError(f"{display_path(p)} is a file, not a folder; give a new or empty folder for --out")
+    if not folder.is_dir() or allow_existing:
+        return
+    held = [f.name for f in folder.iterdir() if f.suffix in (".jsonl", ".parquet") or f.name == MANIFEST]
+    if held:
+        raise PmimError(f"{display_path(folder)} already holds {len(held)} replay file(s) (e.g. {held[0]}); give a "
+                        "new or empty folder for --out, or --allow-existing to add to it (only the files this run "
+                        "writes are signed)")
 
 
 def dated(batch: BatchSpec) -> BatchSpec:
