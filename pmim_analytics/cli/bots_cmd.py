@@ -18,7 +18,7 @@ from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.ids import parse_rules_ids
-from pmim_analytics.errors import StoreError, display_path
+from pmim_analytics.errors import PmimError, StoreError, display_path
 from pmim_analytics.limits import MAX_WORKERS
 from pmim_analytics.store.connection import resolve_db_path
 
@@ -198,6 +198,10 @@ def calibrate(
     workers: int = typer.Option(2, "--workers", min=1, max=MAX_WORKERS, help="Worker processes."),
     only: str | None = typer.Option(None, "--only", help="Only the logs whose file name contains this text."),
     db: Path | None = DB_OPT,
+    panel: bool = typer.Option(False, "--panel", help="Forecast from a panel of players instead: the bot "
+                               "(--bots, one bot, default search) at skill pairs 1/1, 1/0.75, 0.75/1, "
+                               "0.75/0.75 and 1/0.5, under the readings as written and the post's readings "
+                               "(10 members); prints each member's likelihood of the logged results."),
 ) -> None:
     """Compare the bots with the games logged at a table.
 
@@ -212,14 +216,27 @@ def calibrate(
       pmim calibrate
 
       pmim calibrate --only playtest --bots greedy,tactician --games 100 --db data/pmim.duckdb
+
+      pmim calibrate --panel --only playtest-
+
+    With --panel, a panel member is a skill for each army's player and a set of readings in
+    doubt (docs/rules-notes.md); the table gives each member's likelihood of the logged
+    results, the best-explaining member, and a sentence per logged game saying what its
+    result would take. A result under 5% (upper 95% limit) at every member is flagged as a
+    question for the designer.
     """
     from pmim_analytics.botlab.calibrate import calibrate as run_calibration
     from pmim_analytics.botlab.ladder import parse_bot_list
 
-    labels = parse_bot_list(bots, min_bots=1)
+    labels = parse_bot_list(bots, min_bots=1) if bots is not None or not panel else ["search"]
+    if panel and len(labels) != 1:
+        raise PmimError(f"--panel plays one bot at several skills; give one bot to --bots, not {len(labels)}")
     path = resolve_db_path(db)
     if not path.exists():
         raise StoreError(f"no database at {display_path(path)}; build one with `make run` or `pmim ingest` your logs")
+    if panel:
+        _calibrate_panel(labels[0], games, seed, workers, db, only)
+        return
     with _progress() as bar:
         task = bar.add_task("simulating", total=None)
         report = run_calibration(labels, games, seed, workers, db,
@@ -245,6 +262,41 @@ def calibrate(
                   f"{_fmt(r['brier_min'], '.3f')} to {_fmt(r['brier_max'], '.3f')}", _fmt(r["log_loss"], ".3f"),
                   _agree(r["moves_agreed"], r["moves"]), _agree(r["targets_agreed"], r["targets"]))
     out.print(t)
+    out.print(report.caveat, highlight=False, soft_wrap=True)
+
+
+def _calibrate_panel(bot: str, games: int, seed: int, workers: int, db: Path | None, only: str | None) -> None:
+    """``pmim calibrate --panel``: run the panel and print its table, best member and sentences."""
+    from pmim_analytics.botlab.panel import run_panel
+
+    with _progress() as bar:
+        task = bar.add_task("panel", total=None)
+        report = run_panel(bot, None, games, seed, workers, db, only,
+                           lambda done, total: bar.update(task, completed=done, total=total))
+    f = report.forecasts
+    if f.height == 0:
+        out.print("The database holds no manual games to calibrate against; log a match with `pmim log` and "
+                  "`pmim ingest` it.", highlight=False)
+        return
+    labels = list(f["label"].unique(maintain_order=True))
+    t = Table(title=f"Panel of players: {bot} at two skills (blue's player vs red's) and readings, {games} games "
+                    "per logged game and member; each game column is the share of simulated games ending as "
+                    "the table game did", title_justify="left")
+    for name in ("member", "skill", "readings", *labels, "log10 likelihood", "vs best", "flagged"):
+        t.add_column(name, justify="left" if name in ("member", "readings") else "right")
+    for r in report.per_member.iter_rows(named=True):
+        cells = []
+        for label in labels:
+            row = f.filter((pl.col("member") == r["member"]) & (pl.col("label") == label)).row(0, named=True)
+            cells.append(f"{row['k']}/{row['n']} [{row['lo']:.0%}, {row['hi']:.0%}]")
+        t.add_row(r["member"], r["skills"], r["readings"], *cells, f"{r['log10_likelihood']:.2f}",
+                  f"{r['relative']:.2f}", str(r["flagged"]) if r["flagged"] else "-")
+    out.print(t)
+    if report.best is not None:
+        out.print(f"Best explains the logged games: {report.best.name} ({report.best.describe()}).",
+                  highlight=False, soft_wrap=True)
+    for line in report.sentences:
+        out.print(line, highlight=False, soft_wrap=True)
     out.print(report.caveat, highlight=False, soft_wrap=True)
 
 
