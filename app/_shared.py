@@ -342,6 +342,7 @@ def sidebar() -> Filters:
     picked = sb.multiselect("Rules versions and variants", all_ids,
                             default=None if "rules_filter" in st.session_state else all_ids,
                             key="rules_filter", on_change=_keep, args=("rules_filter",), format_func=rules_label,
+                            select_all=False,  # typing v3 + Enter picks v3, not every id that starts so
                             help="Variants are rules versions of their own; a variant that switches on optional "
                                  "rules (heat, rolled initiative, catch-up activations, rushing) names them.")
     src = sb.radio("Source", SOURCES, horizontal=True, key="source_filter", on_change=_keep, args=("source_filter",),

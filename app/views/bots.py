@@ -6,10 +6,9 @@ from pathlib import Path
 
 import _shared as sh
 import plotly.graph_objects as go
-import polars as pl
 import streamlit as st
 
-from pmim_analytics.analytics.robustness import flag_lines, robustness_tables
+from pmim_analytics.analytics.robustness import FLAGS, flag_lines, levels_wide, robustness_tables
 from pmim_analytics.store.ladder import read_ladder_ratings, read_ladder_runs
 from pmim_analytics.store.readers import DuckDBData
 
@@ -39,11 +38,11 @@ def ladder() -> None:
     fig.update_layout(title=f"Bradley-Terry ratings, Elo scale, 95% bootstrap intervals (run {run_id})",
                       xaxis_title="rating (first bot listed = 0)", yaxis={"autorange": "reversed"}, height=360)
     st.plotly_chart(fig, key="ladder_ratings")
-    st.dataframe(ratings.select(
-        "bot", pl.col("rating").round(0), pl.col("lo").round(0), pl.col("hi").round(0), "games",
-        pl.col("score").round(3), pl.col("ms_per_decision").round(3), pl.col("games_per_s").round(1),
-        (pl.col("adherence") * 100).round(1).alias("adherence %"), pl.col("vp_per_round").round(2)),
-        hide_index=True)
+    sh.table(ratings, {"bot": "Bot", "rating": "Rating", "lo": "95% from", "hi": "95% to", "games": "Games",
+                       "score": "Score", "ms_per_decision": "ms per decision", "games_per_s": "Games / s",
+                       "adherence": "Adherence %", "vp_per_round": "VP per round"},
+             percent=("adherence",), digits={"rating": 0, "lo": 0, "hi": 0, "score": 3, "ms_per_decision": 3,
+                                             "games_per_s": 1})
     st.caption("Adherence: share of the objectives within reach of a side's units that it held a unit at by the "
                "end of the round. games/s: a game of the bot against itself on one core, from its thinking time.")
 
@@ -62,10 +61,12 @@ def robustness() -> None:
         st.warning(line, icon="⚖️")
     if not lines:
         st.success("No matchup verdict changes with bot strength in this selection.")
-    st.subheader("Compositions")
-    st.dataframe(comps.select("rules_id", "composition", "levels", "flag"), hide_index=True)
-    st.subheader("Matchups")
-    st.dataframe(matches.select("rules_id", "matchup", "levels", "flag"), hide_index=True)
+    for title, table, key in (("Compositions", comps, "composition"), ("Matchups", matches, "matchup")):
+        st.subheader(title)
+        wide, order = levels_wide(table, key)
+        sh.table(wide, {"rules_id": "Rules", key: key.capitalize(), "flag": "Flag", **{b: b for b in order}},
+                 key=f"robust_{key}")
+    sh.legend(FLAGS)
     st.caption("Win % with 95% Wilson intervals and games, per bot level from random to the strongest; "
                "a verdict flips, vanishes or shrinks when the strongest level disagrees with a weaker one.")
 

@@ -35,11 +35,11 @@ def body() -> None:
     sel = comps.filter(pl.col("composition").is_in(picked))
     st.plotly_chart(figures.win_rate_figure(sel, prov, source=source), key="win_rates")
     with st.expander("The numbers"):
-        st.dataframe(sel.select("rules_id", "source", "composition", "games", "wins", "draws", "losses",
-                                (pl.col("win_rate") * 100).round(1).alias("win %"),
-                                (pl.col("win_lo") * 100).round(1).alias("lo %"),
-                                (pl.col("win_hi") * 100).round(1).alias("hi %"),
-                                pl.col("vp_margin").round(2), pl.col("mean_rounds").round(1)), hide_index=True)
+        sh.table(sel, {"rules_id": "Rules", "source": "Source", "composition": "Composition", "games": "Games",
+                       "wins": "Wins", "draws": "Draws", "losses": "Losses", "win_rate": "Win %",
+                       "win_lo": "95% from", "win_hi": "95% to", "vp_margin": "VP margin (mean)",
+                       "mean_rounds": "Rounds (mean)"},
+                 percent=("win_rate", "win_lo", "win_hi"), digits={"mean_rounds": 1})
 
     q = sh.report("quality", f)
     st.header("VP by round and game length")

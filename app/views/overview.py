@@ -8,6 +8,7 @@ import polars as pl
 import streamlit as st
 
 from pmim_analytics.analytics import balance
+from pmim_analytics.analytics.costs import COST_VERDICTS
 from pmim_analytics.analytics.robustness import level_key
 from pmim_analytics.report.dashboard_figures import balance_figure, games_figure
 from pmim_analytics.report.summary import composition_signals, cost_caveats, cost_signals, side_signals
@@ -16,12 +17,7 @@ st.title("PMIM balance overview")
 f = sh.sidebar()
 
 
-def _pct_range(lo: str, hi: str) -> pl.Expr:
-    """An interval given as two shares, shown as "lo – hi" in whole percent."""
-    return pl.format("{} – {}", (pl.col(lo) * 100).round(0), (pl.col(hi) * 100).round(0))
-
-
-def glance() -> None:
+def glance() -> str | None:
     """The first screen: per rules id at one bot level, the compositions by win rate and the movers."""
     cells = sh.report("cells", f)
     levels = balance.level_games(cells)
@@ -30,7 +26,7 @@ def glance() -> None:
     if level is None:
         st.info("No engine games where both sides had the same bot in this selection, so no balance at one bot "
                 "level to show: simulate some (Simulate page) or widen the sidebar's filters.", icon="🎲")
-        return
+        return None
     counts = dict(levels.group_by("bot").agg(pl.col("games").sum()).iter_rows())
     names = sorted(counts, key=level_key)
     c = st.columns([2, 3])
@@ -47,7 +43,7 @@ def glance() -> None:
     st.caption("Win rate of each composition over its games (mirrors left out, a draw is not a win), "
                "95% Wilson interval in brackets; the same numbers as `pmim report compositions` on these games.")
     if not ids:
-        return
+        return level
     rid = c[1].selectbox("Rules version to chart", ids, index=ids.index("v3") if "v3" in ids else 0,
                          key="overview_rules")
     left, right = st.columns([3, 2])
@@ -58,11 +54,11 @@ def glance() -> None:
         if prev is None:
             st.write(f"No earlier rules version (or base of the variant) has games at {level} to compare {rid} "
                      "with.")
-            return
+            return level
         moved = balance.movers(table, rid, prev)
         if moved.height == 0:
             st.write(f"No composition was played under both {prev} and {rid} at {level}.")
-            return
+            return level
         sh.table(moved, {"composition": "Composition", "games_before": f"Games {prev}",
                          "win_before": f"Win % {prev}", "games": f"Games {rid}", "win_rate": f"Win % {rid}",
                          "change": "Change (points)", "change_lo": "95% from", "change_hi": "95% to"},
@@ -70,12 +66,13 @@ def glance() -> None:
         st.caption(f"The compositions whose win rate changed most from {prev} to {rid}, both at {level}. "
                    "Separate games, not paired: the interval is Newcombe's. The **Rules A → B** page pairs the "
                    "games.")
+    return level
 
 
 def body() -> None:
     if sh.empty_state(f, "the overview"):
         return
-    glance()
+    level = glance()
     st.header("What the database holds")
     info = sh.info(f)
     engine = sum(n for s, _, n, _ in info.by_source_rules if s == "engine")
@@ -96,30 +93,27 @@ def body() -> None:
     fit = sh.report("costs", f)
     left, right = st.container(), st.container()  # full width each: every column fits at 1440 px
     with left:
-        st.subheader("Largest win-rate gaps")
-        gaps = sh.only_composition(comps, f).filter(pl.col("games") >= 10).with_columns(
+        st.subheader("Largest win-rate gaps" + (f" at {level}" if level else ""))
+        at_level = balance.balance_table(sh.report("cells", f), level) if level else comps.clear()
+        gaps = sh.only_composition(at_level, f).filter(pl.col("games") >= 10).with_columns(
             gap=(pl.col("win_rate") - 0.5).abs()).sort("gap", descending=True).head(8)
         if gaps.height == 0:
-            st.write("No composition has 10 or more games (mirrors excluded) in this selection.")
+            st.write("No composition has 10 or more games (mirrors excluded) at one bot level in this selection.")
         else:
-            st.dataframe(gaps.select(
-                pl.col("composition"), pl.col("rules_id").alias("rules"), pl.col("source"), pl.col("games"),
-                (pl.col("win_rate") * 100).round(1).alias("win %"),
-                _pct_range("win_lo", "win_hi").alias("95% interval, %")), hide_index=True, key="gaps", column_config={
-                    "composition": st.column_config.TextColumn("composition", width="medium"),
-                    "95% interval, %": st.column_config.TextColumn("95% interval, %", width="small")})
-        for s in composition_signals(comps)[:4] + side_signals(sh.report("sides", f))[:2]:
+            sh.table(gaps, {"composition": "Composition", "rules_id": "Rules", "games": "Games",
+                            "win_rate": "Win %", "win_lo": "95% from", "win_hi": "95% to"},
+                     percent=("win_rate", "win_lo", "win_hi"), key="gaps")
+        for s in composition_signals(at_level)[:4] + side_signals(sh.report("sides", f))[:2]:
             st.markdown(f"- {s}")
     with right:
         st.subheader("Cost suggestions")
         priced = fit.table.filter(pl.col("verdict").is_in(["undercosted", "overcosted"]))
         if priced.height:
-            st.dataframe(priced.select(
-                "type", pl.col("rules_id").alias("rules"), pl.col("pts").alias("PTS now"),
-                pl.col("suggested_pts").round(1).alias("implied PTS"),
-                pl.format("{} – {}", pl.col("suggested_lo").round(1), pl.col("suggested_hi").round(1))
-                .alias("95% interval"), "verdict", pl.col("games").alias("games differing")),
-                hide_index=True)
+            sh.table(priced, {"type": "Unit type", "rules_id": "Rules", "pts": "PTS now",
+                              "suggested_pts": "Implied PTS", "suggested_lo": "95% from", "suggested_hi": "95% to",
+                              "verdict": "Verdict", "games": "Games differing"},
+                     digits={"pts": 0, "suggested_pts": 1, "suggested_lo": 1, "suggested_hi": 1})
+            sh.legend({k: v for k, v in COST_VERDICTS.items() if k in ("undercosted", "overcosted")})
             for s in cost_signals(fit.table)[:4]:
                 st.markdown(f"- {s}")
         else:
@@ -134,32 +128,26 @@ def body() -> None:
                    "sit beside the exact odds; intervals are 95%.")
         if opt.heat.height:
             st.subheader("Overheating")
-            st.dataframe(opt.heat.select(
-                pl.col("rules_id").alias("rules"), "excess", "rolls", "overheats",
-                (pl.col("rate") * 100).round(1).alias("overheat %"),
-                _pct_range("rate_lo", "rate_hi").alias("95% interval, %"),
-                (pl.col("exact") * 100).round(1).alias("exact %")),
-                hide_index=True, key="overheat")
-            st.dataframe(opt.weapons_lost.select(pl.col("rules_id").alias("rules"), "weapon", "rolls",
-                                                 pl.col("lost").alias("weapons lost to heat"),
-                                                 pl.col("self_damage").alias("damage to itself")),
-                         hide_index=True, key="weapons_lost")
+            sh.table(opt.heat, {"rules_id": "Rules", "excess": "Heat over the rating", "rolls": "Rolls",
+                                "overheats": "Overheats", "rate": "Overheat %", "rate_lo": "95% from",
+                                "rate_hi": "95% to", "exact": "Exact %"},
+                     percent=("rate", "rate_lo", "rate_hi", "exact"), key="overheat")
+            sh.table(opt.weapons_lost, {"rules_id": "Rules", "weapon": "Weapon", "rolls": "Rolls",
+                                        "lost": "Weapons lost to heat", "self_damage": "Damage to itself"},
+                     key="weapons_lost")
         if opt.initiative.height:
             st.subheader("Rolled initiative")
-            st.dataframe(opt.initiative.select(
-                pl.col("rules_id").alias("rules"), "rolls", "ties", "rounds",
-                (pl.col("share") * 100).round(1).alias("blue first %"),
-                _pct_range("share_lo", "share_hi").alias("95% interval, %")), hide_index=True, key="initiative")
+            sh.table(opt.initiative, {"rules_id": "Rules", "rolls": "Rolls", "ties": "Ties", "rounds": "Rounds",
+                                      "share": "Blue first %", "share_lo": "95% from", "share_hi": "95% to"},
+                     percent=("share", "share_lo", "share_hi"), key="initiative")
         if opt.rushes.height:
             st.subheader("Rushes")
-            st.dataframe(opt.rushes.select(pl.col("rules_id").alias("rules"), "rushes", "games"),
-                         hide_index=True, key="rushes")
+            sh.table(opt.rushes, {"rules_id": "Rules", "rushes": "Rushes", "games": "Games"}, key="rushes")
 
     st.header("Newest games")
-    g = sh.games(f, limit=15)
-    st.dataframe(g.select("played", "source", pl.col("rules_id").alias("rules"), "blue", "red", "winner", "reason",
-                          "rounds", pl.format("{}–{}", "blue_vp", "red_vp").alias("VP blue–red"),
-                          pl.col("game_id").alias("game")), hide_index=True)
+    g = sh.games(f, limit=15).with_columns(vp=pl.format("{}–{}", "blue_vp", "red_vp"))
+    sh.table(g, {"played": "Played", "source": "Source", "rules_id": "Rules", "blue": "Blue", "red": "Red",
+                 "winner": "Winner", "reason": "How", "rounds": "Rounds", "vp": "VP blue–red", "game_id": "Game"})
     st.caption("Open any game in the **Replay viewer**.")
 
 

@@ -69,15 +69,17 @@ def body() -> None:
         def known(expr: pl.Expr, missing: str) -> pl.Expr:
             return pl.when(pl.col(missing) == pl.col("units")).then(pl.lit("not recorded")).otherwise(
                 expr.cast(pl.Utf8))
-        st.dataframe(units.select("rules_id", "source", "type", "units", "pts",
-                                  known(pl.col("damage_per_pt").round(3), "combat_not_recorded").alias("damage_per_pt"),
-                                  pl.col("vp_per_pt").round(4),
-                                  known((pl.col("hit_rate") * 100).round(1), "combat_not_recorded").alias("hit %"),
-                                  known((pl.col("survival_rate") * 100).round(1), "fate_not_recorded")
-                                  .alias("survives %"), known(pl.col("kills"), "combat_not_recorded").alias("kills"),
-                                  pl.col("combat_not_recorded").alias("combat not recorded"),
-                                  pl.col("fate_not_recorded").alias("fate not recorded")),
-                     hide_index=True)
+        shown = units.select("rules_id", "source", "type", "units", "pts",
+                             known(pl.col("damage_per_pt").round(3), "combat_not_recorded").alias("damage_per_pt"),
+                             pl.col("vp_per_pt").round(4),
+                             known((pl.col("hit_rate") * 100).round(1), "combat_not_recorded").alias("hit"),
+                             known((pl.col("survival_rate") * 100).round(1), "fate_not_recorded").alias("survives"),
+                             known(pl.col("kills"), "combat_not_recorded").alias("kills"),
+                             "combat_not_recorded", "fate_not_recorded")
+        sh.table(shown, {"rules_id": "Rules", "source": "Source", "type": "Unit type", "units": "Unit-games",
+                         "pts": "PTS", "damage_per_pt": "Damage / pt", "vp_per_pt": "VP / pt", "hit": "Hit %",
+                         "survives": "Survives %", "kills": "Kills", "combat_not_recorded": "Combat not recorded",
+                         "fate_not_recorded": "Fate not recorded"}, digits={"pts": 1, "vp_per_pt": 4})
 
 
 sh.page_errors(body)

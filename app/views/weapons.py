@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import _shared as sh
-import polars as pl
 import streamlit as st
 
 from pmim_analytics.report import figures
@@ -40,11 +39,11 @@ def body() -> None:
     w = sh.report("weapons", f)
     st.plotly_chart(figures.hit_rate_figure(w, prov), key="hit_rates")
     with st.expander("Weapon table"):
-        st.dataframe(w.select("rules_id", "source", "weapon", "target_kind", "attacks",
-                              (pl.col("hit_rate") * 100).round(1).alias("hit %"),
-                              (pl.col("expected_hit_rate") * 100).round(1).alias("expected %"),
-                              pl.col("hit_p").round(4).alias("p"), pl.col("mean_damage").round(2),
-                              pl.col("expected_mean_damage").round(2)), hide_index=True)
+        sh.table(w, {"rules_id": "Rules", "source": "Source", "weapon": "Weapon", "target_kind": "Target",
+                     "attacks": "Attacks", "hit_rate": "Hit %", "expected_hit_rate": "Expected hit %",
+                     "hit_p": "p (observed vs expected)", "mean_damage": "Damage per attack",
+                     "expected_mean_damage": "Expected damage per attack"},
+                 percent=("hit_rate", "expected_hit_rate"), digits={"hit_p": 4})
 
 
 sh.page_errors(body)

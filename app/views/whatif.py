@@ -13,7 +13,7 @@ import _shared as sh
 import polars as pl
 import streamlit as st
 
-from pmim_analytics.analytics import tables
+from pmim_analytics.analytics import impact, tables
 from pmim_analytics.analytics.whatif import dice_comparison, kill_curves
 from pmim_analytics.errors import PmimError
 from pmim_analytics.report.dashboard_figures import impact_figure, kill_curve_figure
@@ -324,22 +324,24 @@ def impact_view(base: str, vid: str, army_a: str, army_b: str) -> None:
     picked = [army_a, army_b]
     mine = comps.filter(pl.col("composition_a").is_in(picked) | pl.col("composition_b").is_in(picked))
     st.plotly_chart(impact_figure(mine if mine.height else comps), key="wi_impact_fig")
-    st.dataframe(comps.select(
-        "source", "list", "games_a", "games_b",
-        (pl.col("win_a") * 100).round(1).alias(f"win % {base}"),
-        (pl.col("win_b") * 100).round(1).alias(f"win % {vid}"),
-        pl.format("{} [{} – {}]", *((pl.col(c) * 100).round(1) for c in ("win_diff", "win_diff_lo", "win_diff_hi")))
-        .alias("change, points [95%]")), hide_index=True, key="wi_impact_table")
+    comps = impact.with_verdicts(comps)
+    sh.table(comps, {"source": "Source", "list": "List", "games_a": f"Games {base}", "games_b": f"Games {vid}",
+                     "win_a": f"Win % {base}", "win_b": f"Win % {vid}", "win_diff": "Change (points)",
+                     "win_diff_lo": "95% from", "win_diff_hi": "95% to", "verdict": "Verdict"},
+             percent=("win_a", "win_b", "win_diff", "win_diff_lo", "win_diff_hi"), key="wi_impact_table")
+    sh.legend(impact.VERDICTS)
     st.caption("Paired: only games whose lists (by content), bots and sides were also played under the other rules "
                "id count (every what-if game that fits, not only the ones just played). Intervals are 95%, "
                "clustered by game.")
     with st.expander("Per unit type"):
-        st.dataframe(imp.units.select("source", "type", "units_a", "units_b", pl.col("pts_a").round(1),
-                                      pl.col("pts_b").round(1), pl.col("damage_per_pt_diff").round(3),
-                                      pl.col("damage_per_pt_diff_lo").round(3),
-                                      pl.col("damage_per_pt_diff_hi").round(3),
-                                      pl.col("vp_per_pt_diff").round(4), pl.col("vp_per_pt_diff_lo").round(4),
-                                      pl.col("vp_per_pt_diff_hi").round(4)), hide_index=True)
+        sh.table(imp.units, {"source": "Source", "type": "Unit type", "units_a": f"Units {base}",
+                             "units_b": f"Units {vid}", "pts_a": f"PTS {base}", "pts_b": f"PTS {vid}",
+                             "damage_per_pt_diff": "Damage / pt change", "damage_per_pt_diff_lo": "95% from",
+                             "damage_per_pt_diff_hi": "95% to", "vp_per_pt_diff": "VP / pt change",
+                             "vp_per_pt_diff_lo": "VP / pt 95% from", "vp_per_pt_diff_hi": "VP / pt 95% to"},
+                 digits={"pts_a": 1, "pts_b": 1, "damage_per_pt_diff": 3, "damage_per_pt_diff_lo": 3,
+                         "damage_per_pt_diff_hi": 3, "vp_per_pt_diff": 4, "vp_per_pt_diff_lo": 4,
+                         "vp_per_pt_diff_hi": 4})
 
 
 def body() -> None:

@@ -325,6 +325,17 @@ def _message(games: int, points_sd: float, p: _Prices, lam_ok: bool, priced_any:
     return msg
 
 
+#: The verdict words of the cost table, each with what it means (the dashboard's legend).
+COST_VERDICTS = {
+    "undercosted": "the 95% interval of the implied points lies above the current PTS",
+    "overcosted": "the interval lies below the current PTS",
+    "in line": "the interval holds the current PTS",
+    "not priced": "the games rank the type but cannot put a price on a point (both sides spend the same points)",
+    "confounded": "the type is always fielded together with others, so its effect cannot be told apart",
+    "too few games": f"fewer than {MIN_GAMES} games, or too few where the sides field different numbers of it",
+}
+
+
 def _verdict(enough: bool, confounded: bool, priced: bool, lo: float, hi: float, pts: float) -> str:
     if not enough:
         return "too few games"

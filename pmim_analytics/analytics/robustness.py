@@ -33,6 +33,37 @@ from pmim_analytics.analytics.stats import wilson_interval
 
 SHRINK = 0.15
 BOT_DEPENDENT = ("flips", "vanishes", "shrinks")
+#: Each flag in words (the dashboard's legend).
+FLAGS = {
+    "flips": "a weaker level favours one side and the strongest level the other",
+    "vanishes": "a weaker level gives a verdict; the strongest says even and its interval excludes the weaker rate",
+    "unconfirmed": "a weaker level gives a verdict; the strongest says even but cannot rule it out yet",
+    "shrinks": f"the same side is favoured, but the edge is at least {SHRINK * 100:.0f} points smaller at the "
+               "strongest level",
+    "emerges": "only the strongest level gives a verdict",
+    "holds": "every level agrees",
+    "one level": "only one level has enough games to compare",
+}
+
+
+def levels_wide(table: pl.DataFrame, key: str) -> tuple[pl.DataFrame, list[str]]:
+    """A robustness table with one column per bot level, weakest to strongest (each cell the
+    level's ``62% [55-69] (200)``, null where the level has too few games), and the level names
+    in that order: every level shows, the strongest included."""
+    cells: list[dict[str, str]] = []
+    names: set[str] = set()
+    for text in table["levels"].to_list():
+        row = {}
+        for part in (text or "").split(" | "):
+            bot, _, rest = part.partition(" ")
+            if bot:
+                row[bot] = rest
+                names.add(bot)
+        cells.append(row)
+    order = sorted(names, key=level_key)
+    wide = table.select("rules_id", key, "flag").with_columns(
+        [pl.Series(b, [r.get(b) for r in cells], dtype=pl.String) for b in order])
+    return wide, order
 
 
 def level_key(label: str) -> tuple[int, float, str]:

@@ -146,8 +146,10 @@ def implied_cost_figure(costs: pl.DataFrame, provenance: Provenance | None = Non
         t = c.filter(pl.col("rules_id") == rid)
         colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
         fig.add_trace(go.Scatter(
-            x=t["suggested_pts"].to_list(), y=t["type"].to_list(), mode="markers", name=f"implied, rules {rid}",
+            x=t["suggested_pts"].to_list(), y=t["type"].to_list(), mode="markers+text", name=f"implied, rules {rid}",
             marker={"size": 10, "color": colour},
+            text=[f"{v:.1f} (now {p:g})" for v, p in zip(t["suggested_pts"], t["pts"], strict=True)],
+            textposition="top center", textfont={"size": 10, "color": colour},
             error_x={"type": "data", "symmetric": False,
                      "array": (t["suggested_hi"] - t["suggested_pts"]).to_list(),
                      "arrayminus": (t["suggested_pts"] - t["suggested_lo"]).to_list(), "color": colour},

@@ -56,9 +56,14 @@ def win_rate_figure(compositions: pl.DataFrame, provenance: Provenance | None = 
     source = source or main_source(compositions)
     title = f"Win rate by composition ({source} games, mirrors excluded)"
     c = compositions.filter(pl.col("source") == source) if source else compositions
+    most = int(c["games"].max() or 0) if c.height else 0
     c = c.filter(pl.col("games") >= min_games)
     if c.height == 0:
-        return _empty(title, provenance)
+        fig = _empty(title, provenance)
+        if most:  # there are games, too few to chart: say how many are needed
+            fig.layout.annotations[0].text = (f"The chart needs {min_games} games of a composition; the most here "
+                                              f"is {most} (the table lists them)")
+        return fig
     order = c.group_by(key).agg(pl.col("win_rate").mean()).sort("win_rate")[key].to_list()
     fig = go.Figure()
     for i, rid in enumerate(sorted(c["rules_id"].unique().to_list())):

@@ -62,10 +62,10 @@ def test_every_page_runs_on_an_empty_database(page: str, tmp_path: Path, monkeyp
 def test_filters_narrow_the_tables(small_demo_db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     at = open_page("compositions", small_demo_db, monkeypatch, tmp_path)
     numbers = at.dataframe[0].value
-    assert set(numbers["rules_id"]) == {"v2", "v3", "v3-llaser-rpt4"}
+    assert set(numbers["Rules"]) == {"v2", "v3", "v3-llaser-rpt4"}
     at.sidebar.multiselect(key="rules_filter").set_value(["v3-llaser-rpt4"]).run()
     assert problems(at) == []
-    assert set(at.dataframe[0].value["rules_id"]) == {"v3-llaser-rpt4"}
+    assert set(at.dataframe[0].value["Rules"]) == {"v3-llaser-rpt4"}
     at.sidebar.multiselect(key="rules_filter").set_value([]).run()
     assert "filters select no games" in at.warning[0].value
     at.sidebar.multiselect(key="rules_filter").set_value(["v3"]).run()

@@ -48,6 +48,8 @@ def test_bots_page_shows_a_stored_ladder_run(small_demo_db: Path, tmp_path: Path
     assert problems(at) == []
     assert at.get("plotly_chart")
     table = at.dataframe[0].value
-    assert list(table["bot"]) == ["greedy", "random"]
-    # the small demo has tactician games only: one bot level per row
-    assert set(at.dataframe[1].value["flag"]) == {"one level"}
+    assert list(table["Bot"]) == ["greedy", "random"]
+    # the small demo has tactician games only: one bot level per row, in a column of its own
+    robust = at.dataframe[1].value
+    assert set(robust["Flag"]) == {"one level"} and "tactician" in robust.columns
+    assert any("What the words mean" in c.value and "flips" in c.value for c in at.caption)

@@ -24,7 +24,7 @@ def test_filters_come_from_the_url_and_go_back_into_it(small_demo_db: Path, monk
     assert not at.exception
     assert at.sidebar.multiselect(key="rules_filter").value == ["v3-llaser-rpt4"]
     assert at.sidebar.radio(key="source_filter").value == "engine"
-    assert set(at.dataframe[0].value["rules_id"]) == {"v3-llaser-rpt4"}
+    assert set(at.dataframe[0].value["Rules"]) == {"v3-llaser-rpt4"}
     at.sidebar.radio(key="source_filter").set_value("all").run()
     assert at.query_params.get("source") in (None, [], "")  # the default is left out of the URL
     assert at.query_params["rules"] in ("v3-llaser-rpt4", ["v3-llaser-rpt4"])

@@ -35,5 +35,5 @@ def test_the_rules_picker_shows_each_variants_optional_rules(tmp_path: Path, mon
                                     "v3-rolled-initiative (optional: rolled initiative)"]
     assert set(picker.value) == {"v3", "v3-heat", "v3-rolled-initiative"}
     assert "Optional rules" in [h.value for h in at.header]
-    initiative = next(d.value for d in at.dataframe if "blue first %" in d.value.columns)
-    assert initiative["rules"].to_list() == ["v3-rolled-initiative"]
+    initiative = next(d.value for d in at.dataframe if "Blue first %" in d.value.columns)
+    assert initiative["Rules"].to_list() == ["v3-rolled-initiative"]

@@ -76,8 +76,8 @@ def test_edit_save_simulate_and_read_the_paired_impact(whatif: AppTest, data_cop
     apart = {r: n for _, r, n, _ in db_info(Path(os.environ["PMIM_SIM_DIR"]) / "whatif.duckdb").by_source_rules}
     assert apart == {"v3": 2, "v3-ll-rpt4-test": 2}
     assert any(h.value.startswith("Paired impact: v3 → v3-ll-rpt4-test") for h in at.header)
-    impact = [d for d in at.dataframe if "change, points [95%]" in d.value.columns][0].value
-    assert len(impact) >= 1 and (impact["games_b"] >= 2).all()
+    impact = [d for d in at.dataframe if "Change (points)" in d.value.columns][0].value
+    assert len(impact) >= 1 and (impact["Games v3-ll-rpt4-test"] >= 2).all()
 
 
 def test_a_pricing_only_edit_says_what_it_can_answer(whatif: AppTest) -> None:
@@ -115,9 +115,9 @@ def test_a_list_built_on_the_page_plays_the_variant(whatif: AppTest) -> None:
     at.number_input(key="wi_games").set_value(2).run()
     at.button(key="wi_run").click().run()
     assert errors(at) == [], errors(at)
-    impact = [d for d in at.dataframe if "change, points [95%]" in d.value.columns][0].value
+    impact = [d for d in at.dataframe if "Change (points)" in d.value.columns][0].value
     # lists are told apart by content: the edited copy fields what Balanced fields, so it is that list
-    assert any(name.startswith("Balanced") for name in impact["list"]), impact["list"].to_list()
+    assert any(name.startswith("Balanced") for name in impact["List"]), impact["List"].to_list()
 
 
 def test_editing_after_a_save_stops_simulate_until_saved_again(whatif: AppTest) -> None:

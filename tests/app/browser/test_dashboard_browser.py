@@ -121,6 +121,24 @@ def _inside(box: dict | None, screen: dict) -> bool:
 
 
 
+def test_typing_v3_and_enter_in_the_rules_filter_picks_v3_only(page, server: str) -> None:  # noqa: ANN001
+    page.goto(f"{server}/compositions?rules=v3-llaser-rpt4")
+    page.get_by_role("heading", name="Compositions across rules versions").first.wait_for(timeout=60_000)
+    settle(page)
+    sidebar = page.locator("[data-testid='stSidebar']")
+    chips = sidebar.locator("[data-testid='stMultiSelect'] [data-tag] [title]")
+    chips.first.wait_for(timeout=30_000)
+    assert chips.all_inner_texts() == ["v3-llaser-rpt4"]
+    box = sidebar.locator("[data-testid='stMultiSelect'] input").first
+    box.click()
+    box.type("v3")
+    page.get_by_role("option", name="v3", exact=True).wait_for(timeout=10_000)
+    box.press("Enter")
+    settle(page)
+    chips.nth(1).wait_for(timeout=30_000)
+    assert sorted(chips.all_inner_texts()) == ["v3", "v3-llaser-rpt4"]  # v3 added, nothing else
+
+
 def test_filters_survive_navigation_and_a_reload_from_the_url(page, server: str) -> None:  # noqa: ANN001
     page.goto(f"{server}/compositions?rules=v3&source=engine")
     page.get_by_role("heading", name="Compositions across rules versions").first.wait_for(timeout=60_000)
