@@ -369,14 +369,15 @@ def _simulate(step: DemoStep, root: Path, workers: int) -> tuple[Path, bool]:
         return folder, False
     partial = root / f"{PARTIAL_PREFIX}{step.name}"
     shutil.rmtree(partial, ignore_errors=True)
-    began = provenance.now()
     try:
         if step.batch is not None:
             run_batch(step.batch, workers=workers, out=partial, fmt="parquet")
         elif step.random_plan is not None:
             play_random_plan(step.random_plan, partial, workers)
         if step.core:
-            provenance.sign_written(partial, began)
+            # the hidden folder was made empty above: every replay in it is this step's own
+            provenance.sign_files(partial, [p for p in sorted(partial.iterdir())
+                                            if p.is_file() and p.suffix in (".jsonl", ".parquet")], only=True)
         (partial / ".complete").write_text(f"{step.games} games\n")
         shutil.rmtree(folder, ignore_errors=True)  # an older, unfinished layout of the same batch
         os.replace(partial, folder)
