@@ -96,22 +96,43 @@ def show_cmd(
 @guarded
 def write_cmd(
     replay: Path = typer.Argument(..., help="A replay: JSON Lines file, manual log, or a Parquet batch folder."),
+    with_violations: bool = typer.Option(False, "--with-violations", help="Print a replay that breaks the rules "
+                                         "anyway, each violation as a comment line at the top of its log."),
 ) -> None:
     """Print any replay (engine or manual) in the manual-log notation, to read or annotate.
 
-    Reading the printed log back (`pmim log show`) gives the same events. Every game of a
-    batch folder is printed, one after another, separated by a line of dashes.
-    Exit 0, or 2 when the replay cannot be read.
+    Every game is checked first: an engine replay that `pmim replay verify` refuses is not
+    printed (its first violation is said; --with-violations prints it with them as
+    comments), and a printed log must read back (`pmim log show`) as the same game: the
+    same events, names and players. Names holding a line break or a # are written quoted,
+    so no name can start a line of its own. Every game of a batch folder is printed, one
+    after another, separated by a line of dashes. Exit 0, or 2 when a replay cannot be
+    read or is refused.
 
     Example: pmim log write replays/sample-v3-balanced-vs-tank-heavy.jsonl > game.pmimlog
     """
+    from pmim_analytics.engine.verify import replay_gap, verify_game
     from pmim_analytics.replay.manual import LOG_SUFFIX
+    from pmim_analytics.replay.manual.roundtrip import round_trip_problem
     from pmim_analytics.replay.sources import iter_games
 
     if replay.suffix == LOG_SUFFIX:
         typer.echo(format_log(read_log(replay)), nl=False)
         return
     for n, loaded in enumerate(iter_games(replay)):
+        record = loaded.record
+        found = []
+        if record.header.source == "engine" and replay_gap(record) is None:
+            found = [" ".join(v.render(loaded.source).split()) for v in verify_game(record, loaded.lines)]
+        if found and not with_violations:
+            raise ReplayError(f"breaks the rules, so no log is written: {found[0]}; `pmim replay verify` lists "
+                              "every violation, --with-violations prints the log with them as comments")
+        problem = None if found else round_trip_problem(record)
+        if problem is not None:
+            raise ReplayError(f"{loaded.source}: the log would not read back as the same game ({problem}), so "
+                              "none is written")
         if n:
             typer.echo("# " + "-" * 60)
-        typer.echo(format_log(loaded.record), nl=False)
+        for v in found:
+            typer.echo(f"# violation: {v}")
+        typer.echo(format_log(record), nl=False)

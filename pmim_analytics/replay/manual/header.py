@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pmim_analytics.errors import Location, PmimError, ReplayError
-from pmim_analytics.replay.manual.notation import ErrorHook, Tag, Token, tokenize
+from pmim_analytics.replay.manual.notation import ErrorHook, Tag, Token, tokenize, unquote_value
 from pmim_analytics.rules import (
     DEFAULT_SCENARIO,
     Roster,
@@ -130,7 +130,10 @@ def read_header(tags: Iterable[Tag], source: str, base_dir: Path | None, on_erro
             on_error(_err(tag.key, source, f"tag {tag.key.text!r} has no value"))
             continue
         if name == "notes":
-            notes.append(tag.value.text)
+            try:
+                notes.append(unquote_value(tag.value, source))
+            except ReplayError as e:
+                on_error(e)
             continue
         if name in seen:
             on_error(_err(tag.key, source, f"tag {tag.key.text!r} is given twice (first on line {seen[name].line})"))
@@ -220,8 +223,11 @@ def _read_side(side: str, tok: Token, seen: dict[str, Tag], rules: RulesVersion,
     name_tag = seen.get(f"{side} army name")
     player_tag = seen.get(f"{side} player")
     try:
+        given_name = unquote_value(name_tag.value, source) if name_tag else None
+        player = unquote_value(player_tag.value, source) if player_tag else None
         if "(" in tok.text:
-            army = parse_inline_army(tok, rules.id, name_tag.value.text if name_tag else f"{side} (inline)", source)
+            army = parse_inline_army(tok, rules.id, given_name if given_name is not None else f"{side} (inline)",
+                                     source)
         else:
             path = find_army_file(tok.text, base_dir)
             if path is None:
@@ -236,5 +242,5 @@ def _read_side(side: str, tok: Token, seen: dict[str, Tag], rules: RulesVersion,
     roster, violations = army_violations(army, rules.id, scenario)
     for v in violations:
         on_error(_err(tok, source, f"{side} army {army.name!r} breaks the rules of {rules.id}: {v}"))
-    name = name_tag.value.text if name_tag else army.name
-    return SideSpec(name, player_tag.value.text if player_tag else None, roster)
+    name = given_name if given_name is not None else army.name
+    return SideSpec(name, player, roster)

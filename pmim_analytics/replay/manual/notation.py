@@ -19,6 +19,7 @@ A line is one of
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -194,6 +195,39 @@ def strip_comment(text: str) -> str:
     """The line without its ``#`` comment and trailing blanks (and line ending)."""
     cut = text.find(COMMENT)
     return (text if cut < 0 else text[:cut]).rstrip()
+
+
+#: Characters a free-text tag value (a name, a player, the notes) cannot hold as typed: line
+#: breaks of any kind (``str.splitlines`` splits at each), other control characters, and the
+#: comment sign.
+_UNSAFE_VALUE_RE = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029#]")
+_QUOTE_ESCAPES = {"#": "\\u0023", "\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029", "\x7f": "\\u007f"}
+
+
+def quote_value(text: str) -> str:
+    """A free-text tag value as a log line holds it: as it is, or, when it has a line break,
+    a control character, a ``#``, blanks at either end or a leading ``"``, as a JSON string
+    (``"..."``) with those characters escaped, so no value can start a line of its own."""
+    if text and text == text.strip() and not text.startswith('"') and not _UNSAFE_VALUE_RE.search(text):
+        return text
+    quoted = json.dumps(text, ensure_ascii=False)
+    return "".join(_QUOTE_ESCAPES.get(c, c) for c in quoted)
+
+
+def unquote_value(tok: Token, source: str) -> str:
+    """The text of a free-text tag value written by :func:`quote_value`. Raises
+    :class:`ReplayError` for a quoted value that is not a valid JSON string."""
+    text = tok.text
+    if len(text) < 2 or not (text.startswith('"') and text.endswith('"')):
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if not isinstance(value, str):
+        raise ReplayError(f"{text[:40]!r} starts and ends with a quote but is not a quoted text "
+                          "(write it without the quotes, or escape it as JSON)", Location(source, tok.line, tok.column))
+    return value
 
 
 def parse_tag(text: str, line: int) -> Tag | None:

@@ -2,7 +2,7 @@
 
 :func:`round_trip_problem` is what the round-trip property test and ``scripts/log_round_trip.py``
 check on engine games: reading back :func:`~pmim_analytics.replay.manual.format_log`'s text
-gives the very same events (and so the same game id).
+gives the very same events (and so the same game id), side names, players and notes.
 """
 
 from __future__ import annotations
@@ -25,4 +25,11 @@ def round_trip_problem(game: GameRecord) -> str | None:
             return f"event {mine.seq} differs: wrote {mine!r}, read {theirs!r}"
     if len(game.events) != len(back.events):
         return f"wrote {len(game.events)} events, read {len(back.events)}"
+    for side, rec in game.header.sides.items():
+        read = back.header.sides[side]
+        if (rec.name, rec.player) != (read.name, read.player):
+            return f"the {side} side's name or player differs: wrote {rec.name!r}/{rec.player!r}, " \
+                   f"read {read.name!r}/{read.player!r}"
+    if (game.header.notes or None) != (back.header.notes or None):
+        return f"the notes differ: wrote {game.header.notes!r}, read {back.header.notes!r}"
     return None

@@ -16,7 +16,7 @@ from typing import Any
 
 from pmim_analytics.model.events import Activate, Attack, Event, GameEnd, Move, OverheatRoll, Rush, WeaponLost, dispatch
 from pmim_analytics.replay.format import GameRecord, SideRecord
-from pmim_analytics.replay.manual.notation import format_hex
+from pmim_analytics.replay.manual.notation import format_hex, quote_value
 
 
 def format_army(side: SideRecord) -> str:
@@ -42,12 +42,12 @@ def _header_lines(game: GameRecord) -> Iterator[str]:
         yield f"date: {h.played}"
     for side in ("blue", "red"):
         s = h.sides[side]
-        if s.player:
-            yield f"{side} player: {s.player}"
-        yield f"{side} army name: {s.name}"
+        if s.player is not None:
+            yield f"{side} player: {quote_value(s.player)}"
+        yield f"{side} army name: {quote_value(s.name)}"
         yield f"{side} army: {format_army(s)}"
     if h.notes:
-        yield f"notes: {' '.join(h.notes.split())}"
+        yield f"notes: {quote_value(h.notes)}"
     # a log without play lines reads as a summary log (nothing recorded but the losses
     # listed): say so either way, so the text reads back to the same game
     played = any(ev.type in ("deploy", "activate", "move", "rush", "attack", "round_end") for ev in game.events)
