@@ -20,12 +20,13 @@ import polars as pl
 
 from pmim_analytics.analytics import compositions, costs, lineups, luck, optional_rules, quality, units, weapons
 from pmim_analytics.analytics.frames import Frames, content_hash
+from pmim_analytics.analytics.levels import game_levels, level_label, levels_from_pairs
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
 
 
 @dataclass(frozen=True)
 class Provenance:
-    """What a table or figure rests on: the games, their rules ids, the database state, the date."""
+    """What a table or figure rests on: the games, their rules ids, bot level, the database state, the date."""
 
     origin: str  # database path, or "frames"
     rules_ids: tuple[str, ...]  # present in the selection, sorted
@@ -34,12 +35,18 @@ class Provenance:
     source: str | None = None
     content_hash: str = ""  # of every game in the database (see frames.content_hash)
     date: str = field(default_factory=lambda: dt.date.today().isoformat())
+    bot_level: str | None = None  # canonical key; None: every level (a comparison of levels)
+
+    @property
+    def level_text(self) -> str:
+        """``bot level search:budget=100``, or ``every bot level`` when the selection keeps them all."""
+        return f"bot level {level_label(self.bot_level)}" if self.bot_level else "every bot level"
 
     def caption(self) -> str:
         """One line for under a table or figure."""
         per = ", ".join(f"{r}: {n}" for r, n in sorted(self.games_by_rules.items())) or "none"
         src = f", source {self.source}" if self.source else ""
-        return (f"{self.games} games ({per}){src}; database {self.content_hash[:12] or '-'}; "
+        return (f"{self.level_text}; {self.games} games ({per}){src}; database {self.content_hash[:12] or '-'}; "
                 f"generated {self.date}")
 
 
@@ -49,8 +56,11 @@ class GameData(Protocol):
     rules_ids: tuple[str, ...] | None
     source: str | None
     include_estimated: bool  # VP margins include games whose final VP are estimated
+    bot_level: str | None  # the canonical bot level kept (None: every level)
 
     def provenance(self) -> Provenance: ...
+    def bot_levels(self) -> pl.DataFrame: ...
+    def at_level(self, bot_level: str | None) -> GameData: ...
     def session(self) -> contextlib.AbstractContextManager[GameData]: ...
     def unit_sums(self, by_loadout: bool = False, count_games: bool = True) -> pl.DataFrame: ...
     def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame: ...
@@ -72,15 +82,36 @@ class GameData(Protocol):
 
 
 class FrameData:
-    """:class:`GameData` over a :class:`Frames` bundle, filtered to ``rules_ids`` and ``source``."""
+    """:class:`GameData` over a :class:`Frames` bundle, filtered to ``rules_ids``, ``source`` and
+    ``bot_level`` (a canonical key, see :mod:`.levels`; every level if ``None``)."""
 
     def __init__(self, frames: Frames, rules_ids: tuple[str, ...] | list[str] | None = None,
-                 source: str | None = None, include_estimated: bool = False) -> None:
+                 source: str | None = None, include_estimated: bool = False, bot_level: str | None = None) -> None:
         self.all = frames
         self.rules_ids = tuple(rules_ids) if rules_ids is not None else None
         self.source = source
         self.include_estimated = include_estimated
+        self.bot_level = bot_level
         self.frames = frames.filtered(self.rules_ids, source)
+        if bot_level is not None:
+            keep = game_levels(self.frames.sides).filter(pl.col("level") == bot_level)["game_id"].to_list()
+            self.frames = self.frames.filtered(game_ids=keep)
+
+    def at_level(self, bot_level: str | None) -> FrameData:
+        """The same selection at one bot level (``None``: every level)."""
+        return FrameData(self.all, self.rules_ids, self.source, self.include_estimated, bot_level)
+
+    def bot_levels(self) -> pl.DataFrame:
+        """Games per rules id, source and bot level of the selection (every level, whatever
+        ``bot_level`` is): columns rules_id, source, level, games."""
+        base = self.all.filtered(self.rules_ids, self.source)
+        pairs = (base.games.select("game_id", "rules_id", "source")
+                 .join(base.sides.filter(pl.col("side") == "blue").select("game_id", blue_bot="bot"), on="game_id",
+                       how="left")
+                 .join(base.sides.filter(pl.col("side") == "red").select("game_id", red_bot="bot"), on="game_id",
+                       how="left")
+                 .group_by("rules_id", "source", "blue_bot", "red_bot").agg(games=pl.len().cast(pl.Int64)))
+        return levels_from_pairs(pairs)
 
     @contextmanager
     def session(self) -> Iterator[FrameData]:
@@ -92,7 +123,7 @@ class FrameData:
         counts = self.frames.games.group_by("rules_id").len()
         by_rules = dict(zip(counts["rules_id"].to_list(), counts["len"].to_list(), strict=True))
         return Provenance("frames", tuple(sorted(by_rules)), self.frames.games.height, by_rules, self.source,
-                          content_hash(self.all.games["game_id"].to_list()))
+                          content_hash(self.all.games["game_id"].to_list()), bot_level=self.bot_level)
 
     def unit_sums(self, by_loadout: bool = False, count_games: bool = True) -> pl.DataFrame:
         return units.unit_sums(self.frames.unit_game_stats, by_loadout, count_games)

@@ -104,9 +104,14 @@ class Frames:
             raise ValueError(f"unknown tables: {', '.join(sorted(unknown))}")
         return cls(**{t: conform(tables[t], t) if t in tables else empty_frame(t) for t in SCHEMAS})
 
-    def filtered(self, rules_ids: Iterable[str] | None = None, source: str | None = None) -> Frames:
-        """Keep the games of these rules ids (all when ``None``) and this source (engine|manual)."""
+    def filtered(self, rules_ids: Iterable[str] | None = None, source: str | None = None,
+                 game_ids: Iterable[str] | None = None) -> Frames:
+        """Keep the games of these rules ids (all when ``None``), this source (engine|manual) and,
+        when ``game_ids`` is given, these games."""
+        ids = None if game_ids is None else list(game_ids)
         games = self.games
+        if ids is not None:
+            games = games.filter(pl.col("game_id").is_in(ids))
         if rules_ids is not None:
             games = games.filter(pl.col("rules_id").is_in(list(rules_ids)))
         if source is not None:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pmim_analytics.analytics.levels import level_of, level_strength
 from pmim_analytics.analytics.stats import wilson_interval
 
 SHRINK = 0.15
@@ -146,9 +147,16 @@ def classify(levels: list[Level]) -> tuple[str, Level | None]:
 
 def same_bot_cells(matchup_cells: pl.DataFrame) -> pl.DataFrame:
     """The input of this module from a :class:`~.dataset.GameData`'s ``matchup_cells()``: engine
-    games where both sides had the same bot, per (rules_id, bot, composition, opp_composition)."""
-    return (matchup_cells.filter((pl.col("source") == "engine") & pl.col("bot").is_not_null()
-                                 & (pl.col("bot") == pl.col("opp_bot")))
+    games where both sides played at the same bot level, per (rules_id, bot, composition,
+    opp_composition); ``bot`` is the level's canonical key (:mod:`.levels`), so two spellings of
+    one behaviour are one level."""
+    engine = matchup_cells.filter((pl.col("source") == "engine") & pl.col("bot").is_not_null()
+                                  & pl.col("opp_bot").is_not_null())
+    labels = set(engine["bot"].to_list()) | set(engine["opp_bot"].to_list())
+    key = {lb: level_of(lb) for lb in labels}
+    engine = engine.with_columns(pl.col("bot").replace_strict(key, return_dtype=pl.String),
+                                 pl.col("opp_bot").replace_strict(key, return_dtype=pl.String))
+    return (engine.filter(pl.col("bot") == pl.col("opp_bot"))
             .group_by("rules_id", "bot", "composition", "opp_composition")
             .agg(games=pl.col("n").sum().cast(pl.Int64),
                  wins=pl.col("n").filter(pl.col("result") == "win").sum().cast(pl.Int64),
@@ -173,7 +181,7 @@ def _rows(df: pl.DataFrame, key: str, min_games: int) -> pl.DataFrame:
     out = []
     for (rules_id, name), grp in df.group_by("rules_id", key, maintain_order=True):
         levels = sorted((Level(b, int(w), int(n)) for b, w, n in grp.select("bot", "wins", "games").iter_rows()
-                         if n >= min_games), key=lambda lv: level_key(lv.bot))
+                         if n >= min_games), key=lambda lv: level_strength(lv.bot))
         if not levels:
             continue
         flag, ref = classify(levels)
@@ -220,7 +228,7 @@ def matchup_robustness(cells: pl.DataFrame, min_games: int = 10) -> pl.DataFrame
             a, b = r["matchup"].split(" vs ", 1)
             levels = sorted((Level(bot, n - w - d, n) for (rr, m, bot), (w, n, d) in lookup.items()
                              if rr == r["rules_id"] and m == r["matchup"] and n >= min_games),
-                            key=lambda lv: level_key(lv.bot))
+                            key=lambda lv: level_strength(lv.bot))
             rate = {lv.bot: lv.rate for lv in levels}
             r = {**r, "matchup": f"{b} vs {a}", "levels": " | ".join(lv.text() for lv in levels),
                  "reference_rate": rate.get(r["reference_bot"]), "strongest_rate": levels[-1].rate}

@@ -15,14 +15,14 @@ from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.meta import games_needed, meta_report
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
-from pmim_analytics.cli.report_cmd import DB_OPT, SOURCE_OPT, _data, _rules, app
+from pmim_analytics.cli.report_cmd import BOT_OPT, DB_OPT, SOURCE_OPT, _data, _rules, app
 from pmim_analytics.report.markdown import Col, field, num, pct, text
 
 
 @app.command("meta")
 @guarded
 def meta_cmd(rules: str = typer.Option(..., "--rules", help="Rules id(s), e.g. v3 (one meta each)."),
-             source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+             source: str | None = SOURCE_OPT, db: Path | None = DB_OPT, bot: str | None = BOT_OPT,
              by: str = typer.Option("composition", "--by", help="composition (list name) or list (content)."),
              min_games: int = typer.Option(10, "--min-games", min=1, help="Leave out pairings with fewer games."),
              fmt: Format = FORMAT_OPT) -> None:
@@ -38,12 +38,13 @@ def meta_cmd(rules: str = typer.Option(..., "--rules", help="Rules id(s), e.g. v
     rules id has two compositions that all met.
 
     Example: pmim report meta --rules v3 --source engine
+    Example: pmim report meta --rules v3 --bot tactician
     Example: pmim report meta --rules v3 --format csv > meta.csv
     """
     if by not in ("composition", "list"):
         raise typer.BadParameter("use composition or list", param_hint="--by")
     ids = _rules(rules, db=db) or []
-    if not (data := _data(rules, source, db)):
+    if not (data := _data(rules, source, db, bot=bot)):
         return
     matchups = tables.matchup_report(data, key=by)
     shown = 0

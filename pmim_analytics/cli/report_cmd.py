@@ -15,6 +15,7 @@ import typer
 
 from pmim_analytics.analytics import compositions, tables
 from pmim_analytics.analytics.dice import dice_table, warmech_overheat_table
+from pmim_analytics.analytics.levels import LevelChoice, choose_bot_level
 from pmim_analytics.analytics.units import km_every_round
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.ids import parse_rules_ids
@@ -34,6 +35,9 @@ SOURCE_OPT = typer.Option(None, "--source", help="engine or manual (default: bot
 DB_OPT = typer.Option(None, "--db", help="Database file (default: $PMIM_DB or data/pmim.duckdb).")
 LIMIT_OPT = typer.Option(60, "--limit", help="Show at most this many rows.")
 MIN_GAMES_OPT = typer.Option(10, "--min-games", min=1, help="Leave out compositions with fewer games (one-off armies).")
+BOT_OPT = typer.Option(None, "--bot", help="The bot level to report on, e.g. tactician or search:budget=0 (default: "
+                       "the strongest level with enough games under every rules id; the first line says which). "
+                       "Levels are never pooled.")
 EST_OPT = typer.Option(False, "--include-estimated", help="Include games whose final VP a log estimates (e.g. "
                        "playtest 1's 11-7) in VP margins; left out by default.")
 
@@ -61,8 +65,9 @@ def _source(source: str | None) -> str | None:
 
 
 def _data(rules: str | None, source: str | None, db: Path | None,
-          include_estimated: bool = False) -> DuckDBData | None:
-    """The selection, or ``None`` after saying plainly that it holds no games."""
+          include_estimated: bool = False, bot: str | None = None) -> DuckDBData | None:
+    """The selection at one bot level (``--bot``, else the one :func:`choose_bot_level` picks,
+    said on stderr), or ``None`` after saying plainly that it holds no games."""
     path = db or default_db_path()
     data = DuckDBData(path, _rules(rules, db=path), _source(source), include_estimated)
     if data.provenance().games == 0:
@@ -70,7 +75,19 @@ def _data(rules: str | None, source: str | None, db: Path | None,
         err.print(f"The database {display_path(path)} has no games{' for ' + what if what else ''} yet. Simulate "
                   "or log some and load them with `pmim ingest`.", highlight=False)
         return None
-    return data
+    choice = choose_bot_level(data.bot_levels(), bot, data.rules_ids)
+    _level_note(choice)
+    return data.at_level(choice.key)
+
+
+def _level_note(choice: LevelChoice) -> None:
+    """Say which bot level the report rests on, why, and which rules ids have no games at it."""
+    games = ", ".join(f"{r}: {n:,}" for r, n in sorted(choice.games.items()))
+    err.print(f"Bot level: {choice.level} ({choice.reason}; games {games or 'none'}).", highlight=False,
+              markup=False)
+    if choice.missing:
+        err.print(f"No games at this level under {', '.join(choice.missing)}: left out (pass --bot to pick a level "
+                  "they share).", highlight=False, markup=False)
 
 
 def _estimated_note(data: DuckDBData) -> None:
@@ -90,13 +107,14 @@ def _prov_note(data: DuckDBData) -> tuple[str, ...]:
 @app.command("units")
 @guarded
 def units_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+              bot: str | None = BOT_OPT,
               loadout: bool = typer.Option(False, "--loadout", help="One row per type and weapons."),
               limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
     """Per unit type: damage, hit rate, kills, survival, VP share, all per point too.
 
     Example: pmim report units --rules v3 --source engine --loadout
     """
-    if data := _data(rules, source, db):
+    if data := _data(rules, source, db, bot=bot):
         cols = sections.UNIT_COLS if not loadout else [*sections.UNIT_COLS[:3],
                                                         Col("weapons", text("weapons"), "left"),
                                                         *sections.UNIT_COLS[3:]]
@@ -112,6 +130,7 @@ def units_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db
 @app.command("survival")
 @guarded
 def survival_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                 bot: str | None = BOT_OPT,
                  long: bool = typer.Option(False, "--long", help="One row per unit type and round: at risk, "
                                                                  "destroyed, censored, survival and its limits."),
                  unit: str | None = typer.Option(None, "--unit", help="Only this unit type (name or code)."),
@@ -127,7 +146,7 @@ def survival_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
     Example: pmim report survival --rules v3
     Example: pmim report survival --rules v3 --unit Tyrant --long
     """
-    if not (data := _data(rules, source, db)):
+    if not (data := _data(rules, source, db, bot=bot)):
         return
     curves = km_every_round(tables.survival_report(data))
     if unit:
@@ -156,6 +175,7 @@ def survival_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
 @app.command("weapons")
 @guarded
 def weapons_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                bot: str | None = BOT_OPT,
                 by: str = typer.Option("kind", "--by", help="Target class: kind (infantry/vehicle/warmech) or type."),
                 limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
     """Per weapon and target: observed hit rate and damage against the exact 2d6 expectation.
@@ -164,7 +184,7 @@ def weapons_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, 
     """
     if by not in ("kind", "type"):
         raise typer.BadParameter("use kind or type", param_hint="--by")
-    if data := _data(rules, source, db):
+    if data := _data(rules, source, db, bot=bot):
         col = f"target_{by}"
         cols = [*sections.WEAPON_COLS[:3], Col("against", text(col), "left"), *sections.WEAPON_COLS[4:]]
         emit([Listing("weapons", "Weapons: observed against the dice",
@@ -175,13 +195,14 @@ def weapons_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, 
 @app.command("compositions")
 @guarded
 def compositions_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                     bot: str | None = BOT_OPT,
                      min_games: int = MIN_GAMES_OPT, limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT,
                      include_estimated: bool = EST_OPT) -> None:
     """Per composition: W/D/L, win rate (Wilson 95%), VP margin, length; then side advantage.
 
     Example: pmim report compositions --rules v2,v3 --min-games 20 --format csv > compositions.csv
     """
-    if data := _data(rules, source, db, include_estimated):
+    if data := _data(rules, source, db, include_estimated, bot=bot):
         _estimated_note(data)
         comps = tables.composition_report(data)
         shown = comps.filter(pl.col("games") >= min_games)
@@ -216,6 +237,7 @@ def _matrix(grp: pl.DataFrame, key: str) -> tuple[pl.DataFrame, list[Col]]:
 @app.command("matchups")
 @guarded
 def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                 bot: str | None = BOT_OPT,
                  long: bool = typer.Option(False, "--long", help="One row per pairing instead of a matrix."),
                  diff: str | None = typer.Option(None, "--diff", help="Two rules ids A,B: each pairing's change "
                                                                       "of win rate from A to B, with flags."),
@@ -240,7 +262,7 @@ def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
     pair = _rules(diff, "--diff", db) if diff else None
     if pair is not None and len(pair) != 2:
         raise typer.BadParameter("give exactly two rules ids, e.g. v3,v3-llaser-rpt4", param_hint="--diff")
-    if not (data := _data(rules if pair is None else ",".join(pair), source, db)):
+    if not (data := _data(rules if pair is None else ",".join(pair), source, db, bot=bot)):
         return
     key, opp = by, f"opp_{by}"
     m = tables.matchup_report(data, key=by)
@@ -288,7 +310,7 @@ def _changes_frame(changes: Sequence) -> pl.DataFrame:
 @app.command("impact")
 @guarded
 def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules ids: before,after."),
-               source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+               source: str | None = SOURCE_OPT, db: Path | None = DB_OPT, bot: str | None = BOT_OPT,
                unpaired: bool = typer.Option(False, "--unpaired", help="Compare all games, not only those played "
                                                                           "under both with the same lists, "
                                                                           "bots and sides (confounded)."),
@@ -307,7 +329,7 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
     ids = _rules(rules, db=db) or []
     if len(ids) != 2:
         raise typer.BadParameter("give exactly two rules ids, e.g. v3,v3-llaser-rpt4", param_hint="--rules")
-    if not (data := _data(rules, source, db, include_estimated)):
+    if not (data := _data(rules, source, db, include_estimated, bot=bot)):
         return
     _estimated_note(data)
     imp = tables.impact_report(data, ids[0], ids[1], paired=not unpaired)
@@ -330,12 +352,13 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
 @app.command("costs")
 @guarded
 def costs_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+              bot: str | None = BOT_OPT,
               limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT, include_estimated: bool = EST_OPT) -> None:
     """Implied point costs from who wins and by how much, with what the data can and cannot say.
 
     Example: pmim report costs --rules v3 --source engine
     """
-    if data := _data(rules, source, db, include_estimated):
+    if data := _data(rules, source, db, include_estimated, bot=bot):
         _estimated_note(data)
         fit = tables.cost_report(data)
         said = tuple(f"{r['rules_id']}: {r['message']}." for r in fit.summary.iter_rows(named=True))
@@ -351,13 +374,14 @@ def costs_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db
 @app.command("optional-rules")
 @guarded
 def optional_rules_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                       bot: str | None = BOT_OPT,
                        fmt: Format = FORMAT_OPT) -> None:
     """What the optional rules did: overheat rates by excess beside the exact odds, weapons lost
     to heat, initiative wins, rushes (games of variants with optional rules).
 
     Example: pmim report optional-rules --rules v3-heat,v3-rolled-initiative
     """
-    if not (data := _data(rules, source, db)):
+    if not (data := _data(rules, source, db, bot=bot)):
         return
     rep = tables.optional_rules_report(data)
     rid = Col("rules", text("rules_id"), "left")
@@ -385,13 +409,14 @@ def optional_rules_cmd(rules: str | None = RULES_OPT, source: str | None = SOURC
 @app.command("luck")
 @guarded
 def luck_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+             bot: str | None = BOT_OPT,
              games: bool = typer.Option(False, "--games", help="One row per game and side (first in csv)."),
              limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
     """Dice luck: each side's damage against its exact expectation, and how often luck won.
 
     Example: pmim report luck --rules v3 --games
     """
-    if not (data := _data(rules, source, db)):
+    if not (data := _data(rules, source, db, bot=bot)):
         return
     lk = tables.luck_report(data)
     summary = Listing("luck", "Luck", lk.summary, sections.LUCK_COLS, None, "No decisive games with attack events.")
@@ -411,12 +436,13 @@ def luck_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db:
 @app.command("quality")
 @guarded
 def quality_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+                bot: str | None = BOT_OPT,
                 fmt: Format = FORMAT_OPT) -> None:
     """Game quality: length, draws, round-limit rate, lead changes.
 
     Example: pmim report quality --rules v2,v3
     """
-    if data := _data(rules, source, db):
+    if data := _data(rules, source, db, bot=bot):
         q = tables.quality_report(data)
         emit([Listing("outcomes", "How games end", q.outcomes, sections.OUTCOME_COLS),
               Listing("leads", "Lead changes (from round-end VP)", q.leads, sections.LEAD_COLS, None,
@@ -510,7 +536,7 @@ def _dice(rules: str, target: str | None, weapon: str | None, exact: bool, fmt: 
 def export_cmd(rules: str | None = RULES_OPT, out_dir: Path = typer.Option(Path("notes"), "--out",
                                                                          help="Folder to write into (created if "
                                                                               "missing)."),
-               source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
+               source: str | None = SOURCE_OPT, db: Path | None = DB_OPT, bot: str | None = BOT_OPT,
                png: bool = typer.Option(True, "--png/--no-png", help="Render the figures as PNG beside the "
                                         "Markdown (needs Chromium; no network)."),
                html: bool = typer.Option(False, "--html", help="Also write report.html: one self-contained page, "
@@ -530,16 +556,16 @@ def export_cmd(rules: str | None = RULES_OPT, out_dir: Path = typer.Option(Path(
 
     Example: pmim export --rules v3,v3-llaser-rpt4,v3-heavy-def6,v3-mjolnir-16 --out notes/ --html
     """
-    _export(rules, out_dir, source, db, plotlyjs, png, html, force, include_estimated)
+    _export(rules, out_dir, source, db, plotlyjs, png, html, force, include_estimated, bot)
 
 
 @guarded
 def _export(rules: str | None, out_dir: Path, source: str | None, db: Path | None, plotlyjs: str, png: bool,
-            html: bool, force: bool, include_estimated: bool = False) -> None:
+            html: bool, force: bool, include_estimated: bool = False, bot: str | None = None) -> None:
     if plotlyjs not in ("cdn", "directory"):
         raise typer.BadParameter("use cdn or directory", param_hint="--plotlyjs")
     check_out_dir(out_dir, force)  # before any work: a wrong --out is said at once
-    if not (data := _data(rules, source, db, include_estimated)):
+    if not (data := _data(rules, source, db, include_estimated, bot=bot)):
         return
     _estimated_note(data)
     with err.status("Writing the export (tables, then figures)…"):

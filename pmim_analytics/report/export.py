@@ -18,6 +18,7 @@ from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.dataset import FrameData, GameData, Provenance
 from pmim_analytics.analytics.dice import dice_table
 from pmim_analytics.analytics.frames import Frames
+from pmim_analytics.analytics.levels import LevelChoice, choose_bot_level
 from pmim_analytics.analytics.robustness import robustness_tables
 from pmim_analytics.errors import PmimError, StoreError, display_path
 from pmim_analytics.report import figures, sections
@@ -47,6 +48,7 @@ class ExportResult:
     provenance: Provenance
     note: Path | None = None
     html: Path | None = None
+    level: LevelChoice | None = None  # the bot level every table and figure rests on
 
 
 def check_out_dir(out: str | Path, force: bool = False) -> Path:
@@ -107,7 +109,8 @@ def collect_tables(data: GameData, rules_ids: Sequence[str]) -> dict[str, pl.Dat
     t["costs"], t["costs_summary"] = fit.table, fit.summary
     lk = tables.luck_report(data)
     t["luck_sides"], t["luck_summary"] = lk.sides, lk.summary
-    t["robustness_compositions"], t["robustness_matchups"] = robustness_tables(data.matchup_cells())
+    # robustness compares bot levels: the one report that reads every level, each apart
+    t["robustness_compositions"], t["robustness_matchups"] = robustness_tables(data.at_level(None).matchup_cells())
     q = tables.quality_report(data)
     t["quality_outcomes"], t["quality_lengths"] = q.outcomes, q.lengths
     t["quality_leads"], t["vp_by_round"] = q.leads, q.vp_by_round
@@ -137,7 +140,7 @@ def _write_figure(fig: go.Figure, path: Path, plotlyjs: str) -> Path:
 def export_report(db_or_frames: GameData | Frames | str | Path, rules_ids: Sequence[str] | None, out_dir: str | Path,
                   *, source: str | None = None, date: str | None = None, plotlyjs: str = "cdn",
                   with_figures: bool = True, png: bool = True, html: bool = False,
-                  force: bool = False) -> ExportResult:
+                  force: bool = False, bot: str | None = None) -> ExportResult:
     """Write ``note.md``, ``report.md``, ``tables/*.csv|.parquet``, ``figures/*.png|.html`` (and
     ``report.html`` when ``html``) under ``out_dir``.
 
@@ -149,19 +152,31 @@ def export_report(db_or_frames: GameData | Frames | str | Path, rules_ids: Seque
     or already holds an export (unless ``force``), :class:`StoreError` when the selection
     holds no games, and :class:`~pmim_analytics.report.images.FigureExportError` when no
     browser can render the PNGs.
+
+    Every table and figure rests on one bot level: ``data``'s own when it is a selection at a
+    level, else ``bot`` (a spec, e.g. ``tactician``), else the strongest level with enough games
+    under every rules id (:func:`~pmim_analytics.analytics.levels.choose_bot_level`); only the
+    robustness tables compare levels. When the rules ids share no level, the win-rate figure
+    says so instead of drawing bars. Raises :class:`~.levels.BotLevelError` for a ``bot`` with
+    no games.
     """
     out = check_out_dir(out_dir, force)
     data = open_data(db_or_frames, rules_ids, source)
     try:
         with data.session():
-            return _export(data, rules_ids, out, date, plotlyjs, with_figures, png, html)
+            ids = list(rules_ids) if rules_ids else None
+            choice = choose_bot_level(data.bot_levels(), bot if data.bot_level is None else data.bot_level, ids)
+            if data.bot_level is None:
+                data = data.at_level(choice.key)
+            result = _export(data, rules_ids, out, date, plotlyjs, with_figures, png, html, choice)
+            return replace(result, level=choice)
     except OSError as e:
         raise ExportError(f"cannot write the export into {display_path(out)}: "
                           f"{e.strerror or e} ({display_path(e.filename) if e.filename else 'a file in it'})") from None
 
 
 def _export(data: GameData, rules_ids: Sequence[str] | None, out: Path, date: str | None, plotlyjs: str,
-            with_figures: bool, png: bool, html: bool) -> ExportResult:
+            with_figures: bool, png: bool, html: bool, choice: LevelChoice | None = None) -> ExportResult:
     prov = data.provenance()
     if date:
         prov = replace(prov, date=date)
@@ -180,7 +195,11 @@ def _export(data: GameData, rules_ids: Sequence[str] | None, out: Path, date: st
     figs: dict[str, Path] = {}
     made: dict[str, go.Figure] = {}
     if with_figures:
-        made = {"win_rates": figures.win_rate_figure(t["compositions"], prov),
+        no_common = None
+        if choice is not None and choice.missing and len(ids) > 1:
+            no_common = (f"No bars: {', '.join(choice.missing)} {'has' if len(choice.missing) == 1 else 'have'} no "
+                         f"games at bot level {choice.level}; pick a level every rules id has with --bot.")
+        made = {"win_rates": figures.win_rate_figure(t["compositions"], prov, no_common=no_common),
                 "hit_rates": figures.hit_rate_figure(t["weapons"], prov),
                 "vp_by_round": figures.vp_by_round_figure(t["vp_by_round"], prov)}
         for rid in ids:

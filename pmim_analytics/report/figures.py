@@ -38,23 +38,28 @@ def main_source(df: pl.DataFrame) -> str | None:
     return "engine" if "engine" in sources else (sorted(sources)[0] if sources else None)
 
 
-def _empty(title: str, provenance: Provenance | None) -> go.Figure:
+def _empty(title: str, provenance: Provenance | None, text: str = "No games to show") -> go.Figure:
     fig = go.Figure()
-    fig.add_annotation(text="No games to show", x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False)
+    fig.add_annotation(text=text, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
     return _finish(fig, title, provenance, 300)
 
 
 def win_rate_figure(compositions: pl.DataFrame, provenance: Provenance | None = None,
-                    key: str = "composition", source: str | None = None, min_games: int = MIN_GAMES) -> go.Figure:
+                    key: str = "composition", source: str | None = None, min_games: int = MIN_GAMES,
+                    no_common: str | None = None) -> go.Figure:
     """Win rate per composition with Wilson 95% bars, one bar per rules id (mirrors excluded).
 
     Shows one source (default: engine games when there are any) and compositions with at
-    least ``min_games`` games.
+    least ``min_games`` games; each bar is labelled with its games, the subtitle names the bot
+    level (the provenance's). ``no_common``: the sentence shown instead of bars when the rules
+    ids compared share no bot level.
     """
     source = source or main_source(compositions)
     title = f"Win rate by composition ({source} games, mirrors excluded)"
+    if no_common:
+        return _empty(title, provenance, no_common)
     c = compositions.filter(pl.col("source") == source) if source else compositions
     most = int(c["games"].max() or 0) if c.height else 0
     c = c.filter(pl.col("games") >= min_games)
@@ -74,6 +79,8 @@ def win_rate_figure(compositions: pl.DataFrame, provenance: Provenance | None = 
             error_x={"type": "data", "symmetric": False, "array": ((t["win_hi"] - t["win_rate"]) * 100).to_list(),
                      "arrayminus": ((t["win_rate"] - t["win_lo"]) * 100).to_list(), "thickness": 1.5,
                      "color": "#333"},
+            text=[f"{n:,} games" for n in t["games"].to_list()], textposition="inside", insidetextanchor="start",
+            textfont={"size": 10, "color": "white"},
             customdata=list(zip(t["games"].to_list(), t["wins"].to_list(), t["draws"].to_list(), strict=True)),
             hovertemplate="%{y}: %{x:.1f}% wins<br>%{customdata[1]} wins, %{customdata[2]} draws in "
                           "%{customdata[0]} games<extra>" + rid + "</extra>",

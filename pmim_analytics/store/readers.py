@@ -24,6 +24,7 @@ import polars as pl
 from pmim_analytics.analytics import luck, optional_rules, units
 from pmim_analytics.analytics.compositions import fold_estimated
 from pmim_analytics.analytics.dataset import Provenance
+from pmim_analytics.analytics.levels import HUMAN, labels_at, levels_from_pairs
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
 from pmim_analytics.errors import StoreError, display_path
 from pmim_analytics.store.connection import open_reader, resolve_db_path
@@ -76,14 +77,18 @@ def queries(path: Path, sqls: list[str], params: dict[str, Any] | None = None,
 
 
 class DuckDBData:
-    """The games in a DuckDB file, filtered to ``rules_ids`` (all if ``None``) and ``source``."""
+    """The games in a DuckDB file, filtered to ``rules_ids`` (all if ``None``), ``source`` and
+    ``bot_level`` (a canonical level key, see :mod:`~pmim_analytics.analytics.levels`; all
+    levels if ``None``: only for reports that compare levels, such as robustness)."""
 
     def __init__(self, path: str | Path, rules_ids: tuple[str, ...] | list[str] | None = None,
-                 source: str | None = None, include_estimated: bool = False) -> None:
+                 source: str | None = None, include_estimated: bool = False, bot_level: str | None = None) -> None:
         self.path = Path(path)
         self.rules_ids = tuple(rules_ids) if rules_ids is not None else None
         self.source = source
         self.include_estimated = include_estimated
+        self.bot_level = bot_level
+        self._bots: list[str] | None = None  # the recorded bot labels at bot_level
         self._rules_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
         if not self.path.exists():
@@ -107,8 +112,37 @@ class DuckDBData:
 
     # -- filtering --------------------------------------------------------------------
 
-    def _where(self, alias: str = "") -> tuple[str, dict[str, Any]]:
-        """SQL conditions on a table holding ``rules_id``/``source`` (aliased ``alias``)."""
+    def at_level(self, bot_level: str | None) -> DuckDBData:
+        """The same selection at one bot level (a canonical key; ``None``: every level)."""
+        return DuckDBData(self.path, self.rules_ids, self.source, self.include_estimated, bot_level)
+
+    def bot_levels(self) -> pl.DataFrame:
+        """Games per rules id, source and bot level in the selection (every level, whatever
+        ``bot_level`` is): columns rules_id, source, level, games."""
+        where, params = DuckDBData(self.path, self.rules_ids, self.source)._where("g")
+        pairs = queries(self.path, [f"""
+            SELECT g.rules_id, g.source, b.bot AS blue_bot, r.bot AS red_bot, count(*)::BIGINT AS games
+            FROM games g LEFT JOIN sides b ON b.game_id = g.game_id AND b.side = 'blue'
+            LEFT JOIN sides r ON r.game_id = g.game_id AND r.side = 'red' WHERE {where} GROUP BY ALL"""],
+                        params, self._con)[0]
+        return levels_from_pairs(pairs)
+
+    def _level_bots(self) -> list[str]:
+        if self._bots is None:
+            assert self.bot_level is not None
+            found = queries(self.path, ["SELECT DISTINCT coalesce(bot, 'human') AS bot FROM sides"], None, self._con)[0]
+            # an impossible label keeps the list typed when no recorded bot plays at the level
+            self._bots = list(labels_at(self.bot_level, found["bot"].to_list())) or ["\x00none"]
+        return self._bots
+
+    def _where(self, alias: str = "", by: str = "game") -> tuple[str, dict[str, Any]]:
+        """SQL conditions on a table holding ``rules_id``/``source`` (aliased ``alias``).
+
+        The bot level is tested ``by`` the table's columns: ``game`` (its ``game_id``: both
+        sides of the game at the level), ``pair`` (the rollups' ``blue_bot``/``red_bot``),
+        ``cells`` (the matchup cells' ``bot``/``opp_bot``) or ``none`` (rosters: the same
+        whatever the level).
+        """
         p = f"{alias}." if alias else ""
         conds, params = ["TRUE"], {}
         if self.rules_ids is not None:
@@ -117,13 +151,22 @@ class DuckDBData:
         if self.source is not None:
             conds.append(f"{p}source = $source")
             params["source"] = self.source
+        if self.bot_level is not None and by != "none":
+            params["bots"] = self._level_bots()
+            at = "list_contains($bots, coalesce({}, '" + HUMAN + "'))"
+            if by == "game":
+                conds.append(f"{p}game_id IN (SELECT game_id FROM sides GROUP BY game_id "
+                             f"HAVING bool_and({at.format('bot')}))")
+            else:
+                a, b = ("blue_bot", "red_bot") if by == "pair" else ("bot", "opp_bot")
+                conds.append(f"{at.format(p + a)} AND {at.format(p + b)}")
         return " AND ".join(conds), params
 
-    def _q(self, sql: str, alias: str = "") -> pl.DataFrame:
-        return self._qs([sql], alias)[0]
+    def _q(self, sql: str, alias: str = "", by: str = "game") -> pl.DataFrame:
+        return self._qs([sql], alias, by)[0]
 
-    def _qs(self, sqls: list[str], alias: str = "") -> list[pl.DataFrame]:
-        where, params = self._where(alias)
+    def _qs(self, sqls: list[str], alias: str = "", by: str = "game") -> list[pl.DataFrame]:
+        where, params = self._where(alias, by)
         return queries(self.path, [s.replace("{where}", where) for s in sqls], params, self._con)
 
     # -- GameData ---------------------------------------------------------------------
@@ -146,7 +189,7 @@ class DuckDBData:
             _DIGESTS[key] = digest
         by_rules = dict(zip(counts["rules_id"].to_list(), counts["n"].to_list(), strict=True))
         return Provenance(str(self.path), tuple(sorted(by_rules)), int(sum(by_rules.values())), by_rules,
-                          self.source, digest)
+                          self.source, digest, bot_level=self.bot_level)
 
     # Every reduced frame below but game counts and winners is re-aggregated from the store's
     # rollups (pmim_analytics.store.rollups): partial aggregates the ingest keeps per batch, so a
@@ -160,7 +203,7 @@ class DuckDBData:
         if count_games:  # distinct games do not add up over loadouts: a rollup of their own
             sqls.append(reaggregate_sql("rollup_unit_sums" if by_loadout else "rollup_unit_games", keys, "{where}",
                                         ["games"]))
-        found = self._qs(sqls)
+        found = self._qs(sqls, by="pair")
         sums = found[0]
         if count_games:
             sums = sums.join(found[1], on=keys, nulls_equal=True)
@@ -172,7 +215,7 @@ class DuckDBData:
     def survival_counts(self, by_loadout: bool = False) -> pl.DataFrame:
         keys = ["rules_id", "source", "code", "type", "kind", *(["weapons"] if by_loadout else []), "round",
                 "destroyed"]
-        return self._q(reaggregate_sql("rollup_survival", keys, "{where}") + " ORDER BY ALL")
+        return self._q(reaggregate_sql("rollup_survival", keys, "{where}") + " ORDER BY ALL", by="pair")
 
     def unit_game_sums(self, by_loadout: bool = False) -> pl.DataFrame:
         keys = ["game_id", "rules_id", "source", "code", *(["weapons"] if by_loadout else [])]
@@ -202,7 +245,7 @@ class DuckDBData:
         keys = ["rules_id", "source", "weapon", "target_code", "threshold", "hit", "damage"]
         return self._q(f"""
             SELECT rules_id, source, weapon, target_code, target_type, target_kind, threshold, hit, damage, n,
-              overkill FROM ({reaggregate_sql("rollup_attack_strata", keys, "{where}")})""")
+              overkill FROM ({reaggregate_sql("rollup_attack_strata", keys, "{where}")})""", by="pair")
 
     def side_attack_strata(self) -> pl.DataFrame:
         return self._q("""
@@ -243,12 +286,13 @@ class DuckDBData:
 
     def matchup_cells(self) -> pl.DataFrame:
         keys = list(BY_TABLE["rollup_matchup_cells"].keys)
-        cells = self._q(reaggregate_sql("rollup_matchup_cells", keys, "{where}") + " ORDER BY ALL NULLS LAST")
+        cells = self._q(reaggregate_sql("rollup_matchup_cells", keys, "{where}") + " ORDER BY ALL NULLS LAST",
+                        by="cells")
         return fold_estimated(cells, self.include_estimated)
 
     def game_cells(self) -> pl.DataFrame:
-        keys = list(BY_TABLE["rollup_game_cells"].keys)
-        cells = self._q(reaggregate_sql("rollup_game_cells", keys, "{where}") + " ORDER BY ALL")
+        keys = [k for k in BY_TABLE["rollup_game_cells"].keys if k not in ("blue_bot", "red_bot")]
+        cells = self._q(reaggregate_sql("rollup_game_cells", keys, "{where}") + " ORDER BY ALL", by="pair")
         return fold_estimated(cells, self.include_estimated)
 
     def estimated_vp_games(self) -> int:
@@ -260,7 +304,7 @@ class DuckDBData:
         return self._q("""
             SELECT rules_id, army_hash, code, type, kind, count, pts_sum FROM rollup_army_rosters WHERE {where}
             QUALIFY dense_rank() OVER (PARTITION BY rules_id, army_hash ORDER BY source) = 1
-            ORDER BY rules_id, army_hash, code""")
+            ORDER BY rules_id, army_hash, code""", by="none")
 
     def game_counts(self) -> pl.DataFrame:
         return self._q("""

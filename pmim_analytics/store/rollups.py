@@ -24,9 +24,10 @@ import duckdb
 
 #: The schema version that created the rollup tables (see migrate.py's backfill).
 ROLLUPS_SINCE = 3
-#: Schema versions that added rollup tables: applying one to a database that holds games
-#: rebuilds the rollups (007: per-game unit sums).
-ROLLUP_VERSIONS = (ROLLUPS_SINCE, 7)
+#: Schema versions that added rollup tables or columns: applying one to a database that holds
+#: games rebuilds the rollups (007: per-game unit sums; 008: the bots of each game, so every
+#: report can keep to one bot level).
+ROLLUP_VERSIONS = (ROLLUPS_SINCE, 7, 8)
 
 
 @dataclass(frozen=True)
@@ -55,17 +56,25 @@ class Rollup:
     select: Callable[[Relations], str]
     mode: str = "append"
     first_key: tuple[str, ...] = ()
+    late_keys: tuple[str, ...] = ()  # keys a later migration added: their columns come after the values
 
     @property
     def columns(self) -> tuple[str, ...]:
-        """Every column, in table order."""
-        return (*self.keys, *self.values)
+        """Every column, in table order (the order the SELECT gives them)."""
+        return (*(k for k in self.keys if k not in self.late_keys), *self.values, *self.late_keys)
 
 
 _SUMS = {"n": "sum", "pts_sum": "sum", "attacks": "sum", "hits": "sum", "damage_dealt": "sum", "damage_sq": "sum",
          "overkill": "sum", "damage_taken": "sum", "kills": "sum", "destroyed": "sum", "round_n": "sum",
          "round_sum": "sum", "vp_n": "sum", "vp_sum": "fsum", "vp_sq": "fsum", "dpp_n": "sum", "dpp_sum": "fsum",
          "dpp_sq": "fsum", "vpp_n": "sum", "vpp_sum": "fsum", "vpp_sq": "fsum"}
+
+
+def _bots(r: Relations) -> str:
+    """Each game's recorded bots, one row per game (the rollups without a game id keep them as
+    keys, so a report can select one bot level: see ``analytics.levels``)."""
+    return f"""(SELECT game_id, min(bot) FILTER (side = 'blue') AS blue_bot, min(bot) FILTER (side = 'red') AS red_bot
+        FROM {r.sides} GROUP BY game_id)"""
 
 
 def _unit_sums(r: Relations) -> str:
@@ -80,8 +89,8 @@ def _unit_sums(r: Relations) -> str:
           coalesce(sum((damage_dealt / pts) ^ 2) FILTER (pts > 0), 0),
           count(vp_share) FILTER (pts > 0), coalesce(sum(vp_share / pts) FILTER (pts > 0), 0),
           coalesce(sum((vp_share / pts) ^ 2) FILTER (pts > 0), 0),
-          count(DISTINCT game_id), count(attacks), count(destroyed)
-        FROM {r.stats} GROUP BY rules_id, source, code, weapons"""
+          count(DISTINCT game_id), count(attacks), count(destroyed), blue_bot, red_bot
+        FROM {r.stats} JOIN {_bots(r)} USING (game_id) GROUP BY rules_id, source, code, weapons, blue_bot, red_bot"""
 
 
 def _unit_game_sums(r: Relations) -> str:
@@ -96,20 +105,25 @@ def _unit_game_sums(r: Relations) -> str:
 
 
 def _unit_games(r: Relations) -> str:
-    return f"SELECT rules_id, source, code, count(DISTINCT game_id) FROM {r.stats} GROUP BY rules_id, source, code"
+    return (f"SELECT rules_id, source, code, count(DISTINCT game_id), blue_bot, red_bot FROM {r.stats} "
+            f"JOIN {_bots(r)} USING (game_id) GROUP BY rules_id, source, code, blue_bot, red_bot")
 
 
 def _survival(r: Relations) -> str:
     return f"""
-        SELECT rules_id, source, code, type, kind, weapons, t, destroyed, count(*) FROM (
-          SELECT *, (CASE WHEN destroyed THEN round_destroyed ELSE rounds_played END)::BIGINT AS t FROM {r.stats})
+        SELECT rules_id, source, code, type, kind, weapons, t, destroyed, count(*), blue_bot, red_bot FROM (
+          SELECT s.*, p.blue_bot, p.red_bot,
+            (CASE WHEN destroyed THEN round_destroyed ELSE rounds_played END)::BIGINT AS t
+          FROM {r.stats} s JOIN {_bots(r)} p ON p.game_id = s.game_id)
         WHERE t IS NOT NULL AND destroyed IS NOT NULL GROUP BY ALL"""
 
 
-def _attacks(r: Relations) -> str:
-    """Attack events with their game and their target's unit row (only games that have attacks)."""
+def _attacks(r: Relations, bots: bool = False) -> str:
+    """Attack events with their game and their target's unit row (only games that have attacks);
+    with ``bots``, the game's bots too (``p.blue_bot``, ``p.red_bot``)."""
     return f"""
         FROM {r.events} e JOIN {r.games} g ON g.game_id = e.game_id
+        {f"JOIN {_bots(r)} p ON p.game_id = e.game_id" if bots else ""}
         LEFT JOIN (SELECT game_id, unit_id, code, type, kind FROM {r.units}
                    WHERE game_id IN (SELECT game_id FROM {r.events} WHERE type = 'attack')) t
           ON t.game_id = e.game_id AND t.unit_id = e.target
@@ -119,8 +133,8 @@ def _attacks(r: Relations) -> str:
 def _attack_strata(r: Relations) -> str:
     return f"""
         SELECT g.rules_id, g.source, e.weapon, t.code, (e.needed - e.acc)::BIGINT, e.hit, e.damage::BIGINT,
-          min(t.type), min(t.kind), count(*), coalesce(sum(e.overkill), 0) {_attacks(r)}
-        GROUP BY 1, 2, 3, 4, 5, 6, 7"""
+          min(t.type), min(t.kind), count(*), coalesce(sum(e.overkill), 0), p.blue_bot, p.red_bot {_attacks(r, True)}
+        GROUP BY 1, 2, 3, 4, 5, 6, 7, 12, 13"""
 
 
 def _side_attack_strata(r: Relations) -> str:
@@ -154,11 +168,11 @@ def _game_cells(r: Relations) -> str:
           coalesce(sum(g.blue_vp - g.red_vp) FILTER (NOT est), 0),
           coalesce(sum((g.blue_vp - g.red_vp)::BIGINT * (g.blue_vp - g.red_vp)) FILTER (NOT est), 0),
           count(g.blue_vp - g.red_vp) FILTER (est), coalesce(sum(g.blue_vp - g.red_vp) FILTER (est), 0),
-          coalesce(sum((g.blue_vp - g.red_vp)::BIGINT * (g.blue_vp - g.red_vp)) FILTER (est), 0)
+          coalesce(sum((g.blue_vp - g.red_vp)::BIGINT * (g.blue_vp - g.red_vp)) FILTER (est), 0), b.bot, rd.bot
         FROM (SELECT *, coalesce(vp_estimated, false) AS est FROM {r.games}) g
         JOIN {r.sides} b ON b.game_id = g.game_id AND b.side = 'blue'
         JOIN {r.sides} rd ON rd.game_id = g.game_id AND rd.side = 'red'
-        GROUP BY 1, 2, 3, 4"""
+        GROUP BY 1, 2, 3, 4, b.bot, rd.bot"""
 
 
 def _army_rosters(r: Relations) -> str:
@@ -184,20 +198,27 @@ def _round_scores(r: Relations) -> str:
 #: unless a report includes them, see ``analytics.compositions.fold_estimated``).
 _EST_MARGIN = {"est_margin_n": "sum", "est_margin_sum": "sum", "est_margin_sq": "sum"}
 
+#: The keys migration 8 added: each game's recorded bots (a report keeps to one bot level).
+_BOTS = ("blue_bot", "red_bot")
+
 ROLLUPS: tuple[Rollup, ...] = (
-    Rollup("rollup_unit_sums", ("rules_id", "source", "code", "weapons"),
+    Rollup("rollup_unit_sums", ("rules_id", "source", "code", "weapons", "blue_bot", "red_bot"),
            {"type": "min", "kind": "min", **_SUMS, "games": "sum", "combat_n": "sum", "fate_n": "sum"},
-           _unit_sums),
-    Rollup("rollup_unit_games", ("rules_id", "source", "code"), {"games": "sum"}, _unit_games),
+           _unit_sums, late_keys=_BOTS),
+    Rollup("rollup_unit_games", ("rules_id", "source", "code", "blue_bot", "red_bot"), {"games": "sum"}, _unit_games,
+           late_keys=_BOTS),
     Rollup("rollup_unit_game_sums", ("game_id", "rules_id", "source", "code", "weapons"),
            {"type": "min", "kind": "min", "n": "sum", "pts_sum": "sum", "attacks": "sum", "hits": "sum",
             "damage_dealt": "sum", "kills": "sum", "destroyed": "sum", "vp_n": "sum", "vp_sum": "fsum",
             "dpp_n": "sum", "dpp_sum": "fsum", "vpp_n": "sum", "vpp_sum": "fsum", "combat_n": "sum",
             "fate_n": "sum"}, _unit_game_sums),
-    Rollup("rollup_survival", ("rules_id", "source", "code", "type", "kind", "weapons", "round", "destroyed"),
-           {"n": "sum"}, _survival),
-    Rollup("rollup_attack_strata", ("rules_id", "source", "weapon", "target_code", "threshold", "hit", "damage"),
-           {"target_type": "min", "target_kind": "min", "n": "sum", "overkill": "sum"}, _attack_strata),
+    Rollup("rollup_survival", ("rules_id", "source", "code", "type", "kind", "weapons", "round", "destroyed",
+                               "blue_bot", "red_bot"),
+           {"n": "sum"}, _survival, late_keys=_BOTS),
+    Rollup("rollup_attack_strata", ("rules_id", "source", "weapon", "target_code", "threshold", "hit", "damage",
+                                    "blue_bot", "red_bot"),
+           {"target_type": "min", "target_kind": "min", "n": "sum", "overkill": "sum"}, _attack_strata,
+           late_keys=_BOTS),
     Rollup("rollup_side_attack_strata", ("game_id", "rules_id", "source", "side", "weapon", "target_code",
                                          "threshold"),
            {"n": "sum", "hits": "sum", "damage": "sum", "overkill": "sum"}, _side_attack_strata),
@@ -205,9 +226,9 @@ ROLLUPS: tuple[Rollup, ...] = (
                                     "opp_composition", "opp_army_hash", "opp_bot", "first", "result"),
            {"n": "sum", "margin_n": "sum", "margin_sum": "sum", "margin_sq": "sum", "rounds_n": "sum",
             "rounds_sum": "sum", "rounds_sq": "sum", **_EST_MARGIN}, _matchup_cells),
-    Rollup("rollup_game_cells", ("rules_id", "source", "blue_hash", "red_hash"),
+    Rollup("rollup_game_cells", ("rules_id", "source", "blue_hash", "red_hash", "blue_bot", "red_bot"),
            {"n": "sum", "blue_wins": "sum", "red_wins": "sum", "draws": "sum", "margin_n": "sum",
-            "margin_sum": "sum", "margin_sq": "sum", **_EST_MARGIN}, _game_cells),
+            "margin_sum": "sum", "margin_sq": "sum", **_EST_MARGIN}, _game_cells, late_keys=_BOTS),
     Rollup("rollup_army_rosters", ("rules_id", "source", "army_hash", "code", "type", "kind"),
            {"count": "sum", "pts_sum": "sum"}, _army_rosters, mode="first",
            first_key=("rules_id", "source", "army_hash")),

@@ -115,6 +115,38 @@ def parse_bot_spec(text: str, bots: dict[str, type[Bot]] | None = None) -> BotSp
     return BotSpec(name, params, persona, skill)
 
 
+def canonical_bot_key(spec_or_text: BotSpec | str) -> str:
+    """The bot level a spec plays at: its name and the settings that differ from their defaults,
+    sorted by key (``search:budget=0``). Specs that play identical games share one key:
+    ``search:budget=0`` and ``search:budget=0,persona=balanced`` both give ``search:budget=0``,
+    and a spec written with every default (``search:budget=100``) gives the plain name.
+
+    Generic by design: any setting equal to its declared default is dropped, and so is the
+    default persona. A text naming a bot this code does not know (an old replay's) keeps its
+    settings as written, sorted, so it still compares equal to itself.
+    """
+    from pmim_analytics.engine.bots import BOTS
+    from pmim_analytics.engine.bots.persona import DEFAULT_PERSONA
+
+    if isinstance(spec_or_text, BotSpec):
+        spec: BotSpec | None = spec_or_text
+    else:
+        try:
+            spec = parse_bot_spec(spec_or_text)
+        except (BotSpecError, UnknownNameError):
+            spec = None
+    if spec is None or spec.name not in BOTS:
+        text = str(spec_or_text).strip()
+        name, _, rest = text.partition(":")
+        items = sorted(p.strip().replace(" ", "") for p in rest.split(",") if p.strip())
+        return name.strip() + (":" + ",".join(items) if items else "")
+    declared = BOTS[spec.name].params
+    kept = {k: str(v) for k, v in spec.params.items() if k not in declared or v != declared[k].default}
+    if spec.persona is not None and spec.persona != DEFAULT_PERSONA:
+        kept["persona"] = spec.persona
+    return spec.name + (":" + ",".join(f"{k}={kept[k]}" for k in sorted(kept)) if kept else "")
+
+
 def personas_takers(bots: dict[str, type[Bot]]) -> list[str]:
     """The bots that read a persona."""
     return sorted(n for n, c in bots.items() if c.takes_persona)
@@ -137,4 +169,4 @@ def bot_options(spec: BotSpec) -> dict[str, Any]:
     return opts
 
 
-__all__ = ["BotSpec", "as_spec", "bot_options", "parse_bot_spec"]
+__all__ = ["BotSpec", "as_spec", "bot_options", "canonical_bot_key", "parse_bot_spec"]
