@@ -173,6 +173,8 @@ def choose_bot_level(levels: pl.DataFrame, requested: str | None = None,
             raise BotLevelError(f"no games at bot level {requested!r} ({key}) in this selection; levels with games: "
                                 f"{have}; pass one of them to --bot")
         return choice(key, "asked for with --bot", requested=True)
+    if levels.height == 0 or levels["games"].sum() == 0:
+        raise BotLevelError("no games in this selection, so no bot level to report on; ingest some with `pmim ingest`")
     if not per:
         raise BotLevelError("every game in this selection was played by two different bots (no bot level to report "
                             "on); select games where both sides played the same bot")

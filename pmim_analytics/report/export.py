@@ -165,9 +165,12 @@ def export_report(db_or_frames: GameData | Frames | str | Path, rules_ids: Seque
     try:
         with data.session():
             ids = list(rules_ids) if rules_ids else None
-            choice = choose_bot_level(data.bot_levels(), bot if data.bot_level is None else data.bot_level, ids)
-            if data.bot_level is None:
-                data = data.at_level(choice.key)
+            levels = data.bot_levels()
+            choice = None  # no games at all: _export says so
+            if levels.height:
+                choice = choose_bot_level(levels, bot if data.bot_level is None else data.bot_level, ids)
+                if data.bot_level is None:
+                    data = data.at_level(choice.key)
             result = _export(data, rules_ids, out, date, plotlyjs, with_figures, png, html, choice)
             return replace(result, level=choice)
     except OSError as e:

@@ -38,7 +38,8 @@ def test_report_has_every_section_and_its_provenance(exported) -> None:
         assert heading in md, heading
     prov = result.provenance
     assert prov.games == 15 and prov.games_by_rules == {"v3": 14, "v3-llaser-rpt4": 1}
-    caption = "15 games (v3: 14, v3-llaser-rpt4: 1); database " + prov.content_hash[:12] + "; generated 2026-11-30"
+    caption = ("bot level greedy; 15 games (v3: 14, v3-llaser-rpt4: 1); database " + prov.content_hash[:12]
+               + "; generated 2026-11-30")
     assert caption in md
     assert md.count("_Source: " + caption) == len(result.figures) + 1  # the header and every figure
     assert "| weapon | L. Laser | RPT | 3 | 4 |" in md  # the rules diff beside the impact
@@ -99,7 +100,7 @@ def test_figures_are_labelled_and_use_side_colours() -> None:
     colours = {t.name.split(",")[0]: t.line.color for t in vp.data}
     assert colours == {"blue": figures.SIDE_COLOURS["blue"], "red": figures.SIDE_COLOURS["red"]}
     assert vp.layout.xaxis.title.text == "round" and "victory points" in vp.layout.yaxis.title.text
-    assert vp.layout.title.subtitle.text.startswith("Source: 15 games")
+    assert vp.layout.title.subtitle.text.startswith("Source: every bot level; 15 games")  # no level chosen
 
     assert figures.win_rate_figure(tables.composition_report(data), prov).data == ()  # all under 10 games
     win = figures.win_rate_figure(tables.composition_report(data), prov, min_games=1)
