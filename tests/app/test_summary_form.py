@@ -48,3 +48,20 @@ def test_a_lost_location_and_the_units_death_in_the_same_round_in_either_order()
     kinds = [(e.type, e.unit) for e in game.events if e.type in ("location_destroyed", "unit_destroyed")]
     assert kinds[0] == ("unit_destroyed", "R:TY1") and kinds[1] == ("location_destroyed", "R:TW1")
     assert kinds[-1] == ("unit_destroyed", "R:TW1")
+
+
+def test_a_loss_in_a_round_after_the_last_is_refused_and_each_loss_keeps_its_round() -> None:
+    late = SummaryForm("v3", "v3-balanced", "v3-tank-heavy", "blue", "manual", rounds=5,
+                       destroyed=("R7 B:GE1", "R2 R:TY1"))
+    game, errors = check_summary_form(late)
+    assert game is None and len(errors) == 1
+    assert "R7" in errors[0].message and "Units destroyed, line 1" in errors[0].message
+    ok = SummaryForm("v3", "v3-balanced", "v3-tank-heavy", "blue", "manual", rounds=5,
+                     destroyed=("R4 B:GE1", "R2 R:TY1"))
+    game, errors = check_summary_form(ok)
+    assert errors == [] and game is not None
+    from pmim_analytics.replay.steps import iter_steps
+    from pmim_analytics.replay.timeline import timeline
+
+    kills = [(m.round, m.text) for m in timeline(game.events, iter_steps(game.events)) if m.kind == "kill"]
+    assert kills == [(2, "R:TY1 is destroyed"), (4, "B:GE1 is destroyed")]

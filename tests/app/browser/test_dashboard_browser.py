@@ -14,7 +14,10 @@ form's errors sit at their fields. The Export page's downloads are tested in ``t
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,10 +63,12 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     db, data = scratch_copy(Path(os.environ.get("PMIM_BROWSER_DB") or small_demo_db).resolve(), tmp)
     with streamlit_server(db, data, tmp) as url:
         os.environ["PMIM_BROWSER_DATA"] = str(data)  # where the What-if test looks for the variant it saved
+        os.environ["PMIM_BROWSER_DB_COPY"] = str(db)  # the database the server reads, for the CLI checks
         try:
             yield url
         finally:
             os.environ.pop("PMIM_BROWSER_DATA", None)
+            os.environ.pop("PMIM_BROWSER_DB_COPY", None)
 
 
 def screenshot(page, name: str, full: bool = True) -> None:  # noqa: ANN001
@@ -87,6 +92,64 @@ def test_page_renders(page, server: str, path: str, title: str, chart: bool) -> 
     settle(page)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, path or "overview")
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1280, 720)], ids=["1440x900", "1280x720"])
+def test_every_page_first_load(page, server: str, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Every page at both screen sizes, each page's first-load time printed (never asserted)."""
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    try:
+        for path, title, chart in PAGES:
+            started = time.monotonic()
+            page.goto(f"{server}/{path}")
+            page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+            if chart:
+                page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+            settle(page)
+            print(f"{size[0]}x{size[1]} {path or 'overview'}: first load {time.monotonic() - started:.1f} s")
+            assert page.locator("[data-testid='stException']").count() == 0, path
+    finally:
+        page.set_viewport_size({"width": 1500, "height": 1000})
+
+
+def _cli_json(*args: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "pmim_analytics", *args, "--format", "json"], capture_output=True,
+                         text=True, check=True, env={**os.environ, "PMIM_DATA": os.environ["PMIM_BROWSER_DATA"]})
+    return json.loads(out.stdout)
+
+
+def test_overview_headline_matches_pmim_report_compositions(page, server: str) -> None:  # noqa: ANN001
+    page.goto(f"{server}/")
+    page.get_by_role("heading", name="Balance at a glance").first.wait_for(timeout=60_000)
+    settle(page)
+    level = page.get_by_role("combobox", name="Bot level (both sides)").input_value() or \
+        page.locator("[data-testid='stSelectbox']").filter(has_text="Bot level").inner_text()
+    rows = [r for r in _cli_json("report", "compositions", "--rules", "v3", "--source", "engine",
+                                 "--db", os.environ["PMIM_BROWSER_DB_COPY"])["compositions"]]
+    top = max(rows, key=lambda r: (r["win_rate"], [-ord(c) for c in r["composition"]]))
+    want = (f"{top['composition']} wins {top['win_rate'] * 100:.0f}% [{top['win_lo'] * 100:.0f}, "
+            f"{top['win_hi'] * 100:.0f}] of {top['games']} games at ")
+    line = page.locator("[data-testid='stMarkdown'] li").filter(has_text="v3:").first.inner_text()
+    assert want in line and line.split(" at ", 1)[1].split(";")[0] in level, (line, want, level)
+    screenshot(page, "overview-glance", full=False)
+
+
+def test_rules_a_to_b_matches_pmim_report_impact(page, server: str) -> None:  # noqa: ANN001
+    page.goto(f"{server}/rules_ab?a=v3&b=v3-llaser-rpt4")
+    page.get_by_role("heading", name="Paired change per list").first.wait_for(timeout=60_000)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    settle(page)
+    rows = _cli_json("report", "impact", "--rules", "v3,v3-llaser-rpt4", "--db",
+                     os.environ["PMIM_BROWSER_DB_COPY"])["compositions"]
+    assert rows
+    lines = page.locator("[data-testid='stMarkdown'] li").all_inner_texts()
+    for r in rows:
+        d, lo, hi = (round(r[k] * 100) for k in ("win_diff", "win_diff_lo", "win_diff_hi"))
+        want = f"{r['list']}: "
+        mine = next(t for t in lines if t.startswith(want))
+        assert f"{'+' if d >= 0 else ''}{d} points [{lo}, {hi}] over {r['games_a']} / {r['games_b']} paired" in mine
+    assert "a=v3" in page.url and "b=v3-llaser-rpt4" in page.url
+    screenshot(page, "rules-a-b", full=False)
 
 
 def test_replay_viewer_steps_through_a_game(page, server: str) -> None:  # noqa: ANN001
