@@ -15,7 +15,6 @@ STREAMLIT = $(BIN)/streamlit run app/streamlit_app.py --server.headless true --b
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[test,distributed]'
@@ -23,7 +22,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
 	@echo "make run [1/4] set-up: installing pmim-analytics into $(VENV) (about a minute, the first time only)"
-	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q --no-compile -e .
 	touch $(RUN_STAMP)
 
 venv: $(STAMP)
@@ -35,8 +34,7 @@ run: $(RUN_STAMP)
 	@echo "make run [2/4] checks: the sample armies in data/armies"
 	$(BIN)/pmim army validate data/armies/*.yaml
 	@echo "make run [3/4] core demo: tactician games under v3, the logged games and a bot ladder"
-	$(BIN)/pmim demo --core
-	$(BIN)/pmim demo --background
+	$(BIN)/pmim demo --core --background
 	@echo "make run [4/4] dashboard: http://$(DASH_ADDRESS):$(DASH_PORT) (Ctrl-C stops it; the demo keeps building)"
 	$(STREAMLIT)
 

@@ -225,9 +225,9 @@ LOG_FILE = "builder.log"
 LOCK_FILE = ".builder.lock"
 #: A batch is simulated under this prefix and renamed to its own name once whole.
 PARTIAL_PREFIX = ".partial-"
-#: Whole batches are stored together, in one ingest (one transaction), up to this many games or
-#: until the first of them was simulated this many seconds ago: each ingest costs a second or two
-#: however small, and the core is stored at once.
+#: Whole batches are stored together, in one ingest (one transaction): the core's at once, the
+#: others up to this many games or until the first of them was simulated this many seconds ago
+#: (each ingest costs a second or two however small).
 GROUP_GAMES = 600
 GROUP_SECONDS = 30.0
 
@@ -281,6 +281,24 @@ class DemoStep:
     @property
     def is_ladder(self) -> bool:
         return self.batch is None and self.random_plan is None
+
+
+def core_size(spec: DemoSpec = FULL_DEMO) -> tuple[int, int]:
+    """Games and steps of the demo's core, counted without loading an army (as
+    :func:`count_planned_games`; :func:`demo_steps` marks the same ones)."""
+    games, steps = 0, 0
+    for p in spec.plans:
+        if spec.core_rules not in p.rules_ids:
+            continue
+        levels = p.levels if p.levels_rules is None or spec.core_rules in p.levels_rules else ()
+        for bot in (p.bot, *levels):
+            if bot == spec.core_bot:
+                pairs = comb(len(p.armies), 2)
+                games += pairs * (p.games if bot == p.bot else (p.level_games or p.games))
+                steps += pairs
+    if spec.ladder_bots:
+        games, steps = games + spec.ladder_games, steps + 1
+    return games, steps
 
 
 def demo_steps(spec: DemoSpec = FULL_DEMO) -> list[DemoStep]:
@@ -447,8 +465,9 @@ def build_steps(steps: list[DemoStep], db: str | Path | None, replays_dir: str |
             # one ingest, so one transaction: a group stays far below the ingest's batch size. The
             # core's games are this installation's own signed output: stored without replaying them
             # through the rules again (as ``pmim ingest --trust-own``), so the first answers come sooner
-            r = ingest_paths([folder for _, folder, _ in group], db, workers=workers if games > 200 else 1,
-                             trust_own=group[0][0].core)
+            trusted = group[0][0].core
+            r = ingest_paths([folder for _, folder, _ in group], db, trust_own=trusted,
+                             workers=workers if games > 200 and not trusted else 1)
             _add(result.ingest, r)
             if r.interrupted:
                 raise KeyboardInterrupt
@@ -464,9 +483,9 @@ def build_steps(steps: list[DemoStep], db: str | Path | None, replays_dir: str |
         for step in todo:
             if core_only and not step.core:
                 break
-            if group and (step.is_ladder or step.core != group[0][0].core
-                          or sum(s.games for s, _, _ in group) + step.games > GROUP_GAMES
-                          or time.perf_counter() - group_started > GROUP_SECONDS):
+            if group and (step.is_ladder or step.core != group[0][0].core or not step.core and (
+                    sum(s.games for s, _, _ in group) + step.games > GROUP_GAMES
+                    or time.perf_counter() - group_started > GROUP_SECONDS)):
                 store_group()
             tell("start", step)
             t0 = time.perf_counter()

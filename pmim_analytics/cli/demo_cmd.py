@@ -23,6 +23,7 @@ from pmim_analytics.demo import (
     build_steps,
     builder_lock,
     builder_running,
+    core_size,
     count_planned_games,
     demo_status,
     demo_steps,
@@ -118,7 +119,7 @@ def _report(result: BuildResult, db: Path | None, what: str) -> None:
 
 def _another_builder(replays: Path, core: bool, builder: bool) -> None:
     """Another process builds the demo in ``replays``: a second builder leaves, ``--core`` waits
-    for it to store the core, a whole build says so."""
+    for it to store the core, a whole build in the foreground says so."""
     if builder:
         return
     st = demo_status(replays)
@@ -148,15 +149,16 @@ def demo(
     core: bool = typer.Option(False, "--core", help="Build only the quick core: the tactician games under v3, "
                               "the playtest logs and a scripted bot ladder (what the dashboard needs first)."),
     background: bool = typer.Option(False, "--background", help="Build what is missing in a process of its own "
-                                    "and return at once (log: builder.log in --replays)."),
+                                    "and return at once (log: builder.log in --replays); with --core, once the "
+                                    "core is stored."),
     status: bool = typer.Option(False, "--status", help="Say how far the demo build in --replays has got."),
     stop: bool = typer.Option(False, "--stop", help="Stop the background build (the batch in flight is dropped)."),
     plan: str = typer.Option("full", "--plan", help="full: the demo `make run` builds; small: under 100 games "
                              "in seconds, to try the tool."),
     builder: bool = typer.Option(False, "--builder", hidden=True, help="Run as the background builder."),
 ) -> None:
-    chosen = [name for name, on in (("--core", core), ("--background", background), ("--status", status),
-                                    ("--stop", stop)) if on]
+    chosen = [name for name, on in (("--core", core and not background), ("--background", background),
+                                    ("--status", status), ("--stop", stop)) if on]
     if len(chosen) > 1:
         raise PmimError(f"{' and '.join(chosen)} cannot be combined; give one of them")
     if plan not in DEMOS:
@@ -180,18 +182,12 @@ def demo(
     if old and old.get("demo") not in (None, plan):
         raise PmimError(f"{display_path(replays)} holds the {old['demo']} demo; build the {plan} one in another "
                         "folder with --replays (and --db)")
-    if background:
-        pid = start_background(plan, replays, db, workers)
-        st = demo_status(replays)
-        if pid is None:
-            out.print(f"already building in the background: {st.sentence() if st else ''}", highlight=False)
-        else:
-            out.print(f"building the rest of the demo in the background (process {pid}); `pmim demo --status` "
-                      f"says how far it is, the log is {display_path(replays / 'builder.log')}", highlight=False)
+    if background and not core:
+        _start_background(plan, replays, db, workers)
         return
     if builder:
         signal.signal(signal.SIGTERM, _on_sigterm)
-        os.nice(5)  # the dashboard stays quick while the demo builds
+        os.nice(10)  # the dashboard stays quick while the demo builds
     plain = builder or not err.is_terminal
     t0 = time.perf_counter()
     with builder_lock(replays) as mine:
@@ -199,6 +195,8 @@ def demo(
             result = _build(spec, db, replays, workers, core, "core demo" if core else "demo", plain)
     if not mine:
         _another_builder(replays, core, builder)
+        if background:
+            _start_background(plan, replays, db, workers)
         return
     if result.interrupted:
         err.print(f"[yellow]interrupted[/] after {result.steps_done} of {result.steps_total} batches; nothing of "
@@ -207,7 +205,19 @@ def demo(
     _report(result, db, "core demo" if core else "demo database")
     if builder:
         err.print(f"demo builder finished in {time.perf_counter() - t0:.0f} s", highlight=False)
+    if background and result.steps_done < result.steps_total:
+        _start_background(plan, replays, db, workers)
     raise typer.Exit(0 if result.ingest.ok else 1)
+
+
+def _start_background(plan: str, replays: Path, db: Path | None, workers: int) -> None:
+    pid = start_background(plan, replays, db, workers)
+    st = demo_status(replays)
+    if pid is None:
+        out.print(f"already building in the background: {st.sentence() if st else ''}", highlight=False)
+    else:
+        out.print(f"building the rest of the demo in the background (process {pid}); `pmim demo --status` "
+                  f"says how far it is, the log is {display_path(replays / 'builder.log')}", highlight=False)
 
 
 def _help() -> str:
@@ -215,20 +225,21 @@ def _help() -> str:
     simulated, batches = count_planned_games()
     logs = len(list((data_dir() / "playtests").glob("*.pmimlog")))
     rules = list(dict.fromkeys([r for p in DEFAULT_PLANS for r in p.rules_ids] + [p.rules_id for p in DEFAULT_RANDOM]))
-    core = [s for s in demo_steps() if s.core]
+    core_games, core_batches = core_size()
     return (f"Build the demo database: {simulated + logs:,} games in all. The {logs} logged games in "
             f"data/playtests/ and {simulated:,} simulated ones in {batches} batches: a round-robin of the sample "
             f"armies under {', '.join(rules)}; the playtest lists translated to v3 (so v2 -> v3 has the same lists "
             "to compare); and random legal armies spending 56-72 points, paired at random, for the cost fit; "
             "and a scripted bot ladder.\n\n"
-            f"--core builds a quick core first ({sum(s.games for s in core):,} games in {len(core)} batches, the "
+            f"--core builds a quick core first ({core_games:,} games in {core_batches} batches, the "
             "ladder included); --background builds the rest in a process of its own, batch by batch: each batch "
             "is stored whole or not at all, so a stopped build loses at most the batch in flight. "
             "Safe to run again: it goes on from the first batch the database does not hold. The status is in "
             "status.json in --replays, the background log in builder.log.\n\n"
             "Examples:\n\n"
             "  pmim demo --db data/pmim.duckdb\n\n"
-            "  pmim demo --core && pmim demo --background && pmim demo --status")
+            "  pmim demo --core --background    (what make run does: the core now, the rest in the background)\n\n"
+            "  pmim demo --status")
 
 
 demo.__doc__ = _help()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pmim_analytics.demo import LOG_FILE, SMALL_DEMO, demo_status, demo_steps
+from pmim_analytics.demo import FULL_DEMO, LOG_FILE, SMALL_DEMO, core_size, demo_status, demo_steps
 from pmim_analytics.store.connection import read_frame
 from pmim_analytics.store.ingest import PAUSE_HOOK_ENV
 
@@ -47,6 +47,14 @@ def wait_for(check, seconds: float = 240.0, what: str = "") -> None:  # noqa: AN
         time.sleep(0.5)
 
 
+def test_the_core_is_counted_as_the_steps_mark_it() -> None:
+    for spec in (FULL_DEMO, SMALL_DEMO):
+        core = [s for s in demo_steps(spec) if s.core]
+        assert core_size(spec) == (sum(s.games for s in core), len(core))
+        assert core[-1].is_ladder and all(s.bot == spec.core_bot for s in core)
+    assert core_size(FULL_DEMO) == (550, 11)  # 10 pairings x 40 tactician games, 150 ladder games
+
+
 def test_core_then_background_builds_the_rest_and_says_how_far(tmp_path: Path) -> None:
     r = demo(tmp_path, "--core")
     assert r.returncode == 0, r.stderr
@@ -67,7 +75,7 @@ def test_core_then_background_builds_the_rest_and_says_how_far(tmp_path: Path) -
     assert "4 of 11 batches already stored" in again.stderr and "core demo: simulated" not in again.stderr
     assert "this run loaded 0 games" in again.stdout
 
-    bg = demo(tmp_path, "--background")
+    bg = demo(tmp_path, "--core", "--background")  # what make run does: the core is there, so straight on
     assert bg.returncode == 0, bg.stderr
     assert "building the rest of the demo in the background (process" in bg.stdout
     pid = json.loads((tmp_path / "rep" / "status.json").read_text())["pid"]
