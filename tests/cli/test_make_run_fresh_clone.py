@@ -10,6 +10,7 @@ import importlib.util
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,7 @@ def _script():  # noqa: ANN202 (the module)
     spec = importlib.util.spec_from_file_location("time_make_run", ROOT / "scripts" / "time_make_run.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 
