@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -35,6 +36,22 @@ def demo(tmp: Path, *args: str, env: dict[str, str] | None = None) -> subprocess
                 env=env)
 
 
+@pytest.fixture(scope="module")
+def core_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small demo's core, built once (a test takes a copy: :func:`with_core`)."""
+    tmp = tmp_path_factory.mktemp("core")
+    r = demo(tmp, "--core")
+    assert r.returncode == 0, r.stderr
+    (tmp / "core.out").write_text(r.stdout)
+    (tmp / "core.err").write_text(r.stderr)
+    return tmp
+
+
+def with_core(core_built: Path, tmp: Path) -> None:
+    shutil.copy(core_built / "demo.duckdb", tmp / "demo.duckdb")
+    shutil.copytree(core_built / "rep", tmp / "rep", ignore=shutil.ignore_patterns("*.lock"))
+
+
 def stored(db: Path) -> dict[str, int]:
     f = read_frame("SELECT batch, count(*) AS n FROM games WHERE source = 'engine' GROUP BY batch", db=db)
     return dict(zip(f["batch"].to_list(), f["n"].to_list(), strict=True))
@@ -55,12 +72,11 @@ def test_the_core_is_counted_as_the_steps_mark_it() -> None:
     assert core_size(FULL_DEMO) == (550, 11)  # 10 pairings x 40 tactician games, 150 ladder games
 
 
-def test_core_then_background_builds_the_rest_and_says_how_far(tmp_path: Path) -> None:
-    r = demo(tmp_path, "--core")
-    assert r.returncode == 0, r.stderr
+def test_core_then_background_builds_the_rest_and_says_how_far(core_built: Path, tmp_path: Path) -> None:
+    with_core(core_built, tmp_path)
     # piped, the progress is plain lines: one per simulated batch and per stored group
-    assert "core demo: simulated demo-v3-v3-balanced-vs-v3-tank-heavy" in r.stderr
-    assert "core demo: 4 of 11 batches, 20 of 52 games stored" in r.stderr
+    assert "core demo: simulated demo-v3-v3-balanced-vs-v3-tank-heavy" in (core_built / "core.err").read_text()
+    assert "core demo: 4 of 11 batches, 20 of 52 games stored" in (core_built / "core.err").read_text()
     core = {s.name: s.games for s in STEPS if s.core and not s.is_ladder}
     assert stored(tmp_path / "demo.duckdb") == core
     ladder = read_frame("SELECT bots, games FROM ladder_runs", db=tmp_path / "demo.duckdb")
@@ -95,8 +111,9 @@ def test_core_then_background_builds_the_rest_and_says_how_far(tmp_path: Path) -
     assert last.returncode == 0 and "this run loaded 0 games" in last.stdout
 
 
-def test_a_builder_killed_while_storing_leaves_no_half_batch_and_the_next_run_completes(tmp_path: Path) -> None:
-    assert demo(tmp_path, "--core").returncode == 0
+def test_a_builder_killed_while_storing_leaves_no_half_batch_and_the_next_run_completes(core_built: Path,
+                                                                                      tmp_path: Path) -> None:
+    with_core(core_built, tmp_path)
     # the builder pauses inside its first ingest's transaction (the logs came with the core, so
     # that is the first group of new batches): killed there, none of the group may show
     bg = demo(tmp_path, "--background", env={PAUSE_HOOK_ENV: "1:60"})
@@ -127,8 +144,8 @@ def test_a_builder_killed_while_storing_leaves_no_half_batch_and_the_next_run_co
     assert demo_status(tmp_path / "rep").state == "done"  # type: ignore[union-attr]
 
 
-def test_stop_rolls_back_the_batch_in_flight(tmp_path: Path) -> None:
-    assert demo(tmp_path, "--core").returncode == 0
+def test_stop_rolls_back_the_batch_in_flight(core_built: Path, tmp_path: Path) -> None:
+    with_core(core_built, tmp_path)
     bg = demo(tmp_path, "--background", env={PAUSE_HOOK_ENV: "1:60"})
     assert bg.returncode == 0, bg.stderr
     log = tmp_path / "rep" / LOG_FILE
@@ -148,7 +165,7 @@ def test_stop_rolls_back_the_batch_in_flight(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "says"), [
-    (("--core", "--background"), "--core and --background cannot be combined"),
+    (("--status", "--stop"), "--status and --stop cannot be combined"),
     (("--plan", "huge"), "unknown --plan 'huge'; choose one of full, small"),
 ])
 def test_bad_demo_options_are_refused_in_one_sentence(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
