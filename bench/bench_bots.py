@@ -16,7 +16,14 @@ Run: .venv/bin/python bench/bench_bots.py [--games N] [--budgets 0,100,400] [--s
   wins per ordered pairing, the pairs of armies one army won (90% or more of the decided
   games whichever bot had it, in both seatings), and the bot's record outside those pairs;
 * scripted (``--scripted-games``): tactician against greedy the same way, the ladder's
-  check that tactician is the stronger scripted bot.
+  check that tactician is the stronger scripted bot;
+* mirror (``--mirror-games``): ``search`` against ``tactician`` with the same army on both
+  sides, over the five v3 sample armies (sides swapped every other game), where the lists
+  cannot decide: the bot-strength figure, with its 95% Wilson interval;
+* playtest 1 (``--playtest-games``): the search bot on both sides of the playtest-1 matchup
+  (v2, the designer's Balanced list against Richard's Heavy list, Balanced blue in even
+  games and red in odd ones): in how many games Balanced has a unit in a capture zone at the
+  end of round 1, and how many of its GEVs are.
 
 The machine may be shared, so speed figures move between runs; compare the rows of one run.
 """
@@ -42,6 +49,8 @@ from pmim_analytics.sim.runner import run_batch
 
 RULES = "v3"
 SCENARIO = "take-and-hold"
+#: The playtest-1 matchup: rules and the two lists (data/armies).
+PLAYTEST1 = ("v2", "v2-playtest-balanced", "v2-playtest1-heavy")
 
 
 def v3_armies() -> dict[str, Roster]:
@@ -128,6 +137,56 @@ def strength(bot: str, armies: dict[str, Roster], per_pairing: int, workers: int
     return wins, losses, draws, time.perf_counter() - t0, pairs
 
 
+def mirror(bot: str, armies: dict[str, Roster], per_army: int, workers: int, seed: int = 3030,
+           opponent: str = "tactician") -> tuple[int, int, int, float]:
+    """(wins, losses, draws, seconds) of ``bot`` against ``opponent`` with the same army on both
+    sides, ``per_army`` games for each army (sides swapped every other game)."""
+    wins = losses = draws = 0
+    t0 = time.perf_counter()
+    for n, a in enumerate(armies):
+        batch = BatchSpec(RULES, SCENARIO, armies[a], armies[a], bot, opponent, seed + n, per_army,
+                          name="bench-bots-mirror", played="2026-01-01")
+        s = run_batch(batch, workers=workers)
+        wins += s.wins_a
+        losses += s.wins_b
+        draws += s.draws
+    return wins, losses, draws, time.perf_counter() - t0
+
+
+def playtest1_round1(bot: str, games: int, seed: int = 11) -> tuple[int, int, int, int]:
+    """(games, games where Balanced has a unit in a capture zone at the end of round 1, its GEVs
+    in a capture zone then summed over the games, its GEVs summed over the games) with ``bot``
+    on both sides of the playtest-1 matchup, Balanced blue in even games and red in odd ones."""
+    from pmim_analytics.engine.checks import OVER
+    from pmim_analytics.engine.state import GameState
+    from pmim_analytics.rules import load_army, validate_army
+    from pmim_analytics.rules.catalogue import data_dir
+
+    rules, bal_name, heavy_name = PLAYTEST1
+    bal = validate_army(load_army(data_dir() / "armies" / f"{bal_name}.yaml"), rules)
+    heavy = validate_army(load_army(data_dir() / "armies" / f"{heavy_name}.yaml"), rules)
+    specs = (GameSpec.create(rules, SCENARIO, bal, heavy), GameSpec.create(rules, SCENARIO, heavy, bal))
+    in_zone = gev_in = gev_all = 0
+    for i in range(games):
+        side = i % 2  # Balanced's side
+        dice, br, rr = game_streams(seed, i)
+        st = GameState(specs[side])
+        bots = (make_bot(bot, br), make_bot(bot, rr))
+        while st.phase != OVER and st.round < 2:
+            need = st.roll_needed()
+            if need:
+                st.apply_roll(dice.roll(need))
+            else:
+                st.apply(bots[st.to_act].choose(st))
+        zones_of = st.board.zones_of
+        mine = [u for u in st.side_units[side] if u.alive]
+        in_zone += any(zones_of[u.pos] for u in mine)
+        gevs = [u for u in st.side_units[side] if u.p.type == "GEV"]
+        gev_all += len(gevs)
+        gev_in += sum(1 for u in gevs if u.alive and zones_of[u.pos])
+    return games, in_zone, gev_in, gev_all
+
+
 #: A pair of armies is "one-sided" when the same army won at least this share of the decided
 #: games with each bot at its side.
 ONE_SIDED = 0.9
@@ -182,6 +241,11 @@ def main() -> None:
                         help="games per ordered pairing of armies against tactician (default 8; 0 skips)")
     parser.add_argument("--scripted-games", type=int, default=0,
                         help="games per ordered pairing of tactician against greedy (default 0: skipped)")
+    parser.add_argument("--mirror-games", type=int, default=0,
+                        help="mirror games per v3 sample army of search against tactician (default 0: skipped; "
+                             "80 gives the issue's 400)")
+    parser.add_argument("--playtest-games", type=int, default=0,
+                        help="playtest-1 games played to the end of round 1 by search (default 0: skipped)")
     parser.add_argument("--workers", type=int, default=1, help="processes for the strength games (default 1)")
     args = parser.parse_args()
 
@@ -197,7 +261,7 @@ def main() -> None:
     print(f"{'bot':<24}{'games/s':>10}{'games/cpu-s':>13}{'cpu-ms/game':>13}{'rounds':>8}{'vs tactician':>14}")
     base = None
     rows = []
-    for bot in bots:
+    for bot in bots if args.games > 0 else []:  # --games 0 skips the speed rows
         label = parse_bot_spec(bot).label()
         n = args.games if not label.startswith("search") else max(3, args.games // 3)
         gps, cps, rounds = speed(label, armies, n)
@@ -234,6 +298,22 @@ def main() -> None:
         lo, hi = wilson_interval(w, w + lo_)
         print(f"tactician {w}-{lo_}-{d} (W-L-D): {w / max(1, w + lo_):.1%} of decided games, "
               f"95% Wilson {lo:.1%} - {hi:.1%}, {(w + lo_ + d) / secs:.1f} games/s")
+
+    if args.mirror_games > 0:
+        label = parse_bot_spec("search").label()
+        print(f"\nmirror matches, {label} against tactician: {len(armies)} armies x {args.mirror_games} games "
+              "(the same army on both sides, sides swapped every other game)")
+        w, lo_, d, secs = mirror(label, armies, args.mirror_games, args.workers)
+        lo, hi = wilson_interval(w, w + lo_)
+        print(f"{label} {w}-{lo_}-{d} (W-L-D): {w / max(1, w + lo_):.1%} of decided games, "
+              f"95% Wilson {lo:.1%} - {hi:.1%}, {(w + lo_ + d) / secs:.2f} games/s")
+
+    if args.playtest_games > 0:
+        label = parse_bot_spec("search").label()
+        n, zone, gev_in, gev_all = playtest1_round1(label, args.playtest_games)
+        print(f"\nplaytest 1 ({PLAYTEST1[0]}, {PLAYTEST1[1]} against {PLAYTEST1[2]}), {label} on both sides, "
+              f"{n} games to the end of round 1: Balanced has a unit in a capture zone in {zone} of {n}; "
+              f"{gev_in} of its {gev_all} GEVs are in one")
 
 
 if __name__ == "__main__":

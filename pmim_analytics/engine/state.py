@@ -344,10 +344,18 @@ class GameState(RuleChecks):
         return self.grid.hexes[u.pos]
 
     def next_to_place(self) -> UnitState | None:
-        """The unit the acting side places next (deployment phase), in roster order."""
+        """The acting side's first unit still to place in roster order (deployment phase); the
+        side may place any of :meth:`units_to_place` instead."""
         if self.phase != DEPLOY:
             return None
         return next((u for u in self.side_units[self.to_act] if not u.placed), None)
+
+    def units_to_place(self) -> list[UnitState]:
+        """The acting side's units still to place (deployment phase), in roster order. The
+        rules leave the order free, so the side places whichever of them it likes next."""
+        if self.phase != DEPLOY:
+            return []
+        return [u for u in self.side_units[self.to_act] if not u.placed]
 
     def deploy_hexes(self, u: UnitState) -> list[int]:
         """Free hexes of ``u``'s deployment zone."""
@@ -446,10 +454,8 @@ class GameState(RuleChecks):
         if self.phase == OVER or self._pending is not None or self._draw_pending or self._chance is not None:
             return []
         if self.phase == DEPLOY:
-            u = self.next_to_place()
-            assert u is not None
             hexes = self.grid.hexes
-            return [PlaceUnit(u.id, hexes[h]) for h in self.deploy_hexes(u)]
+            return [PlaceUnit(u.id, hexes[h]) for u in self.units_to_place() for h in self.deploy_hexes(u)]
         u = self.active
         if u is None:
             return [ActivateUnit(w.id) for w in self.side_units[self.to_act] if w.alive and not w.activated]

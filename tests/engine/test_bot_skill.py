@@ -139,3 +139,17 @@ def test_a_price_only_variant_plays_the_games_of_its_base(which: str, data_copy:
         else:
             assert [p.pts for p in spec.profiles] != pts  # the variant does reprice the Tyrants
             assert _events(spec, which, "tactician", 4) == base
+
+
+# -- deployment: the order is free, and the search bot uses it -------------------------------
+def test_the_search_bot_places_a_fast_unit_first_where_it_takes_a_zone_in_round_1() -> None:
+    from pmim_analytics.engine.state import GameState
+
+    spec = _spec("v2", "v2-playtest-balanced", "v2-playtest1-heavy")
+    st = GameState(spec)
+    assert st.units_to_place()[0].p.type == "Timber Wolf"  # roster order would place the Warmech first
+    action = make_bot("search", random.Random(1)).choose(st)
+    u = st.unit(action.unit)
+    h = st.grid.index(action.hex)  # type: ignore[attr-defined]
+    radius = spec.scenario.objectives.radius
+    assert u.p.type == "GEV" and min(od[h] for od in st.board.objective_dist) - radius <= u.p.mov

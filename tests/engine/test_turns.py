@@ -32,17 +32,19 @@ def finish_round(st: GameState) -> None:
 
 
 # -- deployment ---------------------------------------------------------------
-def test_deployment_alternates_in_roster_order_within_each_zone() -> None:
+def test_deployment_alternates_sides_in_any_order_within_each_zone() -> None:
     blue = roster("v3", [("TY", ("HAC",), (0, 0)), ("IN", ("LAC",), (0, 0))], "b")
     red = roster("v3", [("GE", ("SC",), (0, 0))], "r")
     st = GameState(GameSpec.create("v3", "take-and-hold", blue, red))
     assert st.phase == DEPLOY and st.current_side() == 0
-    rows = {a.hex.row for a in st.legal_actions()}
-    assert rows == {12, 13} and {a.unit for a in st.legal_actions()} == {"B:TY1"}
+    rows = {a.hex.row for a in st.legal_actions() if a.unit == "B:TY1"}
+    assert rows == {12, 13} and {a.unit for a in st.legal_actions()} == {"B:TY1", "B:IN1"}  # any order
+    assert [u.id for u in st.units_to_place()] == ["B:TY1", "B:IN1"]
     with pytest.raises(IllegalActionError, match="outside blue's vehicle deployment zone"):
         st.check(PlaceUnit("B:TY1", Hex(3, 11)))
-    with pytest.raises(IllegalActionError, match="out of turn: B:TY1 is next"):
-        st.check(PlaceUnit("B:IN1", Hex(3, 11)))
+    with pytest.raises(IllegalActionError, match="it is blue's turn to place"):
+        st.check(PlaceUnit("R:GE1", Hex(3, 1)))
+    st.check(PlaceUnit("B:IN1", Hex(3, 11)))  # the infantry may go first
     st.apply(PlaceUnit("B:TY1", Hex(3, 12)))
     assert st.current_side() == 1 and {a.hex.row for a in st.legal_actions()} == {0, 1}
     st.apply(PlaceUnit("R:GE1", Hex(3, 1)))

@@ -35,8 +35,9 @@ Points here are worth points (:func:`~pmim_analytics.engine.bots.tactics.unit_wo
 unit does on the table), never a unit's listed cost.
 
 A persona (``data/bots/*.yaml``, default ``balanced``) weights the terms: objectives,
-damage, preservation and aggression. Deployment puts each unit where it reaches a capture
-zone soonest, spread over the objectives (fast units where they take a zone in round 1).
+damage, preservation and aggression. Deployment places first the units that can take a
+capture zone in round 1 (the fastest first, on hexes from which they do), then the rest in
+roster order, each where it reaches a zone soonest, spread over the objectives.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from pmim_analytics.engine.bots.greedy import firepower
 from pmim_analytics.engine.bots.persona import Persona, load_persona
 from pmim_analytics.engine.bots.skill import SkillCounter, near_miss, temperature
 from pmim_analytics.engine.bots.tactician import TacticianBot
-from pmim_analytics.engine.bots.tactics import overheat_risk, shot_value, unit_worths
+from pmim_analytics.engine.bots.tactics import overheat_risk, shot_value, unit_worths, zone_gaps
 from pmim_analytics.engine.checks import DEPLOY, OVER
 from pmim_analytics.engine.state import GameState, UnitState
 
@@ -128,6 +129,9 @@ ROUND_MATERIAL = 1.0
 DENY = 0.7
 #: Weight of the threat terms overall.
 THREAT_W = 1.0
+#: A unit whose best activation gains at most this many VP outside the capture zones has
+#: only a zone to gain this round (a "dasher", held back while the side has activations to spare).
+ZONE_ONLY = 0.05
 #: Rounds of travel one more unit already aimed at an objective weighs, when deploying.
 DEPLOY_SPREAD = 0.5
 
@@ -217,13 +221,24 @@ class SearchBot(Bot):
         return EndActivation(u.id)
 
     def _deploy(self, state: GameState) -> Action:
-        """Place the next unit where it reaches a capture zone soonest, spreading the side's
-        units over the objectives: fast units on hexes from which they take a zone in round 1."""
-        u = state.next_to_place()
-        assert u is not None
-        free = state.deploy_hexes(u)
+        """Place a unit where it reaches a capture zone soonest, spreading the side's units over
+        the objectives. The rules leave the order free: units that can take a zone in round 1
+        from a free hex go first, the fastest first, so the few hexes from which a fast unit
+        reaches a zone in round 1 are theirs, not a slow unit's; then the rest in roster order."""
+        units = state.units_to_place()
         ods = state.board.objective_dist
         radius = state.spec.scenario.objectives.radius
+        gaps = zone_gaps(state)
+        quick = []
+        seen: dict[tuple[str, int], bool] = {}
+        for w in units:
+            kind_mov = (w.p.kind, w.p.mov)
+            if kind_mov not in seen:
+                seen[kind_mov] = w.p.mov > 0 and any(gaps[h] <= w.p.mov for h in state.deploy_hexes(w))
+            if seen[kind_mov]:
+                quick.append(w)
+        u = max(quick, key=lambda w: (w.p.mov, -w.index)) if quick else units[0]
+        free = state.deploy_hexes(u)
         mov = max(1, u.p.mov)
         aimed = [0.0] * len(ods)
         for w in state.side_units[u.side]:
@@ -270,6 +285,7 @@ class SearchBot(Bot):
         ev = _Eval(state, side, self.persona)
         scored: list[Candidate] = []
         every: list[tuple[float, UnitState, int, bool]] | None = [] if self.skill < 1.0 else None
+        dashers: set[int] = set()
         for u in state.side_units[side]:
             if not u.alive or u.activated:
                 continue
@@ -291,13 +307,33 @@ class SearchBot(Bot):
                     every.append((value - WAIT * max(0.0, zones), u, h, True))
             assert best is not None
             value, zones, h, rush = best
+            if zones > 0 and value - zones <= ZONE_ONLY:
+                dashers.add(u.index)
             scored.append((value - WAIT * max(0.0, zones), -len(scored), u, h, rush))
         scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
+        scored = self._hold_back(state, scored, dashers)
         if self.budget > 0 and len(scored) > 1:
             scored = self._look_ahead(state, scored[:LOOKAHEAD_WIDTH], ev)
         self._all = every
         _, _, u, h, rush = scored[0]
         return u, (h if h != u.pos else -1), ([] if rush else self._fire_before(state, ev, u, h)), rush
+
+    @staticmethod
+    def _hold_back(state: GameState, scored: list[Candidate], dashers: set[int]) -> list[Candidate]:
+        """Hold back, then dash: with more activations left than the enemy, the side keeps the
+        units whose only gain this round is a capture zone (``dashers``, unit numbers) -- as many
+        as its surplus, the best first -- until the enemy has none left, so the zones they take
+        cannot be answered. ``scored`` is best first; returns it without the held units (all of
+        it when nothing else is left to activate)."""
+        if not dashers:
+            return scored
+        theirs = sum(1 for e in state.side_units[1 - state.to_act] if e.alive and not e.activated)
+        surplus = len(scored) - theirs
+        if theirs == 0 or surplus <= 0:
+            return scored
+        held = set([c[2].index for c in scored if c[2].index in dashers][:surplus])
+        keep = [c for c in scored if c[2].index not in held]
+        return keep or scored
 
     @staticmethod
     def _fire_before(state: GameState, ev: _Eval, u: UnitState, h: int) -> list[int]:

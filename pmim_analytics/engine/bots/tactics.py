@@ -167,6 +167,23 @@ def zone_by_objective(state: GameState, side: int, kind: str, k: int) -> tuple[i
     return order
 
 
+_ZONE_GAPS: dict[int, tuple[object, tuple[int, ...]]] = {}
+
+
+def zone_gaps(state: GameState) -> tuple[int, ...]:
+    """Per hex, the hexes still to go from it to the nearest capture zone (0 inside one;
+    cached per board)."""
+    board = state.board
+    entry = _ZONE_GAPS.get(id(board))
+    if entry is None or entry[0] is not board:
+        radius = state.spec.scenario.objectives.radius
+        ods = board.objective_dist
+        gaps = tuple(max(0, min(od[h] for od in ods) - radius) for h in range(len(board.zones_of)))
+        entry = (board, gaps)
+        _ZONE_GAPS[id(board)] = entry
+    return entry[1]
+
+
 def nearest_objective(state: GameState, pos: int) -> int:
     """Index of the objective nearest to hex ``pos`` (lowest index on ties)."""
     best_k, best = 0, 1 << 30
