@@ -10,8 +10,10 @@ DASH_ADDRESS ?= localhost
 DASH_PORT ?= 8501
 STREAMLIT = $(BIN)/streamlit run app/streamlit_app.py --server.headless true --browser.gatherUsageStats false \
 	--server.address $(DASH_ADDRESS) --server.port $(DASH_PORT)
+# make test runs the tests in this many processes (pytest-xdist; "auto": one per CPU); 1 runs them in one.
+TEST_WORKERS ?= auto
 
-.PHONY: run test lint venv clean dashboard
+.PHONY: run test test-busy lint venv clean dashboard
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,7 +46,11 @@ test: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	scripts/ensure-chromium.sh
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadscope --durations=15
+
+## make test-busy: make test with two CPU-bound processes running beside it (a busy machine)
+test-busy: $(STAMP)
+	scripts/test-under-load.sh $(MAKE) test
 
 ## make dashboard: open the dashboard on the database ($$PMIM_DB or data/pmim.duckdb) at http://localhost:8501
 dashboard: $(RUN_STAMP)

@@ -9,8 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from pmim_analytics.rules.catalogue import REPO_ROOT, clear_caches
+
+# No test may fail on time: a property test's examples have no deadline and may be slow
+# (a busy machine runs them several times slower); the number of examples stays each test's own.
+settings.register_profile("pmim", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("pmim")
 
 DATA = REPO_ROOT / "data"
 

@@ -20,7 +20,9 @@ def test_benchmarks_import_nothing_from_tests() -> None:
 
 def test_tests_mirror_the_package() -> None:
     layers = {p.name for p in (ROOT / "pmim_analytics").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    flat = sorted(p.name for p in (ROOT / "tests").glob("test_*.py") if p.name != "test_layout.py")
+    # at the top: this file and the suite's own settings (tests/conftest.py's hypothesis profile)
+    flat = sorted(p.name for p in (ROOT / "tests").glob("test_*.py")
+                  if p.name not in ("test_layout.py", "test_suite_settings.py"))
     assert not flat, f"tests belong in tests/<layer>/, not at the top: {flat}"
     folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     # support: shared helpers; adversarial: attacks on the whole tool, across layers (issue #16)
@@ -113,3 +115,35 @@ def test_the_chain_check_finds_chains() -> None:
             "    b = ev.type == 'move' and unit.type == 'TW' and unit.type == 'TY' and unit.type == 'GE'\n"
             "    return a, b, inner(nxt), isinstance(nxt, str)\n")
     assert event_type_chains(fine, classes, types) == []
+
+
+# -- every package is in the import contracts (issue #32) -----------------------------------------
+def _top_level() -> set[str]:
+    pkg = ROOT / "pmim_analytics"
+    names = {p.name for p in pkg.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    names |= {p.stem for p in pkg.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    return {f"pmim_analytics.{n}" for n in names}
+
+
+def _contracts() -> dict[str, dict]:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return {c["name"]: c for c in config["tool"]["importlinter"]["contracts"]}
+
+
+def test_every_package_is_in_the_layers_and_the_library_contracts() -> None:
+    everything = _top_level()
+    contracts = _contracts()
+    layers = next(c for c in contracts.values() if c["type"] == "layers")["layers"]
+    layered = {name.strip() for layer in layers for name in layer.split("|")}
+    assert layered == everything, f"not in the layers: {everything - layered}; gone: {layered - everything}"
+    expected = {  # contract: the packages it must name (all of them, less those it is about)
+        "duckdb only in the store": everything - {"pmim_analytics.store"},
+        "the library imports no streamlit (only app/ does)": everything,
+        "the library never imports the CLI": everything - {"pmim_analytics.cli"},
+    }
+    for name, sources in expected.items():
+        got = set(contracts[name]["source_modules"])
+        assert got == sources, f"{name}: missing {sources - got}, unknown {got - sources}"
+

@@ -10,11 +10,11 @@ import streamlit as st
 
 from pmim_analytics.analytics.stats import wilson_interval
 from pmim_analytics.errors import PmimError
+from pmim_analytics.pipeline import SimRun, simulate_and_ingest
 from pmim_analytics.rules import DEFAULT_SCENARIO, load_scenario, validate_army
 from pmim_analytics.rules.variant_edit import is_pricing_only, variant_overrides
 from pmim_analytics.sim import FIRST_PLAYER_HELP, FIRST_PLAYER_SETTINGS
-from pmim_analytics.sim.batch import BatchSpec, run_batch
-from pmim_analytics.store.ingest import ingest_paths
+from pmim_analytics.sim.batch import BatchSpec
 
 st.title("Simulate")
 f = sh.sidebar()
@@ -62,12 +62,12 @@ def body() -> None:
     workers = 1 if games < 40 else max(1, min(4, os.cpu_count() or 1))
     batch = BatchSpec(rules_id, DEFAULT_SCENARIO, army_a, army_b, bot_a, bot_b, int(seed), int(games), name=name,
                       first_player=first)
-    summary = run_batch(batch, workers=workers, out=folder, fmt="parquet",
-                        progress_callback=lambda done, total: bar.progress(done / total,
-                                                                           text=f"Played {done} of {total} games"),
-                        part_size=max(1, min(100, int(games) // 20 or 1)))
-    bar.progress(1.0, text="Ingesting…")
-    result = ingest_paths([folder], f.db)
+    done = simulate_and_ingest(
+        [SimRun(batch, folder, part_size=max(1, min(100, int(games) // 20 or 1)))], f.db, workers=workers,
+        progress=lambda _, played, total: bar.progress(played / total, text=f"Played {played} of {total} games"),
+        before_ingest=lambda: bar.progress(1.0, text="Ingesting…"))
+    summary, result = done.summaries[0], done.ingest
+    assert summary is not None and result is not None
     bar.empty()
     st.success(f"Played {summary.games} games of {army_a.name} against {army_b.name} under {rules_id}; "
                f"{result.summary()}.", icon="✅")

@@ -16,6 +16,7 @@ import streamlit as st
 from pmim_analytics.analytics import impact, tables
 from pmim_analytics.analytics.whatif import dice_comparison, kill_curves
 from pmim_analytics.errors import PmimError
+from pmim_analytics.pipeline import SimRun, simulate_and_ingest
 from pmim_analytics.report.dashboard_figures import impact_figure, kill_curve_figure
 from pmim_analytics.rules import DEFAULT_SCENARIO, validate_army
 from pmim_analytics.rules.variant_edit import (
@@ -29,7 +30,7 @@ from pmim_analytics.rules.variant_edit import (
     variant_overrides,
     write_variant,
 )
-from pmim_analytics.sim.batch import BatchSpec, run_batch
+from pmim_analytics.sim.batch import BatchSpec
 from pmim_analytics.store.connection import forget_migrated
 from pmim_analytics.store.ingest import ingest_paths
 from pmim_analytics.store.readers import DuckDBData
@@ -291,15 +292,19 @@ def run_games(base: str, vid: str, armies: dict, rosters: dict, bot_a: str, bot_
         left = (total - run["done"]) / rate
         bar.progress(run["done"] / total, text=f"{rid}: played {done} of {n} games; about {_duration(left)} left")
 
-    try:
-        for k, (rid, folder) in enumerate(zip((base, vid), folders, strict=True)):
-            shutil.rmtree(folder, ignore_errors=True)  # a half-written folder of an earlier run
-            spec = BatchSpec(rid, DEFAULT_SCENARIO, *rosters[rid], bot_a, bot_b, seed, games, name=folder.name)
-            run_batch(spec, workers=workers, out=folder, fmt="parquet", part_size=max(1, min(100, games // 10 or 1)),
-                      progress_callback=lambda done, n, k=k, rid=rid: progress(k, rid, done, n))
+    runs = [SimRun(BatchSpec(rid, DEFAULT_SCENARIO, *rosters[rid], bot_a, bot_b, seed, games, name=folder.name),
+                   folder, part_size=max(1, min(100, games // 10 or 1)))
+            for rid, folder in zip((base, vid), folders, strict=True)]
+
+    def loading() -> None:
         st.session_state["wi_rate"] = total / max(time.monotonic() - started, 1e-6)
         bar.progress(1.0, text="Loading the games…")
-        ingest_paths(folders, whatif_db())
+
+    try:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)  # a half-written folder of an earlier run
+        simulate_and_ingest(runs, whatif_db(), workers=workers, before_ingest=loading,
+                            progress=lambda k, done, n: progress(k, runs[k].batch.rules_id, done, n))
         result = ingest_paths([folders[1]], f.db)
         run["loaded"] = True
     except BaseException:  # Cancel (a rerun), the toolbar's Stop, an error: nothing half-loaded stays

@@ -19,7 +19,7 @@ from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.verify import verify_game
 from pmim_analytics.errors import InvalidArmyError, Location, PmimError, ReplayError, display_path
 from pmim_analytics.limits import MAX_WORKERS
-from pmim_analytics.replay import provenance
+from pmim_analytics.pipeline import SimRun, simulate_and_ingest
 from pmim_analytics.replay.format import write_game
 from pmim_analytics.replay.show import describe_event, iter_play_by_play
 from pmim_analytics.replay.sources import LoadedGame, iter_games, read_game_with_lines
@@ -29,7 +29,8 @@ from pmim_analytics.rules.readings import READINGS_HELP, parse_readings
 from pmim_analytics.sim import FIRST_PLAYER_HELP
 from pmim_analytics.sim.backends import open_backend
 from pmim_analytics.sim.batch import BatchSpec, BatchSummary, wilson_interval
-from pmim_analytics.sim.runner import check_out_folder, run_batch, written_files
+from pmim_analytics.sim.runner import check_out_folder
+from pmim_analytics.store.connection import resolve_db_path
 
 replay_app = typer.Typer(help="Engine and manual replays: verify them against the rules, show them.",
                          no_args_is_help=True)
@@ -74,6 +75,9 @@ def play(
     first_player: str | None = typer.Option(None, "--first-player", help=_FIRST_HELP),
     out_file: Path | None = typer.Option(None, "--out", help="Write the replay (JSON Lines) here."),
     reading: list[str] | None = typer.Option(None, "--reading", help=READINGS_HELP),
+    ingest: bool = typer.Option(False, "--ingest", help="Then ingest the replays written to --out into --db."),
+    db: Path | None = typer.Option(None, "--db", help="Database for --ingest (default: $PMIM_DB or "
+                                   "data/pmim.duckdb)."),
 ) -> None:
     """Play one bot-vs-bot game, print the result and optionally write its replay.
 
@@ -140,6 +144,9 @@ def simulate(
     address: str | None = typer.Option(None, "--address", help="Ray cluster: auto or ray://host:port "
                                        "(default: start a local Ray instance with --workers CPUs)."),
     reading: list[str] | None = typer.Option(None, "--reading", help=READINGS_HELP),
+    ingest: bool = typer.Option(False, "--ingest", help="Then ingest the replays written to --out into --db."),
+    db: Path | None = typer.Option(None, "--db", help="Database for --ingest (default: $PMIM_DB or "
+                                   "data/pmim.duckdb)."),
 ) -> None:
     """Play a batch of games on all cores and print win rates with 95% (Wilson) intervals.
 
@@ -148,13 +155,18 @@ def simulate(
     half-written file is left. The files written are signed (DIR/pmim-signed.json, with
     this installation's key), so `pmim ingest --trust-own` may skip their rules check; a
     folder that already holds replays is refused unless --allow-existing, and even then only
-    the files this run wrote are signed.
-    Exit 2 for bad input.
+    the files this run wrote are signed. With --ingest the games are then loaded into the
+    database (as `pmim ingest OUT` would).
+    Exit 2 for bad input, 1 when the ingest rejected a game.
 
     Example: pmim simulate --blue data/armies/v3-balanced.yaml --red data/armies/v3-tank-heavy.yaml --games 1000
 
     Example: pmim simulate --blue data/armies/v3-balanced.yaml --red data/armies/v3-mech-heavy.yaml --reading hit=beat
     """
+    if ingest and out_dir is None:
+        raise PmimError("--ingest needs --out: the folder the replays are written to and ingested from")
+    if db is not None and not ingest:
+        raise PmimError("--db is the database of --ingest: add --ingest, or leave --db out")
     blue_bot = check_bot_name(blue_bot)
     red_bot = check_bot_name(red_bot)
     if out_dir is not None:
@@ -180,9 +192,16 @@ def simulate(
             progress.update(task, completed=done)
             progress.refresh()
 
-        summary = run_batch(batch, workers, out_dir, fmt, advance, backend=runner, keep_outcomes=False)
-    if out_dir is not None:  # what this run wrote, and only that: `pmim ingest --trust-own` may skip its check
-        provenance.sign_files(out_dir, written_files(batch, out_dir, fmt), only=True)
+        def ingesting() -> None:
+            progress.update(task, description="ingesting")
+            progress.refresh()
+
+        # what this run wrote is signed, and only that: `pmim ingest --trust-own` may skip its check
+        done = simulate_and_ingest([SimRun(batch, out_dir)], db, ingest=ingest, workers=workers, backend=runner,
+                                   fmt=fmt, progress=lambda _, played, total: advance(played, total),
+                                   sign=out_dir is not None, keep_outcomes=False, before_ingest=ingesting)
+    summary = done.summaries[0]
+    assert summary is not None
     out.print(_summary_table(summary, army_a.name, army_b.name, blue_bot, red_bot))
     reasons = ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items()))
     out.print(f"mean rounds {summary.mean_rounds:.2f}; game ends: {reasons}", highlight=False)
@@ -190,6 +209,17 @@ def simulate(
         out.print(f"readings: {readings.label()}", highlight=False)
     if out_dir is not None:
         err.print(f"{games} games written to {display_path(out_dir)} ({fmt})", highlight=False)
+    if done.ingest is not None:
+        assert out_dir is not None
+        for r in done.ingest.rejected:
+            err.print(f"[bold red]rejected:[/] {r.render()}", highlight=False, soft_wrap=True)
+        out.print(done.ingest.summary() + f" into {resolve_db_path(db)}", highlight=False, soft_wrap=True)
+        if done.ingest.interrupted:
+            err.print("[yellow]interrupted:[/] the ingest's batch in flight was rolled back; run "
+                      f"`pmim ingest {display_path(out_dir)}` to finish")
+            raise typer.Exit(130)
+        if not done.ingest.ok:
+            raise typer.Exit(1)
 
 
 def _verify_items(path: Path) -> list[tuple[str, Callable[[], list[LoadedGame]]]]:

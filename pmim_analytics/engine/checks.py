@@ -7,7 +7,7 @@ weapon and the rule it breaks, and returns quietly when the action is legal.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from pmim_analytics.engine.actions import Action, ActivateUnit, FireWeapon, MoveUnit, PlaceUnit, RushUnit
 from pmim_analytics.errors import IllegalActionError
@@ -15,13 +15,41 @@ from pmim_analytics.model.hexes import Hex
 from pmim_analytics.model.vocab import SIDES
 
 if TYPE_CHECKING:
-    from pmim_analytics.engine.state import UnitState
+    from pmim_analytics.engine.spec import UnitProfile
+
+class CheckedUnit(Protocol):
+    """What the checks read of a unit (:class:`~pmim_analytics.engine.state.UnitState` is one);
+    a protocol, so this module needs nothing from the state module that mixes it in."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def side(self) -> int: ...
+    @property
+    def p(self) -> UnitProfile: ...
+    @property
+    def pos(self) -> int: ...
+    @property
+    def alive(self) -> bool: ...
+    @property
+    def placed(self) -> bool: ...
+    @property
+    def activated(self) -> bool: ...
+    @property
+    def immobilized(self) -> bool: ...
+    @property
+    def lost(self) -> int: ...
+    def can_use(self, m: int) -> bool: ...
+
+
+#: The unit type of the game state the checks are mixed into.
+U = TypeVar("U", bound=CheckedUnit)
 
 #: The phases of a game.
 DEPLOY, BATTLE, OVER = "deploy", "battle", "over"
 
 
-class RuleChecks:
+class RuleChecks(Generic[U]):
     """The legality checks of a game state (a mixin of ``GameState``)."""
 
     if TYPE_CHECKING:  # what the checks read of the game state (GameState defines them)
@@ -32,12 +60,12 @@ class RuleChecks:
         phase: str
         round: int
         to_act: int
-        active: UnitState | None
+        active: U | None
         moved: bool
         attacks: int
         fired: int
         occ: list[int]
-        units: list[UnitState]
+        units: list[U]
         board: Board
         grid: HexGrid
         _pending: object | None
@@ -46,11 +74,11 @@ class RuleChecks:
         rushed: bool
         _checked_path: int | None
 
-        def unit(self, unit_id: str) -> UnitState: ...
-        def next_to_place(self) -> UnitState | None: ...
-        def reachable(self, u: UnitState) -> dict[int, int]: ...
-        def rush_reachable(self, u: UnitState) -> dict[int, int]: ...
-        def path_length(self, u: UnitState, i: int) -> int | None: ...
+        def unit(self, unit_id: str) -> U: ...
+        def next_to_place(self) -> U | None: ...
+        def reachable(self, u: U) -> dict[int, int]: ...
+        def rush_reachable(self, u: U) -> dict[int, int]: ...
+        def path_length(self, u: U, i: int) -> int | None: ...
 
     def check(self, action: Action) -> None:
         """Raise :class:`IllegalActionError` saying why ``action`` is illegal now; return if legal."""
@@ -80,7 +108,7 @@ class RuleChecks:
         elif isinstance(action, FireWeapon):
             self._check_fire(u, action.mount, action.target)
 
-    def _check_place(self, u: UnitState, h: Hex) -> None:
+    def _check_place(self, u: U, h: Hex) -> None:
         if self.phase != DEPLOY:
             raise IllegalActionError(f"{u.id} cannot be placed: deployment is over")
         if u.placed:
@@ -97,7 +125,7 @@ class RuleChecks:
             raise IllegalActionError(f"{u.id} cannot be placed on {h.format()}: "
                                      f"{self.units[self.occ[i]].id} is already there (no stacking)")
 
-    def _check_activate(self, u: UnitState) -> None:
+    def _check_activate(self, u: U) -> None:
         if self.active is not None:
             raise IllegalActionError(f"{u.id} cannot activate: {self.active.id} is still active")
         if u.side != self.to_act:
@@ -105,7 +133,7 @@ class RuleChecks:
         if u.activated:
             raise IllegalActionError(f"{u.id} has already activated in round {self.round}")
 
-    def _check_move(self, u: UnitState, h: Hex) -> None:
+    def _check_move(self, u: U, h: Hex) -> None:
         if self.moved:
             raise IllegalActionError(f"{u.id} has already moved this activation")
         if u.immobilized:
@@ -128,7 +156,7 @@ class RuleChecks:
             raise IllegalActionError(f"{u.id} cannot move to {h.format()}: {why}")
         self._checked_path = n
 
-    def _check_rush(self, u: UnitState, h: Hex) -> None:
+    def _check_rush(self, u: U, h: Hex) -> None:
         if self._rush is None:
             raise IllegalActionError(f"{u.id} cannot rush: rushing is not a rule of this game")
         if self.attacks > 0:
@@ -145,7 +173,7 @@ class RuleChecks:
             raise IllegalActionError(f"{u.id} cannot rush to {h.format()}: {d} hexes away, occupied, impassable "
                                      "or every path within its rush distance is blocked")
 
-    def mount_index(self, u: UnitState, mount: str) -> int:
+    def mount_index(self, u: U, mount: str) -> int:
         """Index of ``u``'s mount named ``mount``; raises :class:`IllegalActionError` if absent."""
         for m, wm in enumerate(u.p.mounts):
             if wm.mount == mount:
@@ -153,7 +181,7 @@ class RuleChecks:
         have = ", ".join(wm.mount for wm in u.p.mounts)
         raise IllegalActionError(f"{u.id} has no weapon on mount {mount!r} (it has {have})")
 
-    def _check_fire(self, u: UnitState, mount: str, target_id: str) -> None:
+    def _check_fire(self, u: U, mount: str, target_id: str) -> None:
         m = self.mount_index(u, mount)
         if self.rushed:
             raise IllegalActionError(f"{u.id} rushed this activation and may not attack")

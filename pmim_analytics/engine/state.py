@@ -122,7 +122,7 @@ class GameResult:
     red_vp: int
 
 
-class GameState(RuleChecks):
+class GameState(RuleChecks[UnitState]):
     """One game in progress. Build with ``GameState(spec)``; drive with apply / apply_roll."""
 
     def __init__(self, spec: GameSpec) -> None:

@@ -19,14 +19,12 @@ setting, or a bad value, is one error naming the file, the line and the key (see
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from collections.abc import Sequence
+from typing import Annotated, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pmim_analytics.limits import MAX_HEAT, MAX_OPTIONAL_FACTOR, MAX_STAT
-
-if TYPE_CHECKING:
-    from pmim_analytics.rules.models import RulesVersion
 
 #: A weapon's heat cost by its tonnage, unless the variant says otherwise (one heat per 5 tons).
 DEFAULT_TONNAGE_HEAT: dict[int, int] = {5: 1, 10: 2, 15: 3, 20: 4}
@@ -36,6 +34,43 @@ DEFAULT_TONNAGE_HEAT: dict[int, int] = {5: 1, 10: 2, 15: 3, 20: 4}
 HeatValue = Annotated[int, Field(ge=0, le=MAX_HEAT)]
 #: A weapon tonnage as a key of ``tonnage_heat``.
 Tonnage = Annotated[int, Field(ge=0, le=MAX_STAT)]
+
+
+class _Coded(Protocol):
+    @property
+    def code(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+
+
+class _Weapon(_Coded, Protocol):
+    @property
+    def ton(self) -> int: ...
+
+
+class _WeightClass(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+M = TypeVar("M", bound=_Coded)
+
+
+class RulesView(Protocol[M]):
+    """What the optional rules read of a rules version (``rules.models.RulesVersion`` is one,
+    ``M`` its Warmech type); a protocol, so this module needs nothing from the models module."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def warmechs(self) -> Sequence[M]: ...
+    @property
+    def weapons(self) -> Sequence[_Weapon]: ...
+    @property
+    def weight_classes(self) -> Sequence[_WeightClass]: ...
+    @property
+    def optional_rules(self) -> OptionalRules | None: ...
+    def weight_class(self, mech: M) -> str: ...
 
 
 class _Setting(BaseModel):
@@ -55,7 +90,7 @@ class HeatRule(_Setting):
     tonnage_heat: dict[Tonnage, HeatValue] = Field(default_factory=lambda: dict(DEFAULT_TONNAGE_HEAT))
     weapons: dict[str, HeatValue] = Field(default_factory=dict)
 
-    def rating_of(self, rules: RulesVersion, code: str) -> int:
+    def rating_of(self, rules: RulesView[M], code: str) -> int:
         """The heat rating of the Warmech ``code`` (its own, else its weight class's).
 
         Raises ``KeyError`` when neither is set (:func:`check_optional_rules` reports it first).
@@ -65,7 +100,7 @@ class HeatRule(_Setting):
         mech = next(m for m in rules.warmechs if m.code == code)
         return self.ratings[rules.weight_class(mech)]
 
-    def heat_of(self, rules: RulesVersion, weapon_code: str) -> int:
+    def heat_of(self, rules: RulesView[M], weapon_code: str) -> int:
         """The heat cost of firing the weapon ``weapon_code`` once.
 
         Raises ``KeyError`` when neither the weapon nor its tonnage has a cost.
@@ -126,7 +161,7 @@ SETTING_MODELS: dict[str, type[_Setting]] = {
 }
 
 
-def check_optional_rules(rules: RulesVersion) -> list[tuple[tuple[str | int, ...], str]]:
+def check_optional_rules(rules: RulesView[M]) -> list[tuple[tuple[str | int, ...], str]]:
     """What a version's optional rules leave undefined: ``(key path, problem)`` pairs.
 
     Heat needs a rating for every Warmech (by code or by its weight class) and a heat cost

@@ -18,37 +18,16 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import AbstractContextManager
 from itertools import islice
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pmim_analytics.errors import PmimError
+from pmim_analytics.sim.base import Backend, JobResult, output_folders, remove_temporaries
 from pmim_analytics.sim.batch import GameOutcome, PartJob
 
+__all__ = ["BACKENDS", "Backend", "JobResult", "LocalBackend", "open_backend", "output_folders",
+           "remove_temporaries"]
+
 BACKENDS = ("local", "ray")
-JobResult = tuple[PartJob, list[GameOutcome]]
-
-
-class Backend(Protocol):
-    """Runs part jobs and yields each with its outcomes as it finishes."""
-
-    name: str
-
-    def run(self, jobs: Sequence[PartJob]) -> Iterator[JobResult]:
-        """Run ``jobs``; yield ``(job, outcomes)`` in completion order."""
-        ...
-
-
-def remove_temporaries(folders: set[Path]) -> None:
-    """Delete ``*.tmp`` files left in ``folders`` by writes that were cut short."""
-    for folder in folders:
-        if folder.is_dir():
-            for tmp in folder.glob("*.tmp"):
-                tmp.unlink(missing_ok=True)
-
-
-def output_folders(jobs: Sequence[PartJob]) -> set[Path]:
-    """The folders ``jobs`` write into."""
-    return {job.out for job in jobs if job.out is not None}
 
 
 _STOP: Any = None  # in pool workers: the run's stop event

@@ -230,11 +230,3 @@ class BatchSummary:
         """Average number of rounds per game."""
         return self.total_rounds / self.games if self.games else 0.0
 
-
-def __getattr__(name: str) -> Callable[..., BatchSummary]:
-    """``run_batch`` lives in :mod:`pmim_analytics.sim.runner`; it stays importable from here."""
-    if name == "run_batch":
-        from pmim_analytics.sim.runner import run_batch
-
-        return run_batch
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pmim_analytics.errors import PmimError
-from pmim_analytics.sim.backends import JobResult, output_folders, remove_temporaries
+from pmim_analytics.sim.base import JobResult, output_folders, remove_temporaries
 from pmim_analytics.sim.batch import GameOutcome, PartJob
 
 #: Attempts after the first when a task's worker dies or it raises ``OSError``.

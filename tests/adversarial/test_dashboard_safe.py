@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import ARGS, CHROMIUM, settle, streamlit_server
+from tests.support.browser import ARGS, CHROMIUM, WAIT_MS, settle, streamlit_server
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.browser
@@ -61,7 +61,7 @@ def test_the_database_path_cannot_be_edited_from_the_browser(server: tuple[str, 
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(url)
-            page.get_by_role("heading", name="PMIM balance overview").first.wait_for(timeout=60_000)
+            page.get_by_role("heading", name="PMIM balance overview").first.wait_for(timeout=WAIT_MS)
             settle(page)
             sidebar = page.locator("[data-testid='stSidebar']")
             assert str(db) in sidebar.inner_text()  # the start-up choice is shown...

@@ -20,6 +20,7 @@ ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.analytics.stats",  # Wilson intervals of a simulation's results
     "pmim_analytics.analytics.whatif",  # the What-if page's exact dice maths, base against edit
     "pmim_analytics.errors",
+    "pmim_analytics.pipeline",  # simulate, then ingest (Simulate and What-if)
     "pmim_analytics.engine.bots",  # bots, their settings and personas for Simulate and What-if
     "pmim_analytics.replay.fold",
     "pmim_analytics.replay.manual",

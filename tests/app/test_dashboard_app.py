@@ -22,7 +22,7 @@ def open_page(page: str, db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     monkeypatch.setenv("PMIM_DB", str(db))
     monkeypatch.setenv("PMIM_LOG_DIR", str(tmp_path / "logs"))
     monkeypatch.setenv("PMIM_SIM_DIR", str(tmp_path / "sims"))
-    at = AppTest.from_file(str(APP), default_timeout=90)
+    at = AppTest.from_file(str(APP), default_timeout=600)
     if page != "overview":
         at.switch_page(f"views/{page}.py")
     return at.run()
@@ -227,18 +227,13 @@ def test_export_offers_the_report_tables_and_charts(small_demo_db: Path, monkeyp
 
 def test_a_page_waits_for_an_ingest_holding_the_database(writable_db: Path, monkeypatch: pytest.MonkeyPatch,
                                                          tmp_path: Path) -> None:
-    import subprocess
-    import sys
-    import time
+    from tests.support.lockholder import hold, release_on_wait
 
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); print('locked', flush=True); "
-        "time.sleep(2.5); con.close()"), str(writable_db)], stdout=subprocess.PIPE, text=True)
+    holder = hold("raw", writable_db)  # another program writing the file
     try:
-        assert holder.stdout.readline().strip() == "locked"
-        started = time.monotonic()
+        waits = release_on_wait(monkeypatch, holder)  # the page's wait releases it
         at = open_page("units", writable_db, monkeypatch, tmp_path)
         assert problems(at) == [] and at.get("plotly_chart")
-        assert time.monotonic() - started > 1.0  # it did wait for the writer
+        assert waits and "locked" in waits[0]  # it did wait for the writer
     finally:
-        holder.wait(timeout=30)
+        holder.finish()

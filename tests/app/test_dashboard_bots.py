@@ -18,7 +18,7 @@ def open_bots(db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> AppT
     monkeypatch.setenv("PMIM_DB", str(db))
     monkeypatch.setenv("PMIM_LOG_DIR", str(tmp_path / "logs"))
     monkeypatch.setenv("PMIM_SIM_DIR", str(tmp_path / "sims"))
-    at = AppTest.from_file(str(APP), default_timeout=90)
+    at = AppTest.from_file(str(APP), default_timeout=600)
     at.switch_page("views/bots.py")
     return at.run()
 

@@ -13,7 +13,7 @@ APP = Path(__file__).resolve().parents[2] / "app" / "streamlit_app.py"
 
 def _app(db: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("PMIM_DB", str(db))
-    return AppTest.from_file(str(APP), default_timeout=90)
+    return AppTest.from_file(str(APP), default_timeout=600)
 
 
 def test_filters_come_from_the_url_and_go_back_into_it(small_demo_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:

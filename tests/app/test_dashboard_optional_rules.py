@@ -27,7 +27,7 @@ def test_the_rules_picker_shows_each_variants_optional_rules(tmp_path: Path, mon
     db = tmp_path / "pmim.duckdb"
     assert ingest_paths([tmp_path / "replays"], db).loaded == 3
     monkeypatch.setenv("PMIM_DB", str(db))
-    at = AppTest.from_file(str(APP), default_timeout=90)
+    at = AppTest.from_file(str(APP), default_timeout=600)
     at.switch_page("views/overview.py").run()
     assert not at.exception
     picker = at.sidebar.multiselect(key="rules_filter")

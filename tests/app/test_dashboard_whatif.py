@@ -23,7 +23,7 @@ def whatif(small_demo_db: Path, data_copy: Path, tmp_path: Path, monkeypatch: py
     shutil.copy(small_demo_db, db)
     monkeypatch.setenv("PMIM_DB", str(db))
     monkeypatch.setenv("PMIM_SIM_DIR", str(tmp_path / "sims"))
-    at = AppTest.from_file(str(APP), default_timeout=180)
+    at = AppTest.from_file(str(APP), default_timeout=600)
     at.switch_page("views/whatif.py").run()
     assert not at.exception
     return at
@@ -94,7 +94,7 @@ def test_a_pricing_only_edit_says_what_it_can_answer(whatif: AppTest) -> None:
 def test_simulate_says_what_a_pricing_only_variant_answers(small_demo_db: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PMIM_DB", str(small_demo_db))
-    at = AppTest.from_file(str(APP), default_timeout=90)
+    at = AppTest.from_file(str(APP), default_timeout=600)
     at.switch_page("views/simulate.py").run()
     assert not [i for i in at.info if "changes points only" in i.value]
     at.selectbox(key="sim_rules").set_value("v3-mjolnir-16").run()

@@ -112,7 +112,7 @@ def test_ctrl_c_stores_nothing(tmp_path: Path) -> None:
     assert "games" in first, first
     time.sleep(2)
     os.killpg(proc.pid, signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
+    _, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 130, stderr
     if db.exists():
         with duckdb.connect(str(db), read_only=True) as con:

@@ -28,6 +28,7 @@ from pmim_analytics.store import open_writer, read_frame
 from pmim_analytics.store.check import check_db
 from pmim_analytics.store.ingest import PAUSE_HOOK_ENV
 from tests.store.conftest import write_games
+from tests.support.lockholder import SAFETY_S, hold, release_on_wait
 from tests.support.own import ingest_own
 from tests.support.synthetic import iter_games
 
@@ -39,7 +40,7 @@ def _python(code: str, env: dict[str, str] | None = None) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
 
 
-def _wait_for(proc: subprocess.Popen, marker: str, timeout: float = 60) -> None:
+def _wait_for(proc: subprocess.Popen, marker: str, timeout: float = 300) -> None:
     """Read the child's stderr until ``marker`` shows up."""
     deadline = time.monotonic() + timeout
     assert proc.stderr is not None
@@ -69,7 +70,7 @@ def test_sigkill_inside_a_transaction_leaves_whole_batches_and_a_rerun_completes
     proc = _python(code, {PAUSE_HOOK_ENV: "2:60"})
     _wait_for(proc, "pausing before commit 2")  # batch 1 committed, batch 2 inserted but not committed
     proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    proc.wait(timeout=300)
     assert proc.returncode == -signal.SIGKILL
     report = check_db(db)
     assert report.ok, report.findings
@@ -94,7 +95,7 @@ def test_sigkill_while_creating_the_database_leaves_none_and_a_rerun_creates_it(
     proc = _python(code)
     _wait_for(proc, "creating the database")
     proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    proc.wait(timeout=300)
     assert not db.exists(), "a killed creation left a database without its tables"
     left = sorted(p.name for p in db.parent.iterdir())
     assert left and all(name.startswith(f".{db.name}.{proc.pid}.creating") for name in left), left
@@ -116,7 +117,7 @@ def test_sigkill_at_any_moment_never_leaves_a_broken_database(replays: Path, db:
         proc = _python(code)
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
+        proc.wait(timeout=300)
         if db.exists():
             report = check_db(db)
             assert report.ok, report.findings
@@ -134,62 +135,50 @@ def test_ctrl_c_rolls_back_the_batch_in_flight(replays: Path, db: Path) -> None:
                             env={**os.environ, PAUSE_HOOK_ENV: "1:60"})
     _wait_for(proc, "pausing before commit 1")
     proc.send_signal(signal.SIGINT)
-    out, errs = proc.communicate(timeout=60)
+    out, errs = proc.communicate(timeout=300)
     assert proc.returncode == 130
     assert "rolled back" in errs and "loaded 0 games" in out
     assert check_db(db).ok and _games(db) == 0
     assert ingest_own([replays], db).loaded == 60
 
 
-HOLD = """
-import sys, time
-from pmim_analytics.store import open_reader, open_writer
-opener = open_writer if sys.argv[1] == "writer" else open_reader
-with opener(sys.argv[2]):
-    print("holding", file=sys.stderr, flush=True)
-    time.sleep(float(sys.argv[3]))
-"""
-
-
-def _hold(kind: str, db: Path, seconds: float) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", HOLD, kind, str(db), str(seconds)], cwd=REPO_ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _wait_for(proc, "holding")
-    return proc
-
-
-def test_a_reader_waits_for_the_writer_then_reads(db: Path) -> None:
+def test_a_reader_waits_for_the_writer_then_reads(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with open_writer(db):
         pass
-    holder = _hold("writer", db, 1.5)
-    started = time.monotonic()
-    assert read_frame("SELECT count(*) FROM games", db=db, timeout=30).item() == 0
-    assert time.monotonic() - started > 0.5, "the read should have waited for the writer"
-    holder.wait(timeout=30)
+    holder = hold("writer", db)
+    try:
+        waits = release_on_wait(monkeypatch, holder)  # the reader's wait releases the writer
+        assert read_frame("SELECT count(*) FROM games", db=db, timeout=SAFETY_S).item() == 0
+        assert waits and "locked" in waits[0], "the read should have waited for the writer"
+    finally:
+        holder.finish()
 
 
 def test_a_reader_gives_up_with_a_clear_message(db: Path) -> None:
     with open_writer(db):
         pass
-    holder = _hold("writer", db, 4)
-    with pytest.raises(StoreError) as info:
-        read_frame("SELECT 1", db=db, timeout=0.5)
-    assert "locked" in info.value.message and "ingest may be running" in info.value.message
-    assert isinstance(info.value.__cause__, duckdb.Error)
-    holder.kill()
-    holder.wait(timeout=30)
+    holder = hold("writer", db)  # held until the reader has given up
+    try:
+        with pytest.raises(StoreError) as info:
+            read_frame("SELECT 1", db=db, timeout=0.5)
+        assert "locked" in info.value.message and "ingest may be running" in info.value.message
+        assert isinstance(info.value.__cause__, duckdb.Error)
+    finally:
+        holder.finish()
 
 
 def test_the_writer_waits_for_readers(tmp_path: Path, db: Path) -> None:
     write_games(tmp_path / "in", iter_games(3, seed=7))
     with open_writer(db):
         pass
-    holder = _hold("reader", db, 1.5)
+    holder = hold("reader", db)
     waits: list[str] = []
-    result = ingest_own([tmp_path / "in"], db, on_wait=waits.append)
+    try:
+        result = ingest_own([tmp_path / "in"], db, on_wait=lambda m: (waits.append(m), holder.release()))
+    finally:
+        holder.finish()
     assert result.loaded == 3
     assert waits and "locked" in waits[0]
-    holder.wait(timeout=30)
 
 
 def test_a_dashboard_polling_during_a_long_ingest_sees_only_whole_batches(replays: Path, db: Path) -> None:
@@ -200,7 +189,7 @@ def test_a_dashboard_polling_during_a_long_ingest_sees_only_whole_batches(replay
     proc = _python(code)
     seen: list[int] = []
     while proc.poll() is None:
-        seen.append(read_frame("SELECT count(*) FROM games", db=db, timeout=60).item())
+        seen.append(read_frame("SELECT count(*) FROM games", db=db, timeout=300).item())
         time.sleep(0.02)
     assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
     seen.append(_games(db))

@@ -17,6 +17,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
+# Every wait is on a condition (a heading, a chart, an alert), so a generous limit costs a passing
+# test nothing; it only has to outlast a machine that is busy with other work (minutes, not seconds).
+WAIT_MS = 300_000
+LONG_WAIT_MS = 600_000
+SERVER_START_S = 300
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -59,7 +64,7 @@ def streamlit_server(db: Path, data: Path | None, work: Path, *, db_as_argument:
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + SERVER_START_S
             while True:
                 try:
                     with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
@@ -80,7 +85,7 @@ def streamlit_server(db: Path, data: Path | None, work: Path, *, db_as_argument:
                 proc.wait()
 
 
-def settle(page, timeout: float = 60_000) -> None:  # noqa: ANN001 (a playwright Page)
+def settle(page, timeout: float = WAIT_MS) -> None:  # noqa: ANN001 (a playwright Page)
     """Wait until the app has finished running its script."""
     page.wait_for_selector("[data-testid='stApp']", timeout=timeout)
     page.wait_for_timeout(300)
@@ -98,7 +103,7 @@ def pick(page, label: str, option: str, nth: int = 0) -> None:  # noqa: ANN001
     box.click()
     choice = page.get_by_role("option", name=option, exact=True).first
     try:
-        choice.wait_for(timeout=3_000)
+        choice.wait_for(timeout=10_000)
     except Exception:  # the list did not open on the click (a rerun redrew it): open it by keyboard
         box.press("ArrowDown")
     choice.click()

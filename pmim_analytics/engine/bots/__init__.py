@@ -1,7 +1,7 @@
 """Bots: players outside the game state, named by a bot spec such as ``search:budget=400``.
 
 A new bot is one :class:`~pmim_analytics.engine.bots.base.Bot` subclass in its own file,
-added to :data:`BOTS`; its settings are declared in ``params`` (see
+added to :data:`~pmim_analytics.engine.bots.registry.BOTS`; its settings are declared in ``params`` (see
 :mod:`pmim_analytics.engine.bots.spec` for the spec syntax).
 """
 
@@ -10,15 +10,9 @@ from __future__ import annotations
 import random
 
 from pmim_analytics.engine.bots.base import Bot, Param
-from pmim_analytics.engine.bots.greedy import GreedyBot
 from pmim_analytics.engine.bots.persona import DEFAULT_PERSONA, Persona, load_persona, persona_names
-from pmim_analytics.engine.bots.random_bot import RandomBot
-from pmim_analytics.engine.bots.search import SearchBot
+from pmim_analytics.engine.bots.registry import BOTS
 from pmim_analytics.engine.bots.spec import BotSpec, bot_options, parse_bot_spec
-from pmim_analytics.engine.bots.tactician import TacticianBot
-
-#: Every bot by name.
-BOTS: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, GreedyBot, TacticianBot, SearchBot)}
 
 
 def bot_names() -> list[str]:

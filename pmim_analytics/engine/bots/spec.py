@@ -66,7 +66,7 @@ def parse_bot_spec(text: str, bots: dict[str, type[Bot]] | None = None) -> BotSp
     raises :class:`~pmim_analytics.errors.DataFileError` naming the file and field.
     """
     if bots is None:
-        from pmim_analytics.engine.bots import BOTS
+        from pmim_analytics.engine.bots.registry import BOTS
 
         bots = BOTS
     if not isinstance(text, str):
@@ -160,7 +160,7 @@ def as_spec(spec_or_text: BotSpec | str) -> BotSpec:
 def bot_options(spec: BotSpec) -> dict[str, Any]:
     """The keyword arguments a bot of ``spec`` is built with (persona loaded when it takes one)."""
     opts: dict[str, Any] = dict(spec.params)
-    from pmim_analytics.engine.bots import BOTS
+    from pmim_analytics.engine.bots.registry import BOTS
 
     if BOTS[spec.name].takes_persona:
         opts["persona"] = load_persona(spec.persona)

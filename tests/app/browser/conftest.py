@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import ARGS, CHROMIUM
+from tests.support.browser import ARGS, CHROMIUM, WAIT_MS
 
 
 @pytest.fixture(scope="module")
@@ -15,6 +15,8 @@ def page(server: str):  # noqa: ANN201 (a playwright Page)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
-            yield browser.new_page(viewport={"width": 1500, "height": 1000})
+            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            page.set_default_timeout(WAIT_MS)  # waits are on conditions: generous, for a busy machine
+            yield page
         finally:
             browser.close()

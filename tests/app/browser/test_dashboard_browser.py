@@ -26,7 +26,9 @@ import pytest
 
 from tests.support.browser import (
     CHROMIUM,
+    LONG_WAIT_MS,
     ROOT,
+    WAIT_MS,
     enter_a_blue_vp_win_at_7_11,
     full_page_height,
     number,
@@ -86,9 +88,9 @@ def screenshot(page, name: str, full: bool = True) -> None:  # noqa: ANN001
 @pytest.mark.parametrize(("path", "title", "chart"), PAGES, ids=[p[0] or "overview" for p in PAGES])
 def test_page_renders(page, server: str, path: str, title: str, chart: bool) -> None:  # noqa: ANN001
     page.goto(f"{server}/{path}")
-    page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name=title).first.wait_for(timeout=WAIT_MS)
     if chart:
-        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=WAIT_MS)
     settle(page)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, path or "overview")
@@ -154,23 +156,23 @@ def test_rules_a_to_b_matches_pmim_report_impact(page, server: str) -> None:  # 
 
 def test_replay_viewer_steps_through_a_game(page, server: str) -> None:  # noqa: ANN001
     page.goto(f"{server}/replay")
-    page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=WAIT_MS)
     settle(page)
     page.locator("[data-testid='stSidebar']").get_by_text("engine", exact=True).click()  # a game with positions
     settle(page)
-    page.get_by_role("heading", name="Deployment").first.wait_for(timeout=30_000)
+    page.get_by_role("heading", name="Deployment").first.wait_for(timeout=WAIT_MS)
     for n in (2, 3, 4):
         page.get_by_role("button", name="Next ▶").click()
-        page.get_by_role("heading", name=f"Step {n} of").first.wait_for(timeout=30_000)
+        page.get_by_role("heading", name=f"Step {n} of").first.wait_for(timeout=WAIT_MS)
     settle(page)
     page.get_by_role("button", name="◀ Prev").click()
-    page.get_by_role("heading", name="Step 3 of").first.wait_for(timeout=30_000)
+    page.get_by_role("heading", name="Step 3 of").first.wait_for(timeout=WAIT_MS)
     settle(page)
     assert page.locator(".js-plotly-plot").count() >= 2  # the board and the VP curve
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "replay-step3")
     page.get_by_role("slider").first.press("End")  # the slider, by keyboard: to the last step
-    page.get_by_role("heading", name="Game over").first.wait_for(timeout=30_000)
+    page.get_by_role("heading", name="Game over").first.wait_for(timeout=WAIT_MS)
     settle(page)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "replay-end")
@@ -204,14 +206,14 @@ def test_typing_v3_and_enter_in_the_rules_filter_picks_v3_only(page, server: str
 
 def test_filters_survive_navigation_and_a_reload_from_the_url(page, server: str) -> None:  # noqa: ANN001
     page.goto(f"{server}/compositions?rules=v3&source=engine")
-    page.get_by_role("heading", name="Compositions across rules versions").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Compositions across rules versions").first.wait_for(timeout=WAIT_MS)
     settle(page)
     sidebar = page.locator("[data-testid='stSidebar']")
     chips = sidebar.locator("[data-testid='stMultiSelect'] [data-tag] [title]")
     assert chips.all_inner_texts() == ["v3"]
     assert sidebar.get_by_role("radio", name="engine").is_checked()
     sidebar.get_by_role("link", name="Units").click()
-    page.get_by_role("heading", name="Units: what each type does for its points").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Units: what each type does for its points").first.wait_for(timeout=WAIT_MS)
     settle(page)
     assert chips.all_inner_texts() == ["v3"] and sidebar.get_by_role("radio", name="engine").is_checked()
     assert "rules=v3" in page.url and "source=engine" in page.url  # the new page's address carries them
@@ -219,11 +221,11 @@ def test_filters_survive_navigation_and_a_reload_from_the_url(page, server: str)
     settle(page)
     assert "source=manual" in page.url
     page.reload()
-    page.get_by_role("heading", name="Units: what each type does for its points").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Units: what each type does for its points").first.wait_for(timeout=WAIT_MS)
     settle(page)
     assert chips.all_inner_texts() == ["v3"] and sidebar.get_by_role("radio", name="manual").is_checked()
     sidebar.get_by_role("link", name="Export").click()
-    page.get_by_text("Selection: rules v3; source manual").first.wait_for(timeout=60_000)
+    page.get_by_text("Selection: rules v3; source manual").first.wait_for(timeout=WAIT_MS)
     assert page.locator("[data-testid='stException']").count() == 0
 
 
@@ -234,13 +236,13 @@ def test_replay_controls_and_board_fit_the_screen(page, server: str, size: tuple
     try:
         started = time.monotonic()
         page.goto(f"{server}/replay?source=engine")
-        page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=60_000)
-        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+        page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=WAIT_MS)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=WAIT_MS)
         settle(page)
         print(f"replay viewer at {size[0]}x{size[1]}: first load {time.monotonic() - started:.1f} s")
         for n in (2, 3):
             page.get_by_role("button", name="Next ▶").click()
-            page.get_by_role("heading", name=f"Step {n} of").first.wait_for(timeout=30_000)
+            page.get_by_role("heading", name=f"Step {n} of").first.wait_for(timeout=WAIT_MS)
         settle(page)
         board = page.locator(".js-plotly-plot").first
         for el in (page.get_by_role("button", name="◀ Prev"), page.get_by_role("button", name="Next ▶"),
@@ -287,13 +289,13 @@ def test_replay_timeline_next_kill_autoplay_and_link(page, server: str) -> None:
 
 def test_summary_form_errors_at_their_fields(page, server: str) -> None:  # noqa: ANN001
     page.goto(f"{server}/log_match")
-    page.get_by_role("heading", name="Log a match").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Log a match").first.wait_for(timeout=WAIT_MS)
     settle(page)
     assert page.get_by_text("Fill in the blue army").count() == 1  # the form starts empty
     assert page.get_by_role("button", name="Save to the database").count() == 0
     enter_a_blue_vp_win_at_7_11(page)
     alerts = page.locator("[data-testid='stAlertContentError']")
-    alerts.first.wait_for(timeout=30_000)
+    alerts.first.wait_for(timeout=WAIT_MS)
     texts = [t.replace("🚫", "").strip() for t in alerts.all_inner_texts()]
     assert len(texts) == 2 and texts[0].startswith("VP: VP totals '7-11' are inconsistent")
     assert not any("line" in t or "no result" in t for t in texts)
@@ -316,24 +318,24 @@ def test_summary_form_errors_at_their_fields(page, server: str) -> None:  # noqa
 def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: str) -> None:  # noqa: ANN001
     data = Path(os.environ["PMIM_BROWSER_DATA"])
     page.goto(f"{server}/whatif")
-    page.get_by_role("heading", name="What-if: change a stat, see what it does").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name="What-if: change a stat, see what it does").first.wait_for(timeout=WAIT_MS)
     settle(page)
     pick(page, "Which", "L. Laser (LL)")
     number(page, "RPT (base 3)", 0)
     refusal = page.get_by_text("L. Laser RPT: Input should be greater than or equal to 1").first
-    refusal.wait_for(timeout=30_000)
+    refusal.wait_for(timeout=WAIT_MS)
     rpt, err = page.get_by_label("RPT (base 3)", exact=True).bounding_box(), refusal.bounding_box()
     assert rpt["y"] < err["y"] < rpt["y"] + 200 and rpt["x"] - 20 <= err["x"] <= rpt["x"] + rpt["width"]
     number(page, "RPT (base 3)", 4)
     # attacks to destroy Infantry: 36/13 -> 18/13
-    page.get_by_text("18/13").first.wait_for(state="attached", timeout=30_000)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)  # the kill curves
+    page.get_by_text("18/13").first.wait_for(state="attached", timeout=WAIT_MS)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=WAIT_MS)  # the kill curves
     page.get_by_label("Variant id (the file name)").fill("v3-llaser-rpt4-try")
     page.get_by_label("Name", exact=True).fill("v3 with L. Laser RPT 4 (tried on the What-if page)")
     page.get_by_label("Name", exact=True).press("Enter")
     settle(page)
     page.get_by_role("button", name="Save the variant").click()
-    page.get_by_text("rules id v3-llaser-rpt4-try").first.wait_for(timeout=30_000)
+    page.get_by_text("rules id v3-llaser-rpt4-try").first.wait_for(timeout=WAIT_MS)
     saved = data / "rules" / "variants" / "v3-llaser-rpt4-try.yaml"
     assert saved.is_file() and "rpt: 4" in saved.read_text()
     assert not (ROOT / "data" / "rules" / "variants" / saved.name).exists()
@@ -342,7 +344,7 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
     number(page, "Games under each", 2)
     page.get_by_role("button", name="Play 2 games under v3 and 2 under v3-llaser-rpt4-try").click()
     heading = page.get_by_role("heading", name="Paired impact: v3 → v3-llaser-rpt4-try").first
-    heading.wait_for(timeout=180_000)
+    heading.wait_for(timeout=LONG_WAIT_MS)
     settle(page)
     page.wait_for_timeout(800)
     box = heading.bounding_box()  # the page lands on the impact: its heading is on screen

@@ -21,7 +21,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.support.browser import CHROMIUM, ROOT, scratch_copy, settle, streamlit_server
+from tests.support.browser import CHROMIUM, LONG_WAIT_MS, ROOT, WAIT_MS, scratch_copy, settle, streamlit_server
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 #: An army name as a user might type it: a formula, a tag that runs script, a link.
@@ -58,7 +58,7 @@ MD_LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 
 def _download(page, button: str, into: Path) -> Path:  # noqa: ANN001
     """Click the download button labelled ``button`` and save what the browser receives."""
-    with page.expect_download(timeout=60_000) as d:
+    with page.expect_download(timeout=WAIT_MS) as d:
         page.get_by_role("button", name=button, exact=True).click()
     path = into / d.value.suggested_filename
     d.value.save_as(path)
@@ -91,11 +91,11 @@ def test_export_downloads_the_note_the_report_and_png_figures(page, server: str,
     from pmim_analytics.report.note import MAX_COLUMNS, QUESTIONS
 
     page.goto(f"{server}/export?rules=v3,v3-llaser-rpt4&source=engine")
-    page.get_by_role("heading", name="Export for design notes").first.wait_for(timeout=60_000)
-    page.get_by_text("Selection: rules v3, v3-llaser-rpt4; source engine").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Export for design notes").first.wait_for(timeout=WAIT_MS)
+    page.get_by_text("Selection: rules v3, v3-llaser-rpt4; source engine").first.wait_for(timeout=WAIT_MS)
     settle(page)
     page.get_by_text("Prepare the export", exact=True).click()
-    page.get_by_role("button", name="Design note (note.md)").wait_for(timeout=240_000)  # PNGs take a while
+    page.get_by_role("button", name="Design note (note.md)").wait_for(timeout=LONG_WAIT_MS)  # PNGs take a while
     settle(page)
     assert page.locator("[data-testid='stException']").count() == 0
     note_path = _download(page, "Design note (note.md)", tmp_path)
