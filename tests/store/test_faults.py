@@ -109,13 +109,15 @@ def test_sigkill_while_creating_the_database_leaves_none_and_a_rerun_creates_it(
 
 
 def test_sigkill_at_any_moment_never_leaves_a_broken_database(replays: Path, db: Path) -> None:
-    # Small batches with pauses between them: the run lasts a few seconds, so each kill lands mid-run.
+    # Small batches; each run is killed while a batch's transaction is written but not yet
+    # committed (the ingest's test hook pauses there and says so), so each kill lands mid-run
+    # however slowly a busy machine runs it.
     code = (f"from tests.support.own import ingest_own; "
             f"ingest_own([{str(replays)!r}], {str(db)!r}, batch_files=5, yield_every=0)")
     counts = []
-    for delay in (1.3, 1.9, 2.5):
-        proc = _python(code)
-        time.sleep(delay)
+    for commit in (2, 3, 4):
+        proc = _python(code, env={PAUSE_HOOK_ENV: f"{commit}:600"})
+        _wait_for(proc, f"pausing before commit {commit}")
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=300)
         if db.exists():
