@@ -31,7 +31,8 @@ from pmim_analytics.replay.parquet import write_part
 from pmim_analytics.rules import DEFAULT_SCENARIO, Roster, data_dir, load_army, load_scenario, validate_army
 from pmim_analytics.rules.generate import random_army
 from pmim_analytics.rules.translate import translate_army
-from pmim_analytics.sim.batch import BatchSpec, play_batch_game, run_batch
+from pmim_analytics.sim.batch import BatchSpec, play_batch_game
+from pmim_analytics.sim.runner import run_batch
 from pmim_analytics.store.connection import read_frame, resolve_db_path
 from pmim_analytics.store.ingest import IngestResult, ingest_paths
 

@@ -64,7 +64,7 @@ def test_the_database_path_cannot_be_edited_from_the_browser(server: tuple[str, 
             page.get_by_role("heading", name="PMIM balance overview").first.wait_for(timeout=WAIT_MS)
             settle(page)
             sidebar = page.locator("[data-testid='stSidebar']")
-            assert str(db) in sidebar.inner_text()  # the start-up choice is shown...
+            sidebar.get_by_text(str(db)).first.wait_for(timeout=WAIT_MS)  # the start-up choice is shown...
             inputs = sidebar.locator("input, textarea")
             for i in range(inputs.count()):  # ...and no field of the page holds a path to edit
                 assert inputs.nth(i).input_value() != str(db)

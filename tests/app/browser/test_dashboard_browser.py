@@ -291,7 +291,8 @@ def test_summary_form_errors_at_their_fields(page, server: str) -> None:  # noqa
     page.goto(f"{server}/log_match")
     page.get_by_role("heading", name="Log a match").first.wait_for(timeout=WAIT_MS)
     settle(page)
-    assert page.get_by_text("Fill in the blue army").count() == 1  # the form starts empty
+    page.get_by_text("Fill in the blue army").first.wait_for()  # the form starts empty (drawn by now)
+    assert page.get_by_text("Fill in the blue army").count() == 1
     assert page.get_by_role("button", name="Save to the database").count() == 0
     enter_a_blue_vp_win_at_7_11(page)
     alerts = page.locator("[data-testid='stAlertContentError']")
