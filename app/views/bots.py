@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pmim_analytics.analytics.robustness import FLAGS, flag_lines, levels_wide, robustness_tables
+from pmim_analytics.analytics.skill_axis import SKILLS, skill_label, skill_lines, skill_tables
 from pmim_analytics.store.ladder import read_ladder_ratings, read_ladder_runs
 from pmim_analytics.store.readers import DuckDBData
 
@@ -69,6 +70,21 @@ def robustness() -> None:
     sh.legend(FLAGS)
     st.caption("Win % with 95% Wilson intervals and games, per bot level from random to the strongest; "
                "a verdict flips, vanishes or shrinks when the strongest level disagrees with a weaker one.")
+    st.subheader("At the skill of the table")
+    s_comps, s_matches = sh.with_retry(lambda: skill_tables(data.matchup_cells()), "the skill tables")
+    if s_comps.height == 0:
+        st.info("No games of a bot below skill 1 in this selection (the demo plays search at skills 0.5, 0.75 "
+                "and 0.9).")
+        return
+    for line in skill_lines(s_matches):
+        st.warning(line, icon="🎓")
+    labels = {"rules_id": "Rules", "bot": "Bot", **{skill_label(x): skill_label(x) for x in SKILLS}, "flag": "Verdict"}
+    for table, key in ((s_comps, "composition"), (s_matches, "matchup")):
+        shown = table.select("rules_id", "bot", key, *[skill_label(x) for x in SKILLS], "flag")
+        sh.table(shown, {**labels, key: key.capitalize()}, key=f"skill_{key}")
+    st.caption("The strongest bot with games below skill 1, both sides at the same skill (1 = its best play). "
+               "'expert only': a verdict at skill 1 that a lower skill does not share; 'casual only': the other "
+               "way round.")
 
 
 sh.page_errors(ladder)

@@ -86,6 +86,23 @@ def level_key(label: str) -> tuple[int, float, str]:
     return (len(order) + 1, 0.0, label)
 
 
+def split_skill(label: str) -> tuple[str, float]:
+    """``("search:budget=400", 0.75)`` from ``search:budget=400,skill=0.75``; skill 1 when unset."""
+    name, sep, params = label.partition(":")
+    keep, skill = [], 1.0
+    for part in params.split(",") if sep else []:
+        k, _, v = part.partition("=")
+        if k.strip() == "skill":
+            try:
+                skill = float(v)
+            except ValueError:
+                keep.append(part)
+        else:
+            keep.append(part)
+    return (name + (":" + ",".join(keep) if keep else "")), skill
+
+
+
 @dataclass(frozen=True)
 class Level:
     """One bot level's record for a row: wins of ``games``, win rate and interval."""
@@ -165,8 +182,11 @@ def same_bot_cells(matchup_cells: pl.DataFrame) -> pl.DataFrame:
 
 
 def robustness_tables(matchup_cells: pl.DataFrame, min_games: int = 10) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(compositions, matchups) robustness tables from a GameData's ``matchup_cells()``."""
+    """(compositions, matchups) robustness tables from a GameData's ``matchup_cells()``; bots
+    played below skill 1 are left out (they are the skill axis, :mod:`.skill_axis`)."""
     cells = same_bot_cells(matchup_cells)
+    if cells.height:
+        cells = cells.filter(pl.col("bot").map_elements(lambda b: split_skill(b)[1] >= 1.0, return_dtype=pl.Boolean))
     return composition_robustness(cells, min_games), matchup_robustness(cells, min_games)
 
 

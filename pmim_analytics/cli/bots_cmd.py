@@ -157,7 +157,8 @@ def robustness(
     from pmim_analytics.store.readers import DuckDBData, default_db_path
 
     ids = parse_rules_ids(rules, db=db)
-    comps, matches = robustness_tables(DuckDBData(db or default_db_path(), ids, "engine").matchup_cells(), min_games)
+    cells = DuckDBData(db or default_db_path(), ids, "engine").matchup_cells()
+    comps, matches = robustness_tables(cells, min_games)
     if comps.height == 0 and matches.height == 0:
         err.print("No engine games where both sides had the same bot in this selection; run `pmim demo` or "
                   "`pmim simulate` with several --blue-bot/--red-bot levels.", highlight=False)
@@ -187,6 +188,37 @@ def robustness(
             out.print(f"  {line}", highlight=False, soft_wrap=True)
     else:
         out.print("No matchup verdict changes with bot strength in this selection.", highlight=False)
+    _print_skill_axis(cells, min_games, all_rows)
+
+
+def _print_skill_axis(cells: pl.DataFrame, min_games: int, all_rows: bool) -> None:
+    """The skill columns of ``pmim report robustness``: the strongest bot played at several skills."""
+    from pmim_analytics.analytics.skill_axis import SKILLS, skill_label, skill_lines, skill_tables
+
+    comps, matches = skill_tables(cells, min_games)
+    if comps.height == 0:
+        out.print("Skill axis: no games of a bot below skill 1 in this selection (the demo plays "
+                  "search at skills 0.5, 0.75 and 0.9; or `pmim simulate --blue-bot search:skill=0.75 ...`).",
+                  highlight=False)
+        return
+    for title, df, key in (("Compositions by skill", comps, "composition"), ("Matchups by skill", matches, "matchup")):
+        shown = df if all_rows or key == "composition" else df.filter(pl.col("flag") != "holds")
+        if shown.height == 0:
+            out.print(f"{title}: every matchup's verdict holds at every skill shown (--all lists them).",
+                      highlight=False)
+            continue
+        t = Table(title=f"{title}: win % [95% Wilson] (games), both sides the same bot at the same skill; "
+                        "skill 1 = the bot's best play", title_justify="left")
+        for name in ("rules", "bot", key, *[skill_label(s) for s in SKILLS], "verdict"):
+            t.add_column(name)
+        for r in shown.iter_rows(named=True):
+            t.add_row(r["rules_id"], r["bot"], r[key], *[r[skill_label(s)] or "-" for s in SKILLS], r["flag"])
+        out.print(t)
+    lines = skill_lines(matches)
+    if lines:
+        out.print("Skill-dependent verdicts:", highlight=False)
+        for line in lines:
+            out.print(f"  {line}", highlight=False, soft_wrap=True)
 
 
 @guarded

@@ -20,6 +20,7 @@ from pmim_analytics.analytics.dice import dice_table
 from pmim_analytics.analytics.frames import Frames
 from pmim_analytics.analytics.levels import LevelChoice, choose_bot_level
 from pmim_analytics.analytics.robustness import robustness_tables
+from pmim_analytics.analytics.skill_axis import skill_tables
 from pmim_analytics.errors import PmimError, StoreError, display_path
 from pmim_analytics.report import figures, sections
 from pmim_analytics.report.images import markdown_to_html, write_pngs
@@ -109,8 +110,10 @@ def collect_tables(data: GameData, rules_ids: Sequence[str]) -> dict[str, pl.Dat
     t["costs"], t["costs_summary"] = fit.table, fit.summary
     lk = tables.luck_report(data)
     t["luck_sides"], t["luck_summary"] = lk.sides, lk.summary
-    # robustness compares bot levels: the one report that reads every level, each apart
-    t["robustness_compositions"], t["robustness_matchups"] = robustness_tables(data.at_level(None).matchup_cells())
+    # robustness compares bot levels (and skills): the one report that reads every level, each apart
+    cells = data.at_level(None).matchup_cells()
+    t["robustness_compositions"], t["robustness_matchups"] = robustness_tables(cells)
+    t["skill_compositions"], t["skill_matchups"] = skill_tables(cells)
     q = tables.quality_report(data)
     t["quality_outcomes"], t["quality_lengths"] = q.outcomes, q.lengths
     t["quality_leads"], t["vp_by_round"] = q.leads, q.vp_by_round

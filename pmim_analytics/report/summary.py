@@ -10,6 +10,7 @@ from __future__ import annotations
 import polars as pl
 
 from pmim_analytics.analytics.robustness import robustness_signals
+from pmim_analytics.analytics.skill_axis import skill_signals
 from pmim_analytics.report.inert import md_text
 from pmim_analytics.report.markdown import num, pct
 
@@ -133,6 +134,7 @@ def balance_signals(t: dict[str, pl.DataFrame], max_items: int = 10) -> list[str
     """The biggest balance signals across the report tables, strongest kinds first."""
     items = [
         *robustness_signals(t.get("robustness_matchups")),
+        *skill_signals(t.get("skill_matchups")),
         *cost_signals(t["costs"]),
         *composition_signals(t["compositions"]),
         *[s for k, v in t.items() if k.startswith("impact_compositions") for s in impact_signals(v)],
@@ -141,7 +143,17 @@ def balance_signals(t: dict[str, pl.DataFrame], max_items: int = 10) -> list[str
         *engine_signals(t["weapons"]),
         *quality_signals(t["quality_outcomes"], t.get("luck_summary")),
     ][:max_items] or ["No signal stands out of the noise in these games."]
-    return items + cost_caveats(t["costs_summary"])
+    return items + cost_caveats(t["costs_summary"]) + [skill_statement(t.get("skill_matchups"))]
+
+
+def skill_statement(skill_matchups: pl.DataFrame | None) -> str:
+    """At which skill the verdicts were measured (issue #29): skill 1 unless a line names one."""
+    if skill_matchups is None or skill_matchups.height == 0:
+        return ("Skill: every verdict here rests on bots at skill 1 (their best play); these games hold none "
+                "below skill 1, so no verdict is shown at the skill of a table.")
+    bots = ", ".join(sorted(set(skill_matchups["bot"])))
+    return (f"Skill: the verdicts here rest on bots at skill 1 (their best play) unless a line names a skill; "
+            f"the skill tables show {num(skill_matchups.height)} matchups with {bots} at skills 0.5 to 1.")
 
 
 def _unit(units: pl.DataFrame, rid: str, code: str, source: str | None = None) -> dict | None:
