@@ -52,21 +52,23 @@ def game_level(blue_bot: str | None, red_bot: str | None) -> str:
     return a if a == b else MIXED
 
 
-def level_strength(key: str) -> tuple[int, float, str]:
-    """Weakest to strongest by design: random, greedy, tactician, search by budget; a bot this
+def level_strength(key: str) -> tuple[int, float, float, str]:
+    """Weakest to strongest by design: random, greedy, tactician, search by budget, and within
+    one of these by skill (a skill below 1 is weaker than the bot's best play); a bot this
     code does not know sorts below them all. ``human`` and ``mixed`` are not bot strengths and
     sort apart (below everything); :func:`choose_bot_level` treats ``human`` on its own."""
     if key in (HUMAN, MIXED):
-        return (-2, 0.0, key)
+        return (-2, 0.0, 0.0, key)
     name = key.partition(":")[0]
     if name not in _ORDER:
-        return (-1, 0.0, key)
-    budget = 0.0
+        return (-1, 0.0, 0.0, key)
+    budget, skill = 0.0, 1.0
     try:
-        budget = float(parse_bot_spec(key).params.get("budget", 0))
+        spec = parse_bot_spec(key)
+        budget, skill = float(spec.params.get("budget", 0)), spec.skill
     except PmimError:
         pass
-    return (_ORDER.index(name), budget, key)
+    return (_ORDER.index(name), budget, skill, key)
 
 
 def level_label(key: str) -> str:

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from pmim_analytics.analytics.robustness import Level, level_key, same_bot_cells, split_skill
+from pmim_analytics.analytics.levels import level_strength
+from pmim_analytics.analytics.robustness import Level, same_bot_cells, split_skill
 
 #: The skills shown, lowest first (1 = the bot's best play).
 SKILLS: tuple[float, ...] = (0.5, 0.75, 0.9, 1.0)
@@ -46,7 +47,7 @@ def _axis_cells(cells: pl.DataFrame) -> pl.DataFrame:
     graded = df.filter(pl.col("skill") < 1.0).select("rules_id", "base").unique()
     keep = []
     for (rid,), grp in graded.group_by("rules_id", maintain_order=True):
-        keep.append({"rules_id": rid, "base": max(grp["base"], key=level_key)})
+        keep.append({"rules_id": rid, "base": max(grp["base"], key=level_strength)})
     if not keep:
         return df.clear()
     chosen = pl.DataFrame(keep, schema={"rules_id": pl.String, "base": pl.String})

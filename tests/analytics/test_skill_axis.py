@@ -53,6 +53,17 @@ def test_a_verdict_only_experts_reach_is_said_in_plain_words() -> None:
     assert "skill" not in " ".join(bot_levels["levels"])
 
 
+def test_a_skill_is_its_own_bot_level_and_weaker_than_best_play() -> None:
+    from pmim_analytics.analytics.levels import level_strength
+    from pmim_analytics.engine.bots.spec import canonical_bot_key
+
+    assert canonical_bot_key("search:skill=0.75") == "search:skill=0.75" != canonical_bot_key("search")
+    assert canonical_bot_key("search:skill=1") == "search"
+    assert canonical_bot_key("search:skill=0.5,budget=400") == "search:budget=400,skill=0.5"
+    keys = ["search", "search:skill=0.9", "search:skill=0.5", "tactician"]
+    assert sorted(keys, key=level_strength) == ["tactician", "search:skill=0.5", "search:skill=0.9", "search"]
+
+
 def test_classify_skills() -> None:
     def lv(w: int) -> Level:
         return Level("x", w, 100)

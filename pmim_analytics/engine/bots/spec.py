@@ -144,6 +144,8 @@ def canonical_bot_key(spec_or_text: BotSpec | str) -> str:
     kept = {k: str(v) for k, v in spec.params.items() if k not in declared or v != declared[k].default}
     if spec.persona is not None and spec.persona != DEFAULT_PERSONA:
         kept["persona"] = spec.persona
+    if spec.skill != 1.0:  # a skill below 1 plays other games: its own level, never pooled with the best play
+        kept["skill"] = format_skill(spec.skill)
     return spec.name + (":" + ",".join(f"{k}={kept[k]}" for k in sorted(kept)) if kept else "")
 
 
