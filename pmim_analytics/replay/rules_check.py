@@ -19,6 +19,8 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,14 +34,58 @@ def ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def start_worker(data: str | None) -> None:
+#: how often a worker looks whether its parent is still there (seconds)
+PARENT_WATCH_SECONDS = 0.2
+
+
+def _started_at(pid: int) -> str | None:
+    """The start time of process ``pid`` (``/proc``), ``None`` when it is gone or a zombie;
+    ``""`` where ``/proc`` cannot tell (the process is then asked with signal 0)."""
+    try:
+        stat = open(f"/proc/{pid}/stat").read()  # noqa: SIM115 -- one read, closed by the GC at once
+    except FileNotFoundError:
+        return None
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except OSError:
+            pass
+        return ""
+    fields = stat[stat.rindex(")") + 2:].split()
+    return None if fields[0] in ("Z", "X") else fields[19]
+
+
+def exit_with_parent(parent: int | None = None) -> None:
+    """Make this worker exit as soon as the process that owns it (``parent``, by default its
+    parent process) is gone -- a SIGKILL included -- instead of finishing a batch nobody will
+    commit: a daemon thread looks every :data:`PARENT_WATCH_SECONDS`; a worker whose owner
+    died before it started exits at once. A fork-server worker's owner is the ingest, not
+    the fork server it was forked from (which exits by itself once no worker holds its pipe)."""
+    owner = os.getppid() if parent is None else parent
+    born = _started_at(owner)
+    if born is None:
+        os._exit(1)
+
+    def watch() -> None:
+        while _started_at(owner) == born:
+            time.sleep(PARENT_WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="pmim-parent-watch", daemon=True).start()
+
+
+def start_worker(data: str | None, owner: int | None = None) -> None:
     """A worker's initializer: ignore Ctrl-C (:func:`ignore_sigint`) and judge by the data folder
-    of the ingest that started it (``data``: its ``$PMIM_DATA``, or ``None`` for the default).
+    of the ingest that started it (``data``: its ``$PMIM_DATA``, or ``None`` for the default),
+    and exit when that ingest (``owner``, its process id) is gone (:func:`exit_with_parent`).
     A worker forked from a fork server inherits the server's environment, which dates from the
     first pool of the process; a later ``$PMIM_DATA`` (a test's own rules folder) must win."""
     from pmim_analytics.rules.catalogue import clear_caches
 
     ignore_sigint()
+    exit_with_parent(owner)
     if os.environ.get("PMIM_DATA") != data:
         if data is None:
             os.environ.pop("PMIM_DATA", None)

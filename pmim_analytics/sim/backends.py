@@ -21,6 +21,7 @@ from itertools import islice
 from typing import Any
 
 from pmim_analytics.errors import PmimError
+from pmim_analytics.replay.rules_check import exit_with_parent
 from pmim_analytics.sim.base import Backend, JobResult, output_folders, remove_temporaries
 from pmim_analytics.sim.batch import GameOutcome, PartJob
 
@@ -34,9 +35,11 @@ _STOP: Any = None  # in pool workers: the run's stop event
 
 
 def _init_worker(stop: Any) -> None:
-    """Pool workers leave Ctrl-C to the parent, which tells them to stop through ``stop``."""
+    """Pool workers leave Ctrl-C to the parent, which tells them to stop through ``stop``, and
+    exit when the parent is killed outright."""
     global _STOP
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent()
     _STOP = stop
 
 

@@ -111,7 +111,7 @@ class RulesJudge:
     def _make_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers - 1, mp_context=_context(), initializer=start_worker,
-                                             initargs=(os.environ.get("PMIM_DATA"),))
+                                             initargs=(os.environ.get("PMIM_DATA"), os.getpid()))
         return self._pool
 
     def _get_pool(self) -> ProcessPoolExecutor:
