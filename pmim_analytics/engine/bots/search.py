@@ -583,6 +583,7 @@ class _Eval:
         self._open_rows = [self.od[k] for k in range(n) if held[s][k] <= held[1 - s][k] + 1]
         self._enemy_pos = [e.pos for e in state.side_units[1 - side] if e.alive and e.pos >= 0]
         self._enemy_gap: dict[int, int] = {}
+        self._open_gap: dict[int, int] = {}
 
     def control(self, mine: float, theirs: float) -> float:
         """Expected VP of one objective at the round's end from projected unit counts."""
@@ -727,16 +728,29 @@ class _Eval:
 
     def nearest_open_gap(self, h: int) -> float:
         """Hexes from ``h`` to the nearest capture zone the side does not hold outright."""
-        rows = self._open_rows
-        if not rows:
-            return 0
-        best = min(od[h] for od in rows) - self.radius
-        return best if best > 0 else 0
+        got = self._open_gap.get(h)
+        if got is None:
+            rows = self._open_rows
+            if not rows:
+                return 0
+            best = 1 << 30
+            for od in rows:
+                if od[h] < best:
+                    best = od[h]
+            best -= self.radius
+            got = self._open_gap[h] = best if best > 0 else 0
+        return got
 
     def enemy_gap(self, h: int) -> float:
         """Hexes from ``h`` to the nearest living enemy."""
         got = self._enemy_gap.get(h)
         if got is None:
             row = self.dist[h]
-            got = self._enemy_gap[h] = min((row[p] for p in self._enemy_pos), default=0)
+            got = 1 << 30
+            for p in self._enemy_pos:
+                if row[p] < got:
+                    got = row[p]
+            if got == 1 << 30:
+                got = 0
+            self._enemy_gap[h] = got
         return got

@@ -43,10 +43,15 @@ class TacticianBot(GreedyBot):
 
     def __init__(self, rng: random.Random, skill: float = 1.0) -> None:
         super().__init__(rng, skill)
+        self._worths_of: object = None
+        self._worths: tuple[float, ...] = ()
 
     def shot_value(self, state: GameState, u: UnitState, m: int, e: UnitState) -> float:
         """Focus fire: kills count heavily."""
-        return shot_value(u, m, e, state.spec.shot_table, unit_worths(state.spec), KILL_BONUS)
+        spec = state.spec
+        if self._worths_of is not spec:
+            self._worths_of, self._worths = spec, unit_worths(spec)
+        return shot_value(u, m, e, spec.shot_table, self._worths, KILL_BONUS)
 
     def goal(self, state: GameState, u: UnitState, mine: list[int], theirs: list[int]) -> int:
         """The objective with the most gain per round needed to reach its zone."""
