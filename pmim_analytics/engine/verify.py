@@ -522,7 +522,7 @@ class _Checker:
             total = roll[0] + roll[1] + wm.acc
             self.report(f"{_describe(ev)}: hit is {ev.hit}, the rules give {not ev.hit}: "
                         f"{roll[0]}+{roll[1]} + ACC {wm.acc} = {total} vs {_need(tgt.p)} is "
-                        + ("a miss" if ev.hit else "a hit"))
+                        + ("a miss" if ev.hit else "a hit"), "hit")
             # follow the recorded outcome with dice that give it, if any can
             roll = (6, 6) if ev.hit else (1, 1)
             if combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.needed) != ev.hit:

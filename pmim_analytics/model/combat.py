@@ -96,26 +96,6 @@ def is_disarmed(mount_lost: list[bool] | tuple[bool, ...]) -> bool:
     return all(mount_lost)
 
 
-# The same rules for the database's set-based checks: SQL expressions over column names,
-# rendered from one template each (tests/model pins them to the functions above).
-
-def hit_sql(die1: str, die2: str, acc: str, needed: str) -> str:
-    """SQL for :func:`is_hit` over the named columns."""
-    return f"({die1} + {die2} + {acc} >= {needed})"
-
-
-def needed_sql(defence: str, hit_reading: str) -> str:
-    """SQL for :func:`pmim_analytics.rules.mechanics.hit_needed` over the named columns
-    (DEF, and the hit reading ``at_least`` or ``beat``)."""
-    return f"({defence} + CASE WHEN {hit_reading} = 'beat' THEN 1 ELSE 0 END)"
-
-
-def damage_sql(strength: str, rpt: str, arm: str) -> str:
-    """SQL for :func:`attack_damage` over the named columns."""
-    return f"(greatest(0, {strength} - {arm}) * {rpt})"
-
-
 __all__ = ["CT", "IMMOBILIZING", "KILL_CONDITIONS", "LA", "LL", "LOCATIONS", "LOC_INDEX", "LT", "RA", "RL", "RT",
-           "absorb", "attack_damage", "damage_sql", "hit_probability", "hit_sql", "is_disarmed", "is_hit",
-           "is_mech_destroyed", "is_mech_immobilized", "location_is_hittable", "needed_sql", "roll_hits",
-           "two_d6_at_least"]
+           "absorb", "attack_damage", "hit_probability", "is_disarmed", "is_hit", "is_mech_destroyed",
+           "is_mech_immobilized", "location_is_hittable", "roll_hits", "two_d6_at_least"]

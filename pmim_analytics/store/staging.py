@@ -32,7 +32,7 @@ GAME_COLUMNS = (("g", "INTEGER"), ("file", "VARCHAR"), ("events_file", "VARCHAR"
                 ("claimed_id", "VARCHAR"), ("game_id", "VARCHAR"), ("source", "VARCHAR"), ("rules_id", "VARCHAR"),
                 ("scenario", "VARCHAR"), ("seed", "BIGINT"), ("game_index", "BIGINT"), ("batch", "VARCHAR"),
                 ("played", "VARCHAR"), ("head_canon", "VARCHAR"), ("path", "VARCHAR"), ("kind", "VARCHAR"),
-                ("not_recorded", "VARCHAR"), ("estimated", "VARCHAR"), ("hit_reading", "VARCHAR"))
+                ("not_recorded", "VARCHAR"), ("estimated", "VARCHAR"))
 SIDE_COLUMNS = (("g", "INTEGER"), ("side", "VARCHAR"), ("sid", "INTEGER"), ("name", "VARCHAR"), ("bot", "VARCHAR"),
                 ("player", "VARCHAR"), ("army_hash", "VARCHAR"), ("points", "BIGINT"))
 UNIT_COLUMNS = (("sid", "INTEGER"), ("pos", "INTEGER"), ("unit_id", "VARCHAR"), ("code", "VARCHAR"),
@@ -105,8 +105,7 @@ class StageBuffer:
                "rules_id": header.rules, "scenario": header.scenario, "seed": header.seed,
                "game_index": header.game_index, "batch": header.batch, "played": header.played,
                "head_canon": head_canon, "path": path, "kind": kind,
-               "not_recorded": " ".join(header.not_recorded) or None, "estimated": " ".join(header.estimated) or None,
-               "hit_reading": str((header.readings or {}).get("hit", "at_least"))}
+               "not_recorded": " ".join(header.not_recorded) or None, "estimated": " ".join(header.estimated) or None}
         for c, v in row.items():
             self.games[c].append(v)
         for side, info in sides.items():

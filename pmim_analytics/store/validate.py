@@ -1,21 +1,21 @@
 """Set-based validation of the staged games: a few SQL queries flag every bad game at once.
 
-Checks, each naming the line and field at fault:
+These are the structural checks, each naming the line and field at fault:
 
 - header: known rules version and scenario; unit ids unique; unit types, names and kinds
   and weapons that exist in the game's rules version; one mount per weapon;
 - every event: a known type with its required fields; ``seq`` = 1, 2, ... in file order;
   units, targets, attackers and VP holders that are in the rosters (on the right side);
-  an attack uses a weapon the unit carries on that mount, at an enemy; rolls are d6 (1-6);
-  an overheat roll is a d6 and overheats exactly at or below the excess; an initiative roll
-  names the higher roller first (none on a tie);
-  ``hit`` agrees with 2d6 + ACC against the number needed; ACC, the number needed (the
-  target's DEF) and the damage of a hit ((STR - ARM) x RPT) are those of the game's rules
-  version; damage and overkill are never negative, overkill never exceeds damage, a miss
-  deals none; values fit their columns;
+  an attack uses a weapon the unit carries on that mount; dice are die results (d6: 1-6);
+  damage and overkill are never negative, overkill never exceeds damage; known locations,
+  sides and end reasons; values fit their columns;
 - every game: at least one event, exactly one ``game_end``, and it comes last.
 
-The first problem of each game (by line) is its rejection.
+The rules themselves (does the roll hit, are ACC, the number needed and the damage the
+rules version's, who scores, who goes first, does a weapon overheat) have one judge: the
+engine, which replays every game the ingest does not trust as its own
+(:mod:`pmim_analytics.store.rules_judge`); a manual log was replayed by its reader. The
+first problem of each game (by line) is its rejection.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pmim_analytics.model.combat import damage_sql, hit_sql, needed_sql
 from pmim_analytics.model.events import COLUMN_TYPES, COMMON_FIELDS, EVENT_COLUMNS, EVENT_FIELDS, EVENT_TYPES
 from pmim_analytics.model.vocab import END_REASONS as GAME_END_REASONS
 from pmim_analytics.model.vocab import LOCATION_CODES
@@ -36,8 +35,6 @@ OPTIONAL_BY_TYPE = {(t, f.name) for t, fs in EVENT_FIELDS.items() for f in (*COM
 KEY_COLUMNS = {f.name: f.columns for fs in EVENT_FIELDS.values() for f in fs if f.columns != (f.name,)}
 #: Parquet has no JSON keys: name its columns instead.
 PARQUET_FIELD = {k: "/".join(v) for k, v in KEY_COLUMNS.items()}
-#: The rules of an attack in SQL, from the engine's own definitions (pmim_analytics.model.combat).
-_HIT = hit_sql("e.die1", "e.die2", "e.acc", "e.needed")
 
 
 @dataclass(frozen=True)
@@ -106,8 +103,6 @@ def event_checks_sql() -> str:
         "WHEN e.type = 'attack' AND NOT list_contains(a.arms, e.weapon || '@' || e.mount) THEN "
         "['weapon', 'roster', printf('%s has no %s on mount %s (it carries %s)', e.unit, e.weapon, e.mount, "
         "array_to_string(list_transform(a.arms, lambda x: replace(x, '@', ' on ')), ', '))]",
-        "WHEN e.type = 'attack' AND a.side = t.side THEN "
-        "['target', 'rules', printf('%s attacks %s of its own side', e.unit, e.target)]",
         "WHEN e.type = 'attack' AND (e.die1 IS NULL) <> (e.die2 IS NULL) THEN "
         "['roll', 'format', 'a roll has two dice or none']",
         "WHEN e.type = 'first_player' AND e.die1 NOT BETWEEN 1 AND 6 THEN "
@@ -116,29 +111,17 @@ def event_checks_sql() -> str:
         "['roll', 'roll', printf('roll [%d, %d] is not two d6 results (1-6 each)', e.die1, e.die2)]",
         "WHEN e.type = 'overheat_roll' AND e.die1 NOT BETWEEN 1 AND 6 THEN "
         "['result', 'roll', printf('overheat roll %d is not a d6 result (1-6)', e.die1)]",
-        "WHEN e.type = 'overheat_roll' AND e.hit <> (e.die1 <= e.needed) THEN "
-        "['overheated', 'roll', printf('overheated is %s but the d6 %d is %s the excess %d', e.hit, e.die1, "
-        "CASE WHEN e.die1 <= e.needed THEN 'at or below' ELSE 'above' END, e.needed)]",
         "WHEN e.type = 'initiative_roll' AND (e.die1 < 1 OR e.die2 < 1) THEN "
         "['blue_roll', 'roll', printf('initiative rolls [%d, %d] are not die results', e.die1, e.die2)]",
-        "WHEN e.type = 'initiative_roll' AND e.side IS DISTINCT FROM (CASE WHEN e.die1 > e.die2 THEN 'blue' "
-        "WHEN e.die2 > e.die1 THEN 'red' END) THEN ['first', 'roll', printf('first is %s but blue rolled %d "
-        "and red %d', coalesce(e.side, 'null'), e.die1, e.die2)]",
         "WHEN e.type = 'weapon_lost' AND NOT regexp_full_match(e.location_rolls, '[1-6](,[1-6])*') THEN "
         "['location_rolls', 'roll', printf('location rolls [%s] are not d6 results (1-6 each)', e.location_rolls)]",
         "WHEN e.type = 'attack' AND NOT regexp_full_match(e.location_rolls, '([1-6](,[1-6])*)?') THEN "
         "['location_rolls', 'roll', printf('location rolls [%s] are not d6 results (1-6 each)', e.location_rolls)]",
-        f"WHEN e.type = 'attack' AND e.hit <> {_HIT} THEN "
-        "['hit', 'roll', printf('hit is %s but the roll %d+%d + ACC %d = %d %s the %d needed', "
-        "e.hit, e.die1, e.die2, e.acc, e.die1 + e.die2 + e.acc, "
-        f"CASE WHEN {_HIT} THEN 'reaches' ELSE 'falls short of' END, e.needed)]",
         "WHEN e.damage < 0 THEN ['damage', 'damage', printf('damage %d is negative; damage is never negative', "
         "e.damage)]",
         "WHEN e.overkill < 0 THEN ['overkill', 'damage', printf('overkill %d is negative', e.overkill)]",
         "WHEN e.overkill > e.damage THEN ['overkill', 'damage', printf('overkill %d is more than the damage %d', "
         "e.overkill, e.damage)]",
-        "WHEN e.type = 'attack' AND NOT e.hit AND (e.damage > 0 OR e.location IS NOT NULL) THEN "
-        "['damage', 'damage', 'a miss deals no damage and hits no location']",
         f"WHEN e.location IS NOT NULL AND e.location NOT IN {locs} THEN "
         "['location', 'value', printf('unknown hit location ''%s''', e.location)]",
         "WHEN e.type IN ('round_start', 'vp', 'first_player') AND e.side NOT IN ('blue', 'red') THEN "
@@ -169,7 +152,6 @@ def find_problems(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> list[
             LEFT JOIN st_units t ON t.g = e.g AND t.unit_id = e.target
             LEFT JOIN st_units b ON b.g = e.g AND b.unit_id = e."by")
         WHERE chk IS NOT NULL""")
-    con.execute(f"INSERT INTO st_problems {_attack_rules_sql()}")
     con.execute(f"INSERT INTO st_problems {_sequence_checks_sql()}")
     con.execute(f"INSERT INTO st_problems {_vp_checks_sql()}")
     con.execute(f"INSERT INTO st_problems {_game_checks_sql()}")
@@ -179,32 +161,6 @@ def find_problems(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> list[
         ORDER BY g""").fetchall()
     con.execute("DROP TABLE st_problems")
     return [Problem(*r) for r in rows]
-
-
-def _attack_rules_sql() -> str:
-    """An attack's numbers come from the game's rules version: ACC of the weapon, DEF of the
-    target as the number needed (one more under the header's ``hit=beat`` reading), and on a
-    hit (STR - ARM) x RPT damage, never below 0."""
-    damage = damage_sql("w.strength", "w.rpt", "r.arm")
-    needed = needed_sql("r.def", "sg.hit_reading")
-    return f"""
-        SELECT e.g, false, e.line,
-               CASE WHEN e.acc <> w.acc THEN 'acc' WHEN e.needed <> {needed} THEN 'needed' ELSE 'damage' END,
-               'rules',
-               CASE WHEN e.acc <> w.acc
-                    THEN printf('acc %d is not the ACC %d of %s in rules %s', e.acc, w.acc, e.weapon, sg.rules_id)
-                    WHEN e.needed <> {needed}
-                    THEN printf('needed %d is not the %d that DEF %d of %s (%s) in rules %s gives under hit=%s',
-                                e.needed, {needed}, r.def, e.target, r.name, sg.rules_id, sg.hit_reading)
-                    ELSE printf('damage %d is not (STR %d - ARM %d) x RPT %d = %d', e.damage, w.strength, r.arm,
-                                w.rpt, {damage}) END
-        FROM st_events e JOIN st_games sg USING (g)
-        JOIN st_units t ON t.g = e.g AND t.unit_id = e.target
-        JOIN rules_weapons w ON w.rules_id = sg.rules_id AND w.code = e.weapon
-        JOIN rules_units r ON r.rules_id = sg.rules_id AND r.code = t.code
-        WHERE e.type = 'attack'
-          AND (e.acc <> w.acc OR e.needed <> {needed} OR (e.hit AND e.damage <> {damage}))
-    """
 
 
 def _sequence_checks_sql() -> str:
@@ -289,13 +245,6 @@ def _vp_checks_sql() -> str:
                printf('VP holder ''%s'' is not a %s unit', h.unit_id, h.named)
         FROM holders h LEFT JOIN st_units u ON u.g = h.g AND u.unit_id = h.unit_id AND u.side = h.named
         WHERE u.unit_id IS NULL
-        UNION ALL
-        SELECT g, false, line, 'side', 'rules',
-               printf('%s scores with %d holder(s) against %d', side,
-                      len(CASE side WHEN 'blue' THEN blue ELSE red END),
-                      len(CASE side WHEN 'blue' THEN red ELSE blue END))
-        FROM vp WHERE len(CASE side WHEN 'blue' THEN blue ELSE red END) > 0
-          AND len(CASE side WHEN 'blue' THEN blue ELSE red END) <= len(CASE side WHEN 'blue' THEN red ELSE blue END)
     """
 
 

@@ -230,3 +230,30 @@ def test_a_worker_judges_by_the_data_folder_of_the_ingest_that_started_it(tmp_pa
         assert second._make_pool().submit(data_dir).result() == tmp_path
     finally:
         second.close()
+
+
+#: (field, edit of a hit attack's fields, words in the rejection): what store/validate.py
+#: once checked in SQL, now judged by the engine alone (one judge).
+RULE_EDITS = [
+    ("hit", lambda e: {"hit": False, "damage": 0, "overkill": 0, "location": None, "location_rolls": []},
+     "hit is False, the rules give True"),
+    ("needed", lambda e: {"needed": e["needed"] - 2}, "the rules give"),
+    ("acc", lambda e: {"acc": e["acc"] + 1}, "the rules give"),
+    ("damage", lambda e: {"damage": e["damage"] + 1}, "the rules give"),
+]
+
+
+@pytest.mark.parametrize(("field", "edit", "words"), RULE_EDITS, ids=[r[0] for r in RULE_EDITS])
+def test_an_attack_the_rules_do_not_give_is_refused_at_its_line_and_field(tmp_path: Path, field: str, edit,  # noqa: ANN001
+                                                                          words: str) -> None:
+    lines = format_game(base_games()[0]).splitlines()
+    header, events = json.loads(lines[0]), [json.loads(x) for x in lines[1:]]
+    i = next(n for n, e in enumerate(events) if e["type"] == "attack" and e["hit"] and e["damage"] > 0)
+    events[i].update(edit(events[i]))
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "bad.jsonl").write_text("\n".join(_reidentify(header, events)) + "\n", encoding="utf-8")
+    result = ingest_paths([tmp_path / "in"], tmp_path / "pmim.duckdb", workers=1)
+    assert result.loaded == 0 and len(result.rejected) == 1
+    rej = result.rejected[0]
+    assert (rej.line, rej.field, rej.error_type) == (i + 2, field, "rules"), rej.render()
+    assert words in rej.message, rej.render()
