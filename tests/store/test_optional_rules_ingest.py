@@ -11,6 +11,7 @@ from pmim_analytics.engine.driver import play_game
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.model.events import EVENT_COLUMN_NAMES, InitiativeRoll, OverheatRoll, event_to_row
 from pmim_analytics.model.record import GameRecord
+from pmim_analytics.replay.format import game_id_of
 from pmim_analytics.rules import validate_army
 from pmim_analytics.rules.generate import random_army
 from pmim_analytics.store import ingest_paths, read_frame
@@ -54,7 +55,10 @@ def test_contradicting_overheat_and_initiative_rolls_are_rejected_whole(tmp_path
                  (kind is not InitiativeRoll or e.first is not None))
         events = list(game.events)
         events[i] = dataclasses.replace(events[i], **changes)
-        return GameRecord(game.header.model_copy(update={"notes": "tampered"}), tuple(events))
+        header = game.header.model_copy(update={"notes": "tampered"})
+        # re-identified, as a buggy writer would: the engine's replay judges it (a file whose id
+        # does not match its content is refused for that alone)
+        return GameRecord(header.model_copy(update={"game_id": game_id_of(header, events)}), tuple(events))
 
     roll = next(e for e in heat.events if isinstance(e, OverheatRoll))
     bad_heat = tamper(heat, OverheatRoll, overheated=not roll.overheated)
