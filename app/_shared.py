@@ -38,8 +38,9 @@ BUSY_WAIT = 20.0
 EMPTY_HELP = """
 **Next steps**
 
-- `make run` builds the demo database (about 2,900 games: the designer's playtests, sample logs,
-  simulated round-robins under v2, v3 and the what-if variants) and opens this dashboard;
+- `make run` builds the quick core of the demo database (tactician's games under v3, the designer's
+  playtests and a bot ladder), opens this dashboard and builds the rest (about 5,000 games under
+  v2, v3 and the what-if variants) in the background;
 - or `.venv/bin/pmim demo` to build only the demo database;
 - or `.venv/bin/pmim ingest replays/ data/playtests/*.pmimlog` to load your own replays and logs;
 - or use the **Log a match** and **Simulate** pages here to add games.

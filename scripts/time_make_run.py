@@ -204,11 +204,19 @@ def time_make_run(work: Path, *, full: bool = True, again: bool = False, timeout
     proc, t0 = _make_run(clone, port, timing.lines, echo)
     try:
         timing.first_answer = _wait_answer(proc, url, timing, t0, timeout, browser)
+        if echo and timing.first_answer is not None:
+            print(f"[{timing.first_answer:6.1f} s] first answer ({timing.answered_by})"
+                  + (f": the Overview shows {timing.games_shown} games" if timing.games_shown else ""), flush=True)
         timing.setup = next((t for t, line in timing.lines if "[1/4] set-up:" in line and "is ready" in line), None)
         if full and timing.first_answer is not None:
             deadline = time.monotonic() + full_timeout
+            told = -1
             while time.monotonic() < deadline:
                 st = _status(clone)
+                if echo and st.get("steps_done", told) // 10 != told // 10:
+                    told = int(st["steps_done"])
+                    print(f"[{time.monotonic() - t0:6.1f} s] demo: {told} of {st.get('steps_total')} batches stored, "
+                          f"load average {os.getloadavg()[0]:.1f}", flush=True)
                 if st.get("state") in ("done", "failed"):
                     timing.full_state = str(st["state"])
                     timing.full_demo = time.monotonic() - t0 if st["state"] == "done" else None
