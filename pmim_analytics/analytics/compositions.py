@@ -111,6 +111,7 @@ def _outcome_aggs() -> list[pl.Expr]:
 
 def _outcome_columns(df: pl.DataFrame) -> pl.DataFrame:
     lo, hi = wilson_exprs(pl.col("wins"), pl.col("games"))
+    s_lo, s_hi = wilson_exprs(pl.col("wins") + 0.5 * pl.col("draws"), pl.col("games"))
     margin, margin_ci = mean_exprs(pl.col("margin_n"), pl.col("margin_sum"), pl.col("margin_sq"))
     g = pl.col("games").cast(pl.Float64)
     return df.with_columns(
@@ -118,6 +119,8 @@ def _outcome_columns(df: pl.DataFrame) -> pl.DataFrame:
         win_lo=lo,
         win_hi=hi,
         score=pl.when(g > 0).then((pl.col("wins") + 0.5 * pl.col("draws")) / g),
+        score_lo=s_lo,
+        score_hi=s_hi,
         vp_margin=margin,
         vp_margin_ci=margin_ci,
         mean_rounds=pl.when(pl.col("rounds_n") > 0).then(pl.col("rounds_sum") / pl.col("rounds_n")),
@@ -131,7 +134,9 @@ def _mirror(key: str) -> pl.Expr:
 def composition_table(cells: pl.DataFrame, key: str = "composition") -> pl.DataFrame:
     """Per rules id, source and composition: W/D/L, win rate (Wilson), score, VP margin, length.
 
-    Mirror games are left out (``mirrors`` counts them). ``score`` counts a draw as half a win.
+    Mirror games are left out (``mirrors`` counts them). ``score`` counts a draw as half a win
+    for each side (``score_lo``/``score_hi``: its Wilson interval), so a pairing's two scores add
+    up to one; ``win_rate`` counts wins only.
     """
     key = _check_key(key)
     keys = ["rules_id", "source", key]

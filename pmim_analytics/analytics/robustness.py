@@ -1,26 +1,30 @@
-"""Do balance verdicts survive stronger play? Win rates by bot level, and flags where they don't.
+"""Do balance verdicts survive stronger play? Scores by bot level, and flags from tests.
 
-Input: engine results of games where both sides had the same bot, one row per (rules_id,
-bot, composition, opp_composition) with ``games, wins, draws`` (each game counted from
-both sides). A win rate is wins over games (draws count as not won), with a 95% Wilson
-interval. A **verdict** at one bot level is "favoured" when the interval lies above 50%,
-"unfavoured" when below, "even" otherwise. Comparing the weaker levels with the strongest
-level that has enough games, a row is flagged
+Input: engine results of games where both sides played at the same bot level, one row per
+(rules_id, bot, composition, opp_composition) with ``games, wins, draws`` (each game counted
+from both sides). A **score** is wins plus half the draws over games, so a matchup reads the
+same from both sides (A's score is one minus B's), with a 95% Wilson interval. A level's
+**verdict** is "favoured" when the interval lies above 50%, "unfavoured" below, "even" else.
 
-* ``flips``: a weaker level favours one side and the strongest level the other;
-* ``vanishes``: a weaker level gives a verdict, the strongest level says even, and the
-  weaker level's win rate lies outside the strongest level's interval;
-* ``unconfirmed``: a weaker level gives a verdict, the strongest says even, but its
-  interval still holds the weaker level's rate (it needs more games to tell);
-* ``shrinks``: the same side is favoured, but the edge (win rate minus 50%) at the
-  strongest level is at least 15 points smaller than at a weaker level and the two
-  intervals do not overlap;
-* ``emerges``: only the strongest level gives a verdict;
-* ``holds``: none of these.
+Each row (a composition, or a matchup) compares the strongest level that has enough games
+with every weaker level by a two-proportion z-test of the scores; the row's p-value is the
+smallest of these, Bonferroni-corrected for the number of weaker levels, and the weaker level
+it comes from is the row's reference. The rows of a table are one family: their p-values are
+adjusted with Benjamini-Hochberg (:mod:`.flags`, which also says why BH) and a difference is
+**significant** when its q is at most 0.05. The flag then reads the two levels' verdicts:
 
-The first three are **bot-dependent**: a designer should not reprice units on them.
-Bot levels are ordered by design (random, greedy, tactician, then search by budget); the
-ladder (``pmim bots ladder``) measures whether that order is right.
+* ``flips``: significant, and the two levels favour opposite sides;
+* ``vanishes``: significant, the reference favours a side, the strongest level is even;
+* ``shrinks`` / ``grows``: significant, the edge (score minus 50%) smaller / larger at the
+  strongest level (same side, or neither level giving a verdict);
+* ``emerges``: significant, only the strongest level favours a side;
+* ``unconfirmed``: not significant, the reference favours a side, the strongest is even;
+* ``holds``: not significant otherwise; ``one level``: nothing to compare (not tested).
+
+The first three are **bot-dependent**: a designer should not reprice units on them. Bot
+levels are ordered by design (random, greedy, tactician, then search by budget:
+:func:`.levels.level_strength`); the ladder (``pmim bots ladder``) measures whether that
+order is right.
 """
 
 from __future__ import annotations
@@ -29,42 +33,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pmim_analytics.analytics.flags import FDR, bh_adjust
 from pmim_analytics.analytics.levels import level_of, level_strength
-from pmim_analytics.analytics.stats import wilson_interval
+from pmim_analytics.analytics.stats import two_proportion_p, wilson_interval
 
-SHRINK = 0.15
 BOT_DEPENDENT = ("flips", "vanishes", "shrinks")
-#: Each flag in words (the dashboard's legend).
-FLAGS = {
-    "flips": "a weaker level favours one side and the strongest level the other",
-    "vanishes": "a weaker level gives a verdict; the strongest says even and its interval excludes the weaker rate",
-    "unconfirmed": "a weaker level gives a verdict; the strongest says even but cannot rule it out yet",
-    "shrinks": f"the same side is favoured, but the edge is at least {SHRINK * 100:.0f} points smaller at the "
-               "strongest level",
-    "emerges": "only the strongest level gives a verdict",
-    "holds": "every level agrees",
-    "one level": "only one level has enough games to compare",
-}
-
-
-def levels_wide(table: pl.DataFrame, key: str) -> tuple[pl.DataFrame, list[str]]:
-    """A robustness table with one column per bot level, weakest to strongest (each cell the
-    level's ``62% [55-69] (200)``, null where the level has too few games), and the level names
-    in that order: every level shows, the strongest included."""
-    cells: list[dict[str, str]] = []
-    names: set[str] = set()
-    for text in table["levels"].to_list():
-        row = {}
-        for part in (text or "").split(" | "):
-            bot, _, rest = part.partition(" ")
-            if bot:
-                row[bot] = rest
-                names.add(bot)
-        cells.append(row)
-    order = sorted(names, key=level_key)
-    wide = table.select("rules_id", key, "flag").with_columns(
-        [pl.Series(b, [r.get(b) for r in cells], dtype=pl.String) for b in order])
-    return wide, order
 
 
 def level_key(label: str) -> tuple[int, float, str]:
@@ -105,21 +78,21 @@ def split_skill(label: str) -> tuple[str, float]:
 
 @dataclass(frozen=True)
 class Level:
-    """One bot level's record for a row: wins of ``games``, win rate and interval."""
+    """One bot level's record for a row: ``points`` (wins + draws/2) of ``games``, its score and interval."""
 
     bot: str
-    wins: int
+    points: float
     games: int
 
     @property
     def rate(self) -> float:
-        """Wins over games."""
-        return self.wins / self.games if self.games else float("nan")
+        """The score: points over games."""
+        return self.points / self.games if self.games else float("nan")
 
     @property
     def interval(self) -> tuple[float, float]:
-        """95% Wilson interval of the win rate."""
-        return wilson_interval(self.wins, self.games)
+        """95% Wilson interval of the score."""
+        return wilson_interval(self.points, self.games)
 
     @property
     def sign(self) -> int:
@@ -127,39 +100,47 @@ class Level:
         lo, hi = self.interval
         return 1 if lo > 0.5 else -1 if hi < 0.5 else 0
 
+    def flipped(self) -> Level:
+        """The same games seen from the other side."""
+        return Level(self.bot, self.games - self.points, self.games)
+
     def text(self) -> str:
         """``greedy 62% [55-69] (200)``."""
         lo, hi = self.interval
         return f"{self.bot} {self.rate:.0%} [{lo * 100:.0f}-{hi * 100:.0f}] ({self.games})"
 
 
-def classify(levels: list[Level]) -> tuple[str, Level | None]:
-    """(flag, the weaker level the strongest is compared with) for levels ordered weakest first."""
+def compare(levels: list[Level]) -> tuple[float | None, Level | None]:
+    """(the row's p-value, its reference level) for levels ordered weakest first: the smallest
+    two-proportion p of a weaker level against the strongest, times the number of weaker levels
+    (at most 1). ``(None, None)`` with one level."""
     if len(levels) < 2:
-        return ("one level", None)
-    strong, weaker = levels[-1], levels[:-1]
-    s = strong.sign
-    opposite = [w for w in weaker if w.sign != 0 and s != 0 and w.sign == -s]
-    if opposite:
-        return ("flips", max(opposite, key=lambda w: abs(w.rate - 0.5)))
-    clear = [w for w in weaker if w.sign != 0]
-    if clear and s == 0:
-        lo_s, hi_s = strong.interval
-        gone = [w for w in clear if not lo_s <= w.rate <= hi_s]
-        if gone:
-            return ("vanishes", max(gone, key=lambda w: abs(w.rate - 0.5)))
-        return ("unconfirmed", max(clear, key=lambda w: abs(w.rate - 0.5)))
-    if s != 0:
-        same = [w for w in weaker if w.sign == s]
-        for w in sorted(same, key=lambda w: -abs(w.rate - 0.5)):
-            lo_w, hi_w = w.interval
-            lo_s, hi_s = strong.interval
-            disjoint = hi_s < lo_w or hi_w < lo_s
-            if abs(w.rate - 0.5) - abs(strong.rate - 0.5) >= SHRINK and disjoint:
-                return ("shrinks", w)
-        if not clear:
-            return ("emerges", None)
-    return ("holds", None)
+        return (None, None)
+    strong = levels[-1]
+    tests = [(two_proportion_p(w.points, w.games, strong.points, strong.games), w) for w in levels[:-1]]
+    p, ref = min((((1.0 if p is None else p), w) for p, w in tests), key=lambda t: t[0])
+    return (min(1.0, p * len(tests)), ref)
+
+
+def verdict(ref: Level | None, strong: Level, significant: bool) -> str:
+    """The flag of a row from its reference, its strongest level and whether they differ significantly."""
+    if ref is None:
+        return "one level"
+    if not significant:
+        return "unconfirmed" if ref.sign != 0 and strong.sign == 0 else "holds"
+    if ref.sign != 0 and strong.sign == -ref.sign:
+        return "flips"
+    if ref.sign != 0 and strong.sign == 0:
+        return "vanishes"
+    if ref.sign == 0 and strong.sign != 0:
+        return "emerges"
+    return "shrinks" if abs(strong.rate - 0.5) < abs(ref.rate - 0.5) else "grows"
+
+
+def classify(levels: list[Level], alpha: float = FDR) -> tuple[str, Level | None]:
+    """(flag, reference level) of one row tested alone (a family of one) at ``alpha``."""
+    p, ref = compare(levels)
+    return (verdict(ref, levels[-1], p is not None and p <= alpha), ref)
 
 
 def same_bot_cells(matchup_cells: pl.DataFrame) -> pl.DataFrame:
@@ -198,70 +179,77 @@ def robustness_signals(matchups: pl.DataFrame | None) -> list[str]:
 
 
 def _rows(df: pl.DataFrame, key: str, min_games: int) -> pl.DataFrame:
-    out = []
+    found = []
     for (rules_id, name), grp in df.group_by("rules_id", key, maintain_order=True):
-        levels = sorted((Level(b, int(w), int(n)) for b, w, n in grp.select("bot", "wins", "games").iter_rows()
-                         if n >= min_games), key=lambda lv: level_strength(lv.bot))
-        if not levels:
-            continue
-        flag, ref = classify(levels)
-        out.append({"rules_id": rules_id, key: name, "levels": " | ".join(lv.text() for lv in levels), "flag": flag,
+        levels = sorted((Level(b, float(w) + 0.5 * float(d or 0), int(n))
+                         for b, w, d, n in grp.select("bot", "wins", "draws", "games").iter_rows() if n >= min_games),
+                        key=lambda lv: level_strength(lv.bot))
+        if levels:
+            found.append((rules_id, name, levels, *compare(levels)))
+    qs = bh_adjust([p for *_, p, _ in found])
+    family = sum(p is not None for *_, p, _ in found)
+    out = []
+    for (rules_id, name, levels, p, ref), q in zip(found, qs, strict=True):
+        strong = levels[-1]
+        out.append({"rules_id": rules_id, key: name, "levels": " | ".join(lv.text() for lv in levels),
+                    "flag": verdict(ref, strong, q is not None and q <= FDR), "p": p, "q": q, "family": family,
                     "reference_bot": ref.bot if ref else None, "reference_rate": ref.rate if ref else None,
-                    "strongest_bot": levels[-1].bot, "strongest_rate": levels[-1].rate,
-                    "strongest_games": levels[-1].games})
-    schema = {"rules_id": pl.String, key: pl.String, "levels": pl.String, "flag": pl.String,
-              "reference_bot": pl.String, "reference_rate": pl.Float64, "strongest_bot": pl.String,
-              "strongest_rate": pl.Float64, "strongest_games": pl.Int64}
+                    "strongest_bot": strong.bot, "strongest_rate": strong.rate, "strongest_games": strong.games})
+    schema = {"rules_id": pl.String, key: pl.String, "levels": pl.String, "flag": pl.String, "p": pl.Float64,
+              "q": pl.Float64, "family": pl.Int64, "reference_bot": pl.String, "reference_rate": pl.Float64,
+              "strongest_bot": pl.String, "strongest_rate": pl.Float64, "strongest_games": pl.Int64}
     return pl.DataFrame(out, schema=schema)
 
 
 def composition_robustness(cells: pl.DataFrame, min_games: int = 10) -> pl.DataFrame:
-    """Per rules id and composition (mirror matches left out): every bot level's win rate and
-    the flag. Columns: rules_id, composition, levels (text), flag, reference_bot/rate,
-    strongest_bot/rate/games."""
+    """Per rules id and composition (mirror matches left out): every bot level's score against
+    the field and the flag. Columns: rules_id, composition, levels (text), flag, p (the row's),
+    q (BH over the table's rows), family (rows tested), reference_bot/rate, strongest_bot/rate/games."""
     per = (cells.filter(pl.col("composition") != pl.col("opp_composition"))
-           .group_by("rules_id", "composition", "bot").agg(pl.col("games").sum(), pl.col("wins").sum())
+           .group_by("rules_id", "composition", "bot").agg(pl.col("games").sum(), pl.col("wins").sum(),
+                                                           pl.col("draws").sum())
            .sort("rules_id", "composition"))
     return _rows(per, "composition", min_games)
 
 
 def matchup_robustness(cells: pl.DataFrame, min_games: int = 10) -> pl.DataFrame:
-    """Per rules id and pair of compositions, seen from the first named: every bot level's win
-    rate and the flag. ``matchup`` is ``"A vs B"`` with A the side favoured at the reference
-    level (or at the strongest level when there is none)."""
+    """Per rules id and pair of compositions: every bot level's score and the flag (columns as
+    :func:`composition_robustness`). ``matchup`` is ``"A vs B"`` with A the side the reference
+    level favours (the strongest level's favourite when there is no reference), and the scores
+    are A's. Scores count a draw as half, so the flag is the same whichever side a row is read from."""
     pairs = (cells.filter(pl.col("composition") < pl.col("opp_composition"))
              .with_columns(matchup=pl.col("composition") + " vs " + pl.col("opp_composition"))
              .group_by("rules_id", "matchup", "bot").agg(pl.col("games").sum(), pl.col("wins").sum(),
                                                          pl.col("draws").sum())
              .sort("rules_id", "matchup"))
     rows = _rows(pairs, "matchup", min_games)
-    if rows.height == 0:
-        return rows
-    # Orient every row so that the first named composition is the one the reference level favours
-    # (the strongest level's favourite when there is no reference); the flag stays as classified.
-    lookup = {(r, m, b): (int(w), int(n), int(d or 0)) for r, m, b, w, n, d in
-              pairs.select("rules_id", "matchup", "bot", "wins", "games", "draws").iter_rows()}
     fixed = []
     for r in rows.iter_rows(named=True):
         pivot = r["reference_rate"] if r["reference_rate"] is not None else r["strongest_rate"]
         if pivot is not None and pivot < 0.5:
             a, b = r["matchup"].split(" vs ", 1)
-            levels = sorted((Level(bot, n - w - d, n) for (rr, m, bot), (w, n, d) in lookup.items()
-                             if rr == r["rules_id"] and m == r["matchup"] and n >= min_games),
-                            key=lambda lv: level_strength(lv.bot))
-            rate = {lv.bot: lv.rate for lv in levels}
-            r = {**r, "matchup": f"{b} vs {a}", "levels": " | ".join(lv.text() for lv in levels),
-                 "reference_rate": rate.get(r["reference_bot"]), "strongest_rate": levels[-1].rate}
+            flip = [lv.flipped() for lv in _levels_of(pairs, r, min_games)]
+            r = {**r, "matchup": f"{b} vs {a}", "levels": " | ".join(lv.text() for lv in flip),
+                 "reference_rate": None if r["reference_rate"] is None else 1 - r["reference_rate"],
+                 "strongest_rate": 1 - r["strongest_rate"]}
         fixed.append(r)
     return pl.DataFrame(fixed, schema=rows.schema)
 
 
+def _levels_of(pairs: pl.DataFrame, row: dict, min_games: int) -> list[Level]:
+    grp = pairs.filter((pl.col("rules_id") == row["rules_id"]) & (pl.col("matchup") == row["matchup"]))
+    return sorted((Level(b, float(w) + 0.5 * float(d or 0), int(n))
+                   for b, w, d, n in grp.select("bot", "wins", "draws", "games").iter_rows() if n >= min_games),
+                  key=lambda lv: level_strength(lv.bot))
+
+
 def flag_lines(matchups: pl.DataFrame) -> list[str]:
     """Plain sentences for the bot-dependent matchups: ``"Tank-heavy beats Balanced (v3): 99% with
-    greedy, 61% with search:budget=800 — bot-dependent (shrinks)"``."""
+    greedy, 61% with search:budget=800 — bot-dependent (shrinks, q = 0.001)"`` (scores, draws half)."""
     lines = []
     for r in matchups.filter(pl.col("flag").is_in(BOT_DEPENDENT)).iter_rows(named=True):
         a, b = r["matchup"].split(" vs ", 1)
         lines.append(f"{a} beats {b} ({r['rules_id']}): {r['reference_rate']:.0%} with {r['reference_bot']}, "
-                     f"{r['strongest_rate']:.0%} with {r['strongest_bot']} — bot-dependent ({r['flag']})")
+                     f"{r['strongest_rate']:.0%} with {r['strongest_bot']} — bot-dependent ({r['flag']}, "
+                     f"q = {r['q']:.2g})")
     return lines

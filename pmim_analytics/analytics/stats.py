@@ -129,3 +129,19 @@ def mean_diff_exprs(
     diff = pl.when(ok).then(s2 / b - s1 / a)
     half = pl.when((n1 > 1) & (n2 > 1)).then(z * (var1 / a + var2 / b).sqrt())
     return diff, half
+
+
+def two_proportion_p(x1: float, n1: float, x2: float, n2: float) -> float | None:
+    """Two-sided p-value of the pooled two-proportion z-test of ``x1/n1`` against ``x2/n2``.
+
+    ``x`` may hold halves (a score with draws at 1/2): the test then uses the Bernoulli
+    variance, which is at least the score's, so it is conservative. Both shares at 0 or both
+    at 1 give 1.0 (no difference); ``None`` when either count is 0.
+    """
+    if n1 <= 0 or n2 <= 0:
+        return None
+    pooled = (x1 + x2) / (n1 + n2)
+    var = pooled * (1 - pooled) * (1 / n1 + 1 / n2)
+    if var <= 0:
+        return 1.0
+    return normal_two_sided_p((x1 / n1 - x2 / n2) / math.sqrt(var))

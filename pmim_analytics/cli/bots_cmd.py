@@ -143,9 +143,12 @@ def robustness(
 ) -> None:
     """Do balance verdicts hold as the bots get stronger?
 
-    For each composition, and each matchup, the win rate with 95% Wilson intervals at every
-    bot level (games where both sides had the same bot), from random to the strongest search
-    budget, and a flag where the verdict flips, vanishes or shrinks at the strongest level.
+    For each composition, and each matchup, the score (a draw counts half) with 95% Wilson
+    intervals at every bot level (games where both sides played at the same level), from
+    random to the strongest search budget, and a flag where the verdict flips, vanishes or
+    shrinks at the strongest level: a two-proportion test of the strongest level against the
+    weaker ones, adjusted with Benjamini-Hochberg over the rows of the table (q; the family
+    size is printed under it, the verdict words explained at the end).
 
     Examples:
 
@@ -153,6 +156,7 @@ def robustness(
 
       pmim report robustness --rules v2-heavy-def6 --all --min-games 20
     """
+    from pmim_analytics.analytics.flags import family_note, legend_lines
     from pmim_analytics.analytics.robustness import flag_lines, robustness_tables
     from pmim_analytics.store.readers import DuckDBData, default_db_path
 
@@ -176,11 +180,12 @@ def robustness(
                       "are listed with --all).", highlight=False)
             continue
         t = Table(title=title, title_justify="left")
-        for name in ("rules", key, "by bot level: win % [95% Wilson] (games)", "verdict"):
+        for name in ("rules", key, "by bot level: score % (draw ½) [95% Wilson] (games)", "verdict", "q"):
             t.add_column(name)
         for r in shown.iter_rows(named=True):
-            t.add_row(r["rules_id"], r[key], r["levels"], r["flag"])
+            t.add_row(r["rules_id"], r[key], r["levels"], r["flag"], "" if r["q"] is None else f"{r['q']:.2g}")
         out.print(t)
+        out.print(family_note(int(df["family"].max() or 0), f"{key}s with two levels or more"), highlight=False)
     lines = flag_lines(matches)
     if lines:
         out.print("Bot-dependent verdicts:", highlight=False)
@@ -188,6 +193,8 @@ def robustness(
             out.print(f"  {line}", highlight=False, soft_wrap=True)
     else:
         out.print("No matchup verdict changes with bot strength in this selection.", highlight=False)
+    out.print("Verdicts: " + "; ".join(legend_lines(["flips", "vanishes", "shrinks", "grows", "emerges", "unconfirmed",
+                                                      "holds", "one level"])), highlight=False, soft_wrap=True)
     _print_skill_axis(cells, min_games, all_rows)
 
 

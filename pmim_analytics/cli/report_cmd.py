@@ -215,19 +215,20 @@ def compositions_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_
                       "(--min-games).", highlight=False)
 
 
-def _matchup_cell(w: int, n: int, lo: float | None, hi: float | None) -> str:
-    """``62% [48–75] n=40``: the row's win rate, its Wilson interval and the number of games."""
-    if not n:
+def _matchup_cell(score: float | None, n: int, lo: float | None, hi: float | None) -> str:
+    """``62% [48–75] n=40``: the row's score (a draw counts half for each side, so the cell and its
+    mirror add up to 100%), its Wilson interval and the number of games."""
+    if not n or score is None:
         return "—"
     rng = "" if lo is None or hi is None else f" [{100 * lo:.0f}–{100 * hi:.0f}]"
-    return f"{w / n:.0%}{rng} n={n}"
+    return f"{score:.0%}{rng} n={n}"
 
 
 def _matrix(grp: pl.DataFrame, key: str) -> tuple[pl.DataFrame, list[Col]]:
     """A matchup group as a matrix: one row per composition (or list), one column per opponent."""
     opp = f"opp_{key}"
-    cell = {(a, b): (w, g, lo, hi) for a, b, w, g, lo, hi in grp.select(key, opp, "wins", "games", "win_lo",
-                                                                         "win_hi").iter_rows()}
+    cell = {(a, b): (sc, g, lo, hi) for a, b, sc, g, lo, hi in grp.select(key, opp, "score", "games", "score_lo",
+                                                                           "score_hi").iter_rows()}
     names = sorted({k for pair in cell for k in pair})
     rows = [{key: a, **{b: _matchup_cell(*cell[(a, b)]) if (a, b) in cell else "—" for b in names}} for a in names]
     frame = pl.DataFrame(rows, schema={key: pl.String, **{n: pl.String for n in names}})
@@ -244,9 +245,10 @@ def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
                  by: str = typer.Option("composition", "--by", help="composition (list name) or list (content: a "
                                                                     "list and its translation are one)."),
                  min_games: int = MIN_GAMES_OPT, limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT) -> None:
-    """The matchup matrix: each row composition's win rate against each column, with n and interval.
+    """The matchup matrix: each row composition's score against each column, with n and interval.
 
-    Every cell reads "win rate [95% Wilson interval] n=games". With --diff A,B each
+    Every cell reads "score [95% Wilson interval] n=games"; a draw counts half for each
+    side, so a cell and its mirror add up to 100%. With --diff A,B each
     pairing played under both gets its change with a Newcombe interval; "saturated" flags
     a pairing won or lost 95-100% of the time under either rules id, where a change cannot
     show (it reads "+0" whatever the rules did). Compositions with fewer than --min-games
@@ -297,8 +299,8 @@ def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
     listings = []
     for (rid, src), grp in kept.group_by("rules_id", "source", maintain_order=True):
         frame, cols = _matrix(grp, key)
-        listings.append(Listing(f"matchups_{rid}_{src}", f"Matchups, {rid} ({src}): row's wins against column, "
-                                "[95% interval] n=games", grp, cols, display=frame))
+        listings.append(Listing(f"matchups_{rid}_{src}", f"Matchups, {rid} ({src}): row's score against column "
+                                "(a draw counts half), [95% interval] n=games", grp, cols, display=frame))
     emit(listings or [Listing("matchups", "Matchups", kept, empty="Only mirror games.")], fmt)
 
 

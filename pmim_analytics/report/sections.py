@@ -77,6 +77,7 @@ COMP_COLS = [
     Col("composition", text("composition"), "left"), Col("games", field("games")),
     Col("W-D-L", lambda r: f"{r['wins']}-{r['draws']}-{r['losses']}"),
     Col("win rate", lambda r: interval(r["win_rate"], r["win_lo"], r["win_hi"], as_pct=True)),
+    Col("score (draw ½)", lambda r: interval(r["score"], r["score_lo"], r["score_hi"], as_pct=True)),
     Col("VP margin", lambda r: plus_minus(r["vp_margin"], r["vp_margin_ci"], 1)),
     Col("rounds", field("mean_rounds", lambda v: num(v, 1))), Col("mirrors", field("mirrors")),
 ]

@@ -35,7 +35,7 @@ def run(*args: str) -> tuple[int, str]:
     (["weapons", "--by", "type"], "GG"),
     (["compositions", "--min-games", "1"], "Wolf"),
     (["compositions"], "compositions with fewer than 10 games left out"),
-    (["matchups", "--rules", "v3", "--min-games", "1"], "row's wins against column"),
+    (["matchups", "--rules", "v3", "--min-games", "1"], "row's score against column"),
     (["matchups", "--long", "--min-games", "1"], "against"),
     (["impact", "--rules", "v3,v3-llaser-rpt4"], "Rules changes v3 → v3-llaser-rpt4"),
     (["costs"], "too few games to price units"),
