@@ -96,6 +96,6 @@ def test_matchups_say_when_every_cell_is_under_the_minimum(db: Path) -> None:
 
 def test_matchup_cells_show_n_and_interval_and_diffs_flag_saturation(db: Path) -> None:
     code, output = run("report", "matchups", "--db", str(db), "--min-games", "1", "--rules", "v3")
-    assert code == 0 and "50% [19–81] n=6" in output
+    assert code == 0 and "67% [30–90] n=6" in output and "33% [10–70] n=6" in output  # scores, draws half: add to 100%
     code, output = run("report", "matchups", "--db", str(db), "--min-games", "1", "--diff", "v3,v3-llaser-rpt4")
     assert code == 0 and "saturated" in output and "6 / 1" in output
