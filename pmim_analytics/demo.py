@@ -25,7 +25,7 @@ from math import comb
 from pathlib import Path
 from typing import Any, Protocol
 
-from pmim_analytics.errors import display_path
+from pmim_analytics.errors import PmimError, display_path
 from pmim_analytics.replay import provenance
 from pmim_analytics.replay.parquet import write_part
 from pmim_analytics.rules import DEFAULT_SCENARIO, Roster, data_dir, load_army, load_scenario, validate_army
@@ -55,6 +55,11 @@ class DemoPlan:
     level_games: int | None = None
     #: Carry each list to the plan's rules id first (``pmim army translate``).
     translate: bool = False
+    #: Skill levels of the bot (``search:skill=0.75``, issue #29) that play the same batches
+    #: under the levels' rules ids, ``skill_games`` a pairing, so the robustness report has
+    #: its skill columns.
+    skill_levels: tuple[str, ...] = ()
+    skill_games: int = 0
 
 
 def demo_bot() -> str:
@@ -77,6 +82,24 @@ def demo_games() -> int:
     return 20 if demo_bot() != "tactician" else 40
 
 
+#: The skills of the demo's bot played beside its best play (v3 only), and their games a pairing:
+#: 10 pairings x 3 skills x 12 games, about two minutes of one core.
+DEMO_SKILLS = (0.5, 0.75, 0.9)
+SKILL_GAMES = 12
+
+
+def skill_levels() -> tuple[str, ...]:
+    """The demo bot at :data:`DEMO_SKILLS` as bot specs (none when the bot has no skill setting)."""
+    from pmim_analytics.engine import bots
+
+    bot = demo_bot()
+    try:
+        return tuple(str(bots.parse_bot_spec(f"{bot}{',' if ':' in bot else ':'}skill={s}").label())
+                     for s in DEMO_SKILLS)
+    except PmimError:
+        return ()
+
+
 #: The scripted levels played beside the demo's bot.
 SCRIPTED_LEVELS = ("random", "greedy", "tactician")
 
@@ -97,7 +120,8 @@ OPTIONAL_RULE_VARIANTS = ("v3-heat", "v3-rolled-initiative", "v3-catch-up", "v3-
 DEFAULT_PLANS = (
     DemoPlan(("v3", "v3-llaser-rpt4", "v3-heavy-def6", "v3-mjolnir-16", *OPTIONAL_RULE_VARIANTS), V3_ARMIES,
              demo_games(), bot=demo_bot(),
-             levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v3",), level_games=40),
+             levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v3",), level_games=40,
+             skill_levels=skill_levels(), skill_games=SKILL_GAMES),
     DemoPlan(("v2", "v2-heavy-def6"), V2_ARMIES, demo_games(), bot=demo_bot(),
              levels=tuple(b for b in SCRIPTED_LEVELS if b != demo_bot()), levels_rules=("v2-heavy-def6",),
              level_games=40),
@@ -126,11 +150,13 @@ def iter_batches(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS) -> list[tuple[str,
             for i, (a, b) in enumerate(combinations(plan.armies, 2)):
                 army_a, army_b = roster(a, rules_id, plan.translate), roster(b, rules_id, plan.translate)
                 levels = plan.levels if plan.levels_rules is None or rules_id in plan.levels_rules else ()
-                for bot in (plan.bot, *levels):
+                skills = plan.skill_levels if plan.levels_rules is None or rules_id in plan.levels_rules else ()
+                for bot in (plan.bot, *levels, *skills):
                     name = f"demo-{rules_id}-{a}-vs-{b}"
                     if bot != plan.bot:
                         name = f"demo-{_folder_bot(bot)}-{rules_id}-{a}-vs-{b}"
                     games = plan.games if bot == plan.bot else (plan.level_games or plan.games)
+                    games = plan.skill_games if bot in skills else games
                     out.append((name, BatchSpec(rules_id, DEFAULT_SCENARIO, army_a, army_b, bot, bot,
                                                 plan.seed + 1000 * i, games, name=name)))
     return out
@@ -162,9 +188,10 @@ def count_planned_games(plans: tuple[DemoPlan, ...] = DEFAULT_PLANS,
     for p in plans:
         for rules_id in p.rules_ids:
             levels = len(p.levels) if p.levels_rules is None or rules_id in p.levels_rules else 0
+            skills = len(p.skill_levels) if p.levels_rules is None or rules_id in p.levels_rules else 0
             pairs = comb(len(p.armies), 2)
-            fixed += pairs * (p.games + levels * (p.level_games or p.games))
-            batches += pairs * (1 + levels)
+            fixed += pairs * (p.games + levels * (p.level_games or p.games) + skills * p.skill_games)
+            batches += pairs * (1 + levels + skills)
     return fixed + sum(p.pairs * GAMES_PER_RANDOM_PAIR for p in random_plans), batches
 
 
