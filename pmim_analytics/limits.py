@@ -46,7 +46,8 @@ MAX_STAT = 1000
 """Any unit or weapon statistic of a rules file (HP, MOV, DEF, ARM, SPT, points, range,
 accuracy either way, repeats, strength, tons): the real ones stay below 100."""
 MAX_OPTIONAL_FACTOR = 10
-"""An optional rule's multiplier or count (rush factor, catch-up ratio and activations)."""
+"""An optional rule's multiplier or count (rush factor, catch-up activations); the catch-up
+ratio only compares counts and is capped by ``MAX_STAT``."""
 MAX_HEAT = 100
 """A heat rating or a heat cost of the optional heat rule."""
 MAX_MAP_CELLS = 100

@@ -13,10 +13,11 @@ so a viewer can jump there; :func:`next_kill` and :func:`previous_kill` step bet
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from pmim_analytics.model.events import VP, Event, RoundEnd, UnitDestroyed
+from pmim_analytics.model.events import VP, Event, RoundEnd, UnitDestroyed, dispatch
 from pmim_analytics.replay.show import describe_event
 from pmim_analytics.replay.steps import Step
 
@@ -43,36 +44,51 @@ def _step_of(steps: Sequence[Step]) -> list[int]:
     return out
 
 
+class _Reader:
+    """Walks a game's events once, noting its kills, objective changes and VP changes."""
+
+    def __init__(self, where: list[int]) -> None:
+        self.where = where
+        self.out: list[Moment] = []
+        self.held: dict[int, str] = {}  # objective -> side that scored it at the last scoring
+        self.scoring: dict[int, str] = {}
+        self.vp = (0, 0)
+        self.i = 0
+
+    def note(self, kind: str, ev: Event, text: str) -> None:
+        self.out.append(Moment(kind, self.where[self.i], ev.seq, ev.round, text))
+
+    def kill(self, ev: UnitDestroyed) -> None:
+        self.note("kill", ev, describe_event(ev))
+
+    def vp_scored(self, ev: VP) -> None:
+        self.scoring[ev.objective] = ev.side
+        before = self.held.get(ev.objective)
+        if before != ev.side:
+            self.note("objective", ev,
+                      f"objective {ev.objective}: {ev.side} takes it" + (f" from {before}" if before else ""))
+
+    def round_end(self, ev: RoundEnd) -> None:
+        for obj, side in self.held.items():
+            if obj not in self.scoring:
+                self.note("objective", ev, f"objective {obj}: {side} no longer holds it")
+        self.held, self.scoring = self.scoring, {}
+        if (ev.blue_vp, ev.red_vp) != self.vp:
+            gain = f"+{ev.blue_vp - self.vp[0]} blue, +{ev.red_vp - self.vp[1]} red"
+            self.note("vp", ev, f"end of round {ev.round}: blue {ev.blue_vp}, red {ev.red_vp} VP ({gain})")
+            self.vp = (ev.blue_vp, ev.red_vp)
+
+
 def timeline(events: Sequence[Event], steps: Sequence[Step]) -> list[Moment]:
     """The kills, objective changes and VP changes of a game, in the order they happened."""
-    where = _step_of(steps)
-    out: list[Moment] = []
-    held: dict[int, str] = {}  # objective -> side that scored it at the last scoring
-    scoring: dict[int, str] = {}
-    vp = (0, 0)
-    for i, ev in enumerate(events):
-        if i >= len(where):
-            break
-        if isinstance(ev, UnitDestroyed):
-            out.append(Moment("kill", where[i], ev.seq, ev.round, describe_event(ev)))
-        elif isinstance(ev, VP):
-            scoring[ev.objective] = ev.side
-            if held.get(ev.objective) != ev.side:
-                before = held.get(ev.objective)
-                text = (f"objective {ev.objective}: {ev.side} takes it" + (f" from {before}" if before else ""))
-                out.append(Moment("objective", where[i], ev.seq, ev.round, text))
-        elif isinstance(ev, RoundEnd):
-            for obj, side in held.items():
-                if obj not in scoring:
-                    out.append(Moment("objective", where[i], ev.seq, ev.round,
-                                      f"objective {obj}: {side} no longer holds it"))
-            held, scoring = scoring, {}
-            if (ev.blue_vp, ev.red_vp) != vp:
-                gain = f"+{ev.blue_vp - vp[0]} blue, +{ev.red_vp - vp[1]} red"
-                out.append(Moment("vp", where[i], ev.seq, ev.round,
-                                  f"end of round {ev.round}: blue {ev.blue_vp}, red {ev.red_vp} VP ({gain})"))
-                vp = (ev.blue_vp, ev.red_vp)
-    return out
+    reader = _Reader(_step_of(steps))
+    handlers: dict[str, Callable[[Any], None]] = {
+        "unit_destroyed": reader.kill, "vp": reader.vp_scored, "round_end": reader.round_end,
+    }
+    for i, ev in enumerate(events[: len(reader.where)]):
+        reader.i = i
+        dispatch(handlers, ev, default=lambda _ev: None)
+    return reader.out
 
 
 def next_kill(moments: Sequence[Moment], step: int) -> int | None:

@@ -121,7 +121,8 @@ class CatchUpRule(_Setting):
     """Catch-up activations: a side with at least ``ratio`` times the other's living units
     activates ``activations`` units at each of its turns."""
 
-    ratio: int = Field(default=2, ge=2, le=MAX_OPTIONAL_FACTOR)
+    # A ratio only compares two counts, so a large one (a way to say 'never') costs nothing.
+    ratio: int = Field(default=2, ge=2, le=MAX_STAT)
     activations: int = Field(default=2, ge=2, le=MAX_OPTIONAL_FACTOR)
 
 

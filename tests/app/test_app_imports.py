@@ -16,9 +16,12 @@ APP = Path(__file__).resolve().parents[2] / "app"
 #: The library modules the app may import, exactly (a new one is a decision: add it here).
 ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.analytics",  # the package API: report tables, Provenance, dice table
+    "pmim_analytics.analytics.costs",  # the implied-cost verdicts on the Overview
     "pmim_analytics.analytics.robustness",  # verdicts by bot level for the bots page
+    "pmim_analytics.analytics.skill_axis",  # each composition at skills 0.5 to 1 (Bots page)
     "pmim_analytics.analytics.stats",  # Wilson intervals of a simulation's results
     "pmim_analytics.analytics.whatif",  # the What-if page's exact dice maths, base against edit
+    "pmim_analytics.demo",  # the background demo build's status (the banner)
     "pmim_analytics.errors",
     "pmim_analytics.pipeline",  # simulate, then ingest (Simulate and What-if)
     "pmim_analytics.engine.bots",  # bots, their settings and personas for Simulate and What-if
