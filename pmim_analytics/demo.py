@@ -68,7 +68,7 @@ def demo_bot() -> str:
     from pmim_analytics.engine import bots
 
     if "search" in bots.bot_names():
-        return str(bots.parse_bot_spec(f"search:budget={DEMO_SEARCH_BUDGET}").label())  # type: ignore[attr-defined]
+        return str(bots.parse_bot_spec(f"search:budget={DEMO_SEARCH_BUDGET}").label())
     return "tactician"
 
 
@@ -332,7 +332,8 @@ def core_size(spec: DemoSpec = FULL_DEMO) -> tuple[int, int]:
 def demo_steps(spec: DemoSpec = FULL_DEMO) -> list[DemoStep]:
     """The demo's steps in build order: the core (its bot's batches under its rules id, then
     the ladder), then the other batches in plan order, then the random armies."""
-    core, rest = [], []
+    core: list[DemoStep] = []
+    rest: list[DemoStep] = []
     for name, b in iter_batches(spec.plans):
         is_core = b.rules_id == spec.core_rules and b.bot_a == spec.core_bot
         (core if is_core else rest).append(DemoStep(name, b.games, b.bot_a, is_core, batch=b))

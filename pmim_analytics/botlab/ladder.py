@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -49,7 +50,7 @@ def bot_label(text: str) -> str:
     parameters (whatever the bot spec parser says).
     """
     try:
-        from pmim_analytics.engine.bots import parse_bot_spec  # type: ignore[attr-defined]
+        from pmim_analytics.engine.bots import parse_bot_spec
     except ImportError:  # before bot specs exist: plain names only
         return check_bot_name(text.strip())
     return str(parse_bot_spec(text).label())
@@ -195,8 +196,8 @@ class LadderGame:
     seconds: tuple[float, float]
     decisions: tuple[int, int]
     engine_seconds: float
-    events: list[tuple] = field(default_factory=list)
-    units: list[tuple] = field(default_factory=list)
+    events: list[tuple[Any, ...]] = field(default_factory=list)
+    units: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 def play_ladder_game(batch: BatchSpec, i: int) -> LadderGame:

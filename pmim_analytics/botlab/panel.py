@@ -26,6 +26,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -40,6 +41,7 @@ from pmim_analytics.rules.army import ArmyList, Roster, build_roster, load_army,
 from pmim_analytics.rules.catalogue import data_dir
 from pmim_analytics.rules.readings import AS_WRITTEN, Readings
 from pmim_analytics.sim.backends import open_backend
+from pmim_analytics.sim.base import Backend
 from pmim_analytics.sim.batch import BatchSpec, wilson_interval
 from pmim_analytics.sim.runner import run_batch
 from pmim_analytics.store.ladder import read_manual_games
@@ -180,7 +182,7 @@ def run_panel(bot: str = "search", members: Sequence[Member] | None = None, game
     if only:
         manual = manual.filter(pl.col("file").fill_null("").str.split("/").list.last().str.contains(only, literal=True))
     total, done = manual.height * len(members) * games, 0
-    rows = []
+    rows: list[dict[str, Any]] = []
     specs: dict[tuple[str, str], tuple[GameSpec, tuple[str, str]]] = {}  # (game, member) -> spec, bots
     with open_backend("local", workers) as pool:
         for g in manual.iter_rows(named=True):
@@ -203,8 +205,9 @@ def run_panel(bot: str = "search", members: Sequence[Member] | None = None, game
                        panel_caveat(manual.height, games))
 
 
-def _forecast_game(g: dict, units: pl.DataFrame, members: Sequence[Member], bot: str, games: int, seed: int,
-                   pool: object, workers: int, rows: list[dict], specs: dict, done: int, total: int,
+def _forecast_game(g: dict[str, Any], units: pl.DataFrame, members: Sequence[Member], bot: str, games: int,
+                   seed: int, pool: Backend | None, workers: int, rows: list[dict[str, Any]],
+                   specs: dict[tuple[str, str], tuple[GameSpec, tuple[str, str]]], done: int, total: int,
                    progress: Callable[[int, int], None] | None) -> int:
     """Simulate logged game ``g`` for every member; append its rows; return the games done."""
     gunits = units.filter(pl.col("game_id") == g["game_id"])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import AbstractContextManager
 from itertools import islice
@@ -66,7 +66,7 @@ class LocalBackend:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def run(self, jobs: Sequence[PartJob]) -> Iterator[JobResult]:
+    def run(self, jobs: Sequence[PartJob]) -> Generator[JobResult, None, None]:
         """Play ``jobs`` on the pool; yield each with its outcomes as it finishes."""
         try:
             if self.workers == 1 or len(jobs) <= 1:
@@ -83,7 +83,7 @@ class LocalBackend:
         stop_event = ctx.Event()
         with ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_init_worker,
                                  initargs=(stop_event,)) as pool:
-            pending: dict[Future, PartJob] = {}
+            pending: dict[Future[list[GameOutcome]], PartJob] = {}
             queue = iter(jobs)
             try:
                 # a few jobs per worker in flight, the rest submitted as those finish: a long

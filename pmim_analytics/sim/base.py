@@ -5,7 +5,7 @@ module needs nothing from the local one's."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -19,7 +19,7 @@ class Backend(Protocol):
 
     name: str
 
-    def run(self, jobs: Sequence[PartJob]) -> Iterator[JobResult]:
+    def run(self, jobs: Sequence[PartJob]) -> Generator[JobResult, None, None]:
         """Run ``jobs``; yield ``(job, outcomes)`` in completion order."""
         ...
 

@@ -207,7 +207,7 @@ class BatchSummary:
     wins_b: int = 0
     draws: int = 0
     total_rounds: int = 0
-    reasons: Counter = field(default_factory=Counter)
+    reasons: Counter[str] = field(default_factory=Counter)
     outcomes: list[GameOutcome] = field(default_factory=list)
     #: keep each game's outcome in ``outcomes`` (off: only the counts, so a long batch whose
     #: games stream to disk holds no per-game list in memory)

@@ -18,7 +18,7 @@ import dataclasses
 import os
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +119,7 @@ class RayBackend:
         """CPUs of the Ray cluster (at least 1)."""
         return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
 
-    def run(self, jobs: Sequence[PartJob]) -> Iterator[JobResult]:
+    def run(self, jobs: Sequence[PartJob]) -> Generator[JobResult, None, None]:
         """Run ``jobs`` as Ray tasks, a few per CPU in flight; yield each as its files are written.
 
         Raises the task's own :class:`PmimError` if a job fails for good, or a
@@ -153,7 +153,8 @@ class RayBackend:
     def _result(self, ref: Any, job: PartJob) -> tuple[list[GameOutcome], PartFiles]:
         ray = self._ray
         try:
-            return ray.get(ref)
+            got: tuple[list[GameOutcome], PartFiles] = ray.get(ref)
+            return got
         except ray.exceptions.RayTaskError as e:
             if isinstance(e.cause, PmimError):
                 raise e.cause from None

@@ -44,7 +44,7 @@ def loaded_parts(sweep: Sweep, db: str | Path | None) -> set[tuple[str, int]]:
 def parts_to_load(sweep: Sweep, out: Path, db: str | Path | None) -> list[Path]:
     """The games files of the complete parts in ``out`` that the database does not hold yet."""
     loaded = loaded_parts(sweep, db)
-    files = []
+    files: list[Path] = []
     for pairing in sweep.pairings:
         folder = pairing_folder(out, pairing)
         if folder.is_dir():

@@ -151,7 +151,7 @@ def parse_sweep_file(path: str | Path) -> SweepFile:
 
 def _bot_pairs(spec: SweepFile) -> list[tuple[str, str]]:
     if spec.cross_bots:
-        return list(itertools.product(spec.bots, repeat=2))
+        return [(a, b) for a in spec.bots for b in spec.bots]
     return [(b, b) for b in spec.bots]
 
 
