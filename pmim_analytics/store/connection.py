@@ -59,7 +59,9 @@ def _connect_with_retry(path: Path, read_only: bool, timeout: float,
     told = False
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            con = duckdb.connect(str(path), read_only=read_only)
+            _check_whole(con, path)
+            return con
         except duckdb.Error as e:
             if not is_lock_error(e):
                 raise StoreError(explain_db_error(e, read_only), _where(path)) from e
@@ -77,6 +79,42 @@ def _connect_with_retry(path: Path, read_only: bool, timeout: float,
             delay = min(delay * 1.6, 0.1)
 
 
+#: a DuckDB file starts with three 4 KB headers, then its blocks
+_DB_HEADER_BYTES = 3 * 4096
+TRUNCATED = ("the file is not a whole DuckDB database (truncated, damaged or another kind of file); "
+             "it was left as it is: restore it from a copy or ingest into a new file")
+
+
+def _check_whole(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Refuse a file shorter than the blocks its header says are in use (a copy or a download
+    cut short): DuckDB opens such a file and fails only when a query reaches a missing block,
+    or not at all (a duplicate check may never read past the cut). Closes ``con`` then. Not
+    judged while a write-ahead log is beside the file (its blocks are not in the file yet)."""
+    if Path(f"{path}.wal").exists():
+        return
+    try:
+        rows = con.execute("SELECT used_blocks, block_size FROM pragma_database_size()").fetchall()
+    except duckdb.Error:
+        rows = []
+    used, size = (rows[0] if rows else (0, 0))
+    try:
+        on_disk = path.stat().st_size
+    except OSError:
+        return
+    if used and on_disk < _DB_HEADER_BYTES + int(used) * int(size):
+        con.close()
+        raise StoreError(TRUNCATED, _where(path))
+
+
+def rollback_quietly(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back the open transaction, if any: a ROLLBACK after a failed BEGIN or a lost
+    transaction raises a second error that would hide the first, the one worth saying."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass
+
+
 def explain_db_error(e: BaseException, read_only: bool = False) -> str:
     """One sentence for DuckDB's common file errors: permission, full disk, not a database."""
     text = str(e)
@@ -90,8 +128,7 @@ def explain_db_error(e: BaseException, read_only: bool = False) -> str:
     if "not a valid duckdb database" in low or "invalid" in low and "database file" in low or \
             "truncated" in low or "corrupt" in low or "checksum" in low or "unexpected end" in low or \
             "could not read enough bytes" in low:
-        return ("the file is not a whole DuckDB database (truncated, damaged or another kind of file); "
-                "it was left as it is: restore it from a copy or ingest into a new file")
+        return TRUNCATED
     if "invalidated" in low:
         return ("a write to the database failed (most often a full disk); nothing of the batch in flight was "
                 "stored: free some space and run the same command again")
@@ -132,8 +169,11 @@ def open_writer(db: str | Path | None = None, *, timeout: float = WRITE_TIMEOUT,
             if key not in _migrated or have < want:  # a file deleted and made again since is new
                 from pmim_analytics.store.migrate import load_rules_tables, migrate
 
-                migrate(con)
-                load_rules_tables(con)
+                try:
+                    migrate(con)
+                    load_rules_tables(con)
+                except duckdb.Error as e:
+                    raise StoreError(explain_db_error(e), _where(path)) from e
                 _migrated.add(key)
         yield con
     finally:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import duckdb
 
-from pmim_analytics.errors import StoreError
-from pmim_analytics.store.connection import open_reader, resolve_db_path
+from pmim_analytics.errors import Location, StoreError, display_path
+from pmim_analytics.store.connection import explain_db_error, open_reader, resolve_db_path
 from pmim_analytics.store.migrate import latest_version, schema_version
 
 
@@ -43,7 +43,7 @@ def db_info(db: str | Path | None = None) -> DbInfo:
             checked = con.execute("SELECT count(*) FILTER (WHERE rules_checked) FROM game_checks "
                                   "SEMI JOIN games USING (game_id)").fetchall()[0][0]
         except duckdb.Error as e:
-            raise StoreError(f"the database could not be read: {str(e).strip().splitlines()[0]}") from e
+            raise StoreError(explain_db_error(e, True), Location(display_path(path))) from e
     size = sum(p.stat().st_size for p in (path, Path(str(path) + ".wal")) if p.exists())
     return DbInfo(path, version, latest_version(), size, int(games), int(events),
                   tuple((s, r, int(n), int(e or 0)) for s, r, n, e in rows), int(rejects),

@@ -29,7 +29,7 @@ from pmim_analytics.errors import PmimError, StoreError, display_path
 from pmim_analytics.replay.provenance import own_files_checker
 from pmim_analytics.rules.catalogue import data_dir, list_rules_ids, load_rules
 from pmim_analytics.store import jsonl
-from pmim_analytics.store.connection import explain_db_error, open_writer
+from pmim_analytics.store.connection import explain_db_error, open_writer, rollback_quietly
 from pmim_analytics.store.headers import HeaderParser
 from pmim_analytics.store.interrupt import SigintGuard
 from pmim_analytics.store.load import load_good_games
@@ -294,7 +294,7 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
                 rejects = {first_bad: rejects[first_bad]}
                 stop = True
             if in_tx and len(kept) != len(good):  # the optimistic load holds games that must not be stored
-                con.execute("ROLLBACK")
+                rollback_quietly(con)
                 in_tx, n_events = False, None
             good = kept
             ordered = [rejects[k] for k in sorted(rejects)]
@@ -312,7 +312,7 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
             in_tx = False
         except BaseException:
             if in_tx:
-                con.execute("ROLLBACK")
+                rollback_quietly(con)
             raise
         result.batches_committed += 1
         result.loaded += len(good)

@@ -14,7 +14,7 @@ import duckdb
 import polars as pl
 
 from pmim_analytics.errors import StoreError
-from pmim_analytics.store.connection import open_writer, read_frame
+from pmim_analytics.store.connection import open_writer, read_frame, rollback_quietly
 
 _RATING_COLUMNS = ("bot", "rating", "lo", "hi", "games", "score", "decisions", "ms_per_decision", "games_per_s",
                    "adherence", "vp_per_round")
@@ -47,7 +47,7 @@ def save_ladder(run: dict[str, Any], ratings: pl.DataFrame, games: pl.DataFrame,
             con.unregister("_ladder_games")
             con.execute("COMMIT")
         except duckdb.Error as e:
-            con.execute("ROLLBACK")
+            rollback_quietly(con)
             raise StoreError(f"the ladder run could not be stored: {str(e).splitlines()[0]}") from e
 
 

@@ -19,6 +19,7 @@ import pyarrow as pa
 from pmim_analytics.errors import Location, PmimError, StoreError, display_path
 from pmim_analytics.rules.catalogue import REPO_ROOT, clear_caches, data_dir, list_rules_ids, load_rules
 from pmim_analytics.rules.rows import unit_rows, version_row, weapon_rows
+from pmim_analytics.store.connection import rollback_quietly
 from pmim_analytics.store.rollups import ROLLUP_VERSIONS, rebuild_rollups
 
 SQL_DIR = REPO_ROOT / "sql"
@@ -79,7 +80,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
             con.execute("INSERT INTO schema_version (version) VALUES (?) ON CONFLICT DO NOTHING", [version])
             con.execute("COMMIT")
         except duckdb.Error as e:
-            con.execute("ROLLBACK")
+            rollback_quietly(con)
             raise StoreError(f"migration {version} failed: {str(e).splitlines()[0]}",
                              Location(display_path(path))) from e
         applied.append(version)
@@ -137,6 +138,6 @@ def load_rules_tables(con: duckdb.DuckDBPyConnection, *, force: bool = False) ->
         con.execute("INSERT OR REPLACE INTO store_meta VALUES ('rules_fingerprint', ?)", [fingerprint])
         con.execute("COMMIT")
     except duckdb.Error as e:
-        con.execute("ROLLBACK")
+        rollback_quietly(con)
         raise StoreError(f"the rules tables could not be loaded: {str(e).splitlines()[0]}") from e
     return warnings

@@ -26,8 +26,8 @@ from pmim_analytics.analytics.compositions import fold_estimated
 from pmim_analytics.analytics.dataset import Provenance
 from pmim_analytics.analytics.levels import HUMAN, labels_at, levels_from_pairs
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
-from pmim_analytics.errors import StoreError, display_path
-from pmim_analytics.store.connection import open_reader, resolve_db_path
+from pmim_analytics.errors import Location, StoreError, display_path
+from pmim_analytics.store.connection import explain_db_error, open_reader, resolve_db_path
 from pmim_analytics.store.rollups import BY_TABLE, reaggregate_sql
 
 MISSING = "no database at {path}; create one with `make run` (the demo database) or `pmim ingest`"
@@ -71,6 +71,8 @@ def queries(path: Path, sqls: list[str], params: dict[str, Any] | None = None,
             out.append(con.sql(sql, params=used or None).pl())
         except duckdb.CatalogException as e:
             raise StoreError(f"{display_path(path)} is not a pmim database or is not migrated ({e})") from e
+        except (duckdb.IOException, duckdb.PermissionException) as e:
+            raise StoreError(explain_db_error(e, True), Location(display_path(path))) from e
         except duckdb.Error as e:
             raise StoreError(f"query failed on {display_path(path)}: {e}") from e
     return out

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import duckdb
 
+from pmim_analytics.store.connection import rollback_quietly
+
 #: The schema version that created the rollup tables (see migrate.py's backfill).
 ROLLUPS_SINCE = 3
 #: Schema versions that added rollup tables or columns: applying one to a database that holds
@@ -271,7 +273,7 @@ def rebuild_rollups(con: duckdb.DuckDBPyConnection) -> None:
         add_rollups(con, Relations())
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback_quietly(con)
         raise
 
 
