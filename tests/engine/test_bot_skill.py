@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pmim_analytics.engine.bots import BOTS, make_bot, parse_bot_spec
-from pmim_analytics.engine.bots.skill import departure_counts, format_skill, near_miss, temperature
+from pmim_analytics.engine.bots.skill import SkillCounter, departure_counts, format_skill, near_miss, temperature
 from pmim_analytics.engine.dice import game_streams
 from pmim_analytics.engine.driver import play_game, run
 from pmim_analytics.engine.spec import GameSpec
@@ -68,6 +68,16 @@ def test_near_miss_weighs_each_candidate_by_its_shortfall() -> None:
     assert [near_miss(_Fixed([x]), scores, 0, math.inf) for x in (0.1, 0.5, 0.9)] == [0, 1, 2]
 
 
+def test_the_counter_tells_misplays_from_equal_swaps() -> None:
+    c = SkillCounter()
+    c.count([0.0, -0.05, -0.5], 0, 0)  # the choice
+    c.count([0.0, -0.05, -0.5], 0, 1)  # a swap worth nearly the same: a departure, no misplay
+    c.count([0.0, -0.05, -0.5], 0, 2)  # half a VP worse: a misplay
+    assert (c.activations, c.departures, c.misplays) == (3, 2, 1)
+    assert c.shortfall == pytest.approx(0.55) and c.rate == pytest.approx(2 / 3)
+    assert c.misplay_rate == pytest.approx(1 / 3)
+
+
 def test_skill_text_is_canonical() -> None:
     assert format_skill(0.75) == "0.75" and format_skill(0.0) == "0" and format_skill(0.5) == "0.5"
     assert parse_bot_spec("search:skill=0.750").label() == "search:budget=100,skill=0.75"
@@ -117,8 +127,8 @@ def test_a_skill_bot_departs_sometimes_reproducibly(which: str) -> None:
     high = departure_counts(spec, f"{which}{sep}skill=0.9", "tactician", 3, 2)
     top = departure_counts(spec, which, "tactician", 3, 2)
     assert low.activations > 0 and high.activations > 0
-    assert 0 < low.departures < low.activations
-    assert high.rate < low.rate
+    assert 0 < low.departures < low.activations and 0 < low.misplays <= low.departures
+    assert high.rate < low.rate and high.misplay_rate < low.misplay_rate
     assert top.activations == 0 and top.rate == 0.0  # skill 1 draws nothing
 
 

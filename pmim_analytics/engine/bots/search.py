@@ -188,11 +188,11 @@ class SearchBot(Bot):
         self._all = None
         mine = (unit.index, dest if dest >= 0 else unit.pos, rush)
         best = next(i for i, (_, u, h, r) in enumerate(cands) if (u.index, h, r) == mine)
-        pick = near_miss(self.rng, [c[0] for c in cands], best, temperature(self.skill))
-        self.skill_counter.activations += 1
+        scores = [c[0] for c in cands]
+        pick = near_miss(self.rng, scores, best, temperature(self.skill))
+        self.skill_counter.count(scores, best, pick)
         if pick == best:
             return unit, dest, first, rush
-        self.skill_counter.departures += 1
         _, u, h, rush = cands[pick]
         ev = _Eval(state, state.to_act, self.persona)
         return u, (h if h != u.pos else -1), ([] if rush else self._fire_before(state, ev, u, h)), rush

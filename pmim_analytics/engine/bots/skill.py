@@ -13,9 +13,11 @@ so a candidate ``d`` VP worse than its choice is played with weight ``exp(-d / T
 0.5 about 2.7 times. The draw comes from the bot's own random stream, so a seed still
 fixes the game. Skill 1 draws nothing and is exactly the bot without a skill setting;
 skill 0 plays the ``random`` bot's game move for move (every decision a uniformly random
-legal action, deployment included). The bot counts its activations and the ones where it
-departed from its own choice (:class:`SkillCounter`), so a report can say "misplays
-about 1 activation in N" (:func:`departure_counts`).
+legal action, deployment included). The bot counts its activations, the ones where it
+departed from its own choice, and the misplays among those (a departure :data:`MISPLAY`
+VP or more worse by its own evaluation; many departures swap moves worth the same), so a
+report can say "misplays about 1 activation in N" (:class:`SkillCounter`,
+:func:`departure_counts`).
 """
 
 from __future__ import annotations
@@ -80,17 +82,39 @@ def near_miss(rng: random.Random, scores: list[float], best: int, temp: float) -
     return len(weights) - 1
 
 
+#: A departure that costs at least this many VP by the bot's own evaluation is a misplay
+#: (many departures swap moves worth the same: two units that both only hold, say).
+MISPLAY = 0.1
+
+
 @dataclass
 class SkillCounter:
-    """Activations a skill bot played and how many of them departed from its own choice."""
+    """Activations a skill bot played, how many departed from its own choice, how many of those
+    were misplays (:data:`MISPLAY` VP or more worse by its evaluation) and their total cost."""
 
     activations: int = 0
     departures: int = 0
+    misplays: int = 0
+    shortfall: float = 0.0
 
     @property
     def rate(self) -> float:
         """Share of activations played otherwise than the bot's choice (0 when none played)."""
         return self.departures / self.activations if self.activations else 0.0
+
+    @property
+    def misplay_rate(self) -> float:
+        """Share of activations that were misplays (0 when none played)."""
+        return self.misplays / self.activations if self.activations else 0.0
+
+    def count(self, scores: list[float], best: int, pick: int) -> None:
+        """Count one activation whose choice was ``best`` and draw ``pick`` among ``scores``."""
+        self.activations += 1
+        if pick != best:
+            self.departures += 1
+            cost = max(scores) - scores[pick]
+            self.shortfall += cost
+            self.misplays += cost >= MISPLAY
 
 
 def scripted_activation(bot: GreedyBot, state: GameState) -> Action:
@@ -112,10 +136,10 @@ def scripted_activation(bot: GreedyBot, state: GameState) -> Action:
     if best < 0:
         cands.append((max(c[0] for c in cands), unit, mine[1], rushing))
         best = len(cands) - 1
-    pick = near_miss(bot.rng, [c[0] for c in cands], best, temperature(bot.skill))
-    bot.skill_counter.activations += 1
+    scores = [c[0] for c in cands]
+    pick = near_miss(bot.rng, scores, best, temperature(bot.skill))
+    bot.skill_counter.count(scores, best, pick)
     if pick != best:
-        bot.skill_counter.departures += 1
         _, unit, h, rushing = cands[pick]
         dest, first, rushing = _plan_on_clone(bot, state, unit, (h, rushing))
     bot._plan_key = (unit.id, state.round)
@@ -164,8 +188,10 @@ def departure_counts(spec: GameSpec, bot: str, opponent: str, seed: int, games: 
         if counter is not None:
             total.activations += counter.activations
             total.departures += counter.departures
+            total.misplays += counter.misplays
+            total.shortfall += counter.shortfall
     return total
 
 
-__all__ = ["SCALE", "SkillCounter", "departure_counts", "format_skill", "near_miss", "parse_skill",
+__all__ = ["MISPLAY", "SCALE", "SkillCounter", "departure_counts", "format_skill", "near_miss", "parse_skill",
            "scripted_activation", "temperature"]
