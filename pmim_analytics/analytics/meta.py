@@ -14,8 +14,11 @@ averaging's choice). Above that size a regret-matching iteration gives an approx
 and its *exploitability* (how far the best reply scores above one half).
 
 The matrix is an estimate, so the mix is too: ``in_mix_share`` is how often a composition
-is in the equilibrium when each cell's score is redrawn from its own games (a parametric
-bootstrap, :data:`BOOTSTRAP` draws, fixed seed). Pairings never played are not guessed: the
+is in the equilibrium when each pairing's games are resampled with replacement (a bootstrap
+over games: the wins, draws and losses of a pairing redrawn as a multinomial on their own
+shares, :data:`BOOTSTRAP` draws, fixed seed). Resampling games keeps a draw one game worth
+half a point; redrawing half-points as independent coin flips would halve the variance a
+game's draw or decision carries. Pairings never played are not guessed: the
 composition missing most pairings is left out until the matrix is complete, and the
 report says which.
 
@@ -63,7 +66,14 @@ class Meta:
 
 def score_matrix(matchups: pl.DataFrame, rules_id: str, source: str | None = None, key: str = "composition",
                  min_games: int = 1) -> tuple[list[str], np.ndarray, np.ndarray, list[str]]:
-    """(names, scores, games, left out) of one rules id from :func:`.compositions.matchup_table` output.
+    """(names, scores, games, left out): :func:`outcome_matrices` without the draws."""
+    names, s, g, _, left = outcome_matrices(matchups, rules_id, source, key, min_games)
+    return names, s, g, left
+
+
+def outcome_matrices(matchups: pl.DataFrame, rules_id: str, source: str | None = None, key: str = "composition",
+                     min_games: int = 1) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """(names, scores, games, draws, left out) of one rules id from :func:`.compositions.matchup_table` output.
 
     Only pairings with at least ``min_games`` games count; compositions are left out (most
     missing pairings first) until every remaining pairing is played. Diagonals are 0.5.
@@ -73,8 +83,8 @@ def score_matrix(matchups: pl.DataFrame, rules_id: str, source: str | None = Non
         m = m.filter(pl.col("source") == source)
     m = m.group_by(key, f"opp_{key}").agg(pl.col("wins").sum(), pl.col("draws").sum(), pl.col("games").sum())
     m = m.filter(pl.col("games") >= min_games)
-    cell = {(a, b): (w + 0.5 * d, g) for a, b, w, d, g in m.select(key, f"opp_{key}", "wins", "draws",
-                                                                    "games").iter_rows()}
+    cell = {(a, b): (w + 0.5 * d, g, d) for a, b, w, d, g in m.select(key, f"opp_{key}", "wins", "draws",
+                                                                       "games").iter_rows()}
     names = sorted({a for a, _ in cell} | {b for _, b in cell})
     left: list[str] = []
     while names:
@@ -85,13 +95,13 @@ def score_matrix(matchups: pl.DataFrame, rules_id: str, source: str | None = Non
         names.remove(worst)
         left.append(worst)
     n = len(names)
-    s, g = np.full((n, n), 0.5), np.zeros((n, n))
+    s, g, d = np.full((n, n), 0.5), np.zeros((n, n)), np.zeros((n, n))
     for i, a in enumerate(names):
         for j, b in enumerate(names):
             if i != j:
-                won, games = cell[(a, b)]
-                s[i, j], g[i, j] = won / games, games
-    return names, s, g, left
+                won, games, drawn = cell[(a, b)]
+                s[i, j], g[i, j], d[i, j] = won / games, games, drawn
+    return names, s, g, d, left
 
 
 def _entropy(x: np.ndarray) -> float:
@@ -183,7 +193,7 @@ def find_cycles(names: list[str], s: np.ndarray, g: np.ndarray) -> pl.DataFrame:
 def meta_report(matchups: pl.DataFrame, rules_id: str, source: str | None = None, key: str = "composition",
                 min_games: int = 1, seed: int = 2026) -> Meta:
     """Equilibrium mix, bootstrap membership and cycles of one rules id (see the module)."""
-    names, s, g, left = score_matrix(matchups, rules_id, source, key, min_games)
+    names, s, g, d, left = outcome_matrices(matchups, rules_id, source, key, min_games)
     a = s - 0.5
     x, gap, exact = solve_symmetric(a)
     rng = np.random.default_rng(seed)
@@ -193,8 +203,11 @@ def meta_report(matchups: pl.DataFrame, rules_id: str, source: str | None = None
             draw = np.full_like(s, 0.5)
             for i, j in itertools.combinations(range(len(names)), 2):
                 n = int(g[i, j])
-                # a draw counts half: redraw half-points as a binomial on 2n half-games
-                v = rng.binomial(2 * n, s[i, j]) / (2 * n)
+                # resample the pairing's n games: wins, draws and losses on their own shares
+                p_draw = d[i, j] / n
+                p_win = max(0.0, s[i, j] - p_draw / 2)
+                wins, draws, _ = rng.multinomial(n, [p_win, p_draw, max(0.0, 1 - p_win - p_draw)])
+                v = (wins + 0.5 * draws) / n
                 draw[i, j], draw[j, i] = v, 1 - v
             xb, _, _ = solve_symmetric(draw - 0.5, first_only=True)
             inside += xb > 1e-6

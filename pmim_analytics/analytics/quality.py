@@ -32,14 +32,24 @@ def length_distribution(counts: pl.DataFrame) -> pl.DataFrame:
                                                                                           nulls_last=True)
 
 
+#: End reasons that say how a game ended; a logged result without one reads ``manual`` (or nothing).
+KNOWN_REASONS = ("vp", "wipeout", "round_limit")
+
+
 def outcome_table(counts: pl.DataFrame) -> pl.DataFrame:
     """Per rules id and source: games, mean and median length, draw, round-limit and wipeout rates.
 
-    Rates carry Wilson 95% intervals. ``median_rounds`` is over games of known length.
+    Rates carry Wilson 95% intervals. ``median_rounds`` is over games of known length. The
+    end-reason rates (round limit, wipeouts, won on VP) are over the games whose end reason
+    is known (``reason_known``); a logged result that does not say why the game ended
+    (reason ``manual``, as playtest 2) is counted in ``reason_unknown``, never as a known one.
     """
     n = pl.col("n")
+    known = pl.col("reason").is_in(list(KNOWN_REASONS)).fill_null(False)
     t = counts.group_by(KEYS).agg(
         games=n.sum(),
+        reason_known=n.filter(known).sum(),
+        reason_unknown=n.filter(~known).sum(),
         mean_rounds=(pl.col("rounds") * n).sum() / n.filter(pl.col("rounds").is_not_null()).sum(),
         draws=n.filter(pl.col("draw")).sum(),
         round_limit=n.filter(pl.col("reason") == "round_limit").sum(),
@@ -54,13 +64,17 @@ def outcome_table(counts: pl.DataFrame) -> pl.DataFrame:
         .group_by(KEYS).agg(median_rounds=pl.col("rounds").first())
     )
     d_lo, d_hi = wilson_exprs(pl.col("draws"), pl.col("games"))
-    r_lo, r_hi = wilson_exprs(pl.col("round_limit"), pl.col("games"))
+    r_lo, r_hi = wilson_exprs(pl.col("round_limit"), pl.col("reason_known"))
     g = pl.col("games").cast(pl.Float64)
+    k = pl.col("reason_known").cast(pl.Float64)
+    by_known = pl.col("reason_known") > 0
     return t.join(med, on=KEYS, how="left").select(
         *KEYS, "games", "mean_rounds", "median_rounds",
         "draws", draw_rate=pl.col("draws") / g, draw_lo=d_lo, draw_hi=d_hi,
-        round_limit=pl.col("round_limit"), round_limit_rate=pl.col("round_limit") / g, round_limit_lo=r_lo,
-        round_limit_hi=r_hi, wipeout_rate=pl.col("wipeouts") / g, vp_win_rate=pl.col("vp_wins") / g,
+        round_limit=pl.col("round_limit"), round_limit_rate=pl.when(by_known).then(pl.col("round_limit") / k),
+        round_limit_lo=r_lo, round_limit_hi=r_hi, wipeout_rate=pl.when(by_known).then(pl.col("wipeouts") / k),
+        vp_win_rate=pl.when(by_known).then(pl.col("vp_wins") / k), reason_known=pl.col("reason_known"),
+        reason_unknown=pl.col("reason_unknown"),
     ).sort(KEYS)
 
 

@@ -146,7 +146,8 @@ def calibrate(bots: Sequence[str], games: int = 40, seed: int = 0, workers: int 
         label=pl.col("file").str.split("/").list.last().fill_null(pl.col("game_id")),
         result=pl.when(pl.col("winner").is_null()).then(pl.lit("draw"))
         .otherwise(pl.col("winner") + pl.lit(" won")
-                   + (pl.lit(" ") + pl.col("blue_vp").cast(pl.String) + pl.lit("-") + pl.col("red_vp").cast(pl.String))
+                   + (pl.lit(" ") + pl.col("blue_vp").cast(pl.String) + pl.lit("-") + pl.col("red_vp").cast(pl.String)
+                      + pl.when(pl.col("vp_estimated")).then(pl.lit(" (estimated)")).otherwise(pl.lit("")))
                    .fill_null("")))
     wide = forecasts.select("game_id", "bot", "p").pivot(on="bot", index="game_id", values="p") if rows else None
     per_game = labels.join(wide, on="game_id", how="left") if wide is not None else labels

@@ -169,6 +169,7 @@ OUTCOME_COLS = [
     Col("round limit", lambda r: interval(r["round_limit_rate"], r["round_limit_lo"], r["round_limit_hi"],
                                           as_pct=True)),
     Col("wipeouts", field("wipeout_rate", pct)), Col("won on VP", field("vp_win_rate", pct)),
+    Col("end reason unknown", field("reason_unknown")),
 ]
 LEAD_COLS = [
     Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"), Col("games", field("games")),

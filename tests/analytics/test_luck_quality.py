@@ -90,3 +90,14 @@ def test_vp_by_round_counts_the_games_still_running() -> None:
     r4 = v.filter(pl.col("round") == 4).row(0, named=True)
     assert r1["games"] == 3 and r1["blue_vp"] == pytest.approx(2 / 3) and r1["red_vp"] == 0
     assert (r4["games"], r4["blue_vp"], r4["red_vp"]) == (1, 3.0, 2.0)
+
+
+def test_an_unknown_end_reason_is_counted_as_unknown() -> None:
+    from pmim_analytics.analytics.quality import outcome_table
+
+    counts = pl.DataFrame({"rules_id": ["v3"] * 3, "source": ["manual"] * 3, "rounds": [6, 8, 7],
+                           "reason": ["round_limit", "vp", "manual"], "draw": [False, False, False], "n": [1, 1, 1]})
+    r = outcome_table(counts).row(0, named=True)
+    assert (r["games"], r["reason_known"], r["reason_unknown"]) == (3, 2, 1)
+    # the rates are over the two games whose end reason is known, not the three
+    assert r["round_limit_rate"] == 0.5 and r["vp_win_rate"] == 0.5 and r["wipeout_rate"] == 0.0

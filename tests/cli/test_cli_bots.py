@@ -143,6 +143,8 @@ def test_calibration_forecasts_scores_and_agreement(playtest_db: Path) -> None:
     # playtest 1: the designer (blue) won; the sample detailed log: red won
     outcomes = dict(zip(report.per_game["game_id"], report.per_game["result"], strict=True))
     assert sorted(v.split()[0] for v in outcomes.values()) == ["blue", "red"]
+    # playtest 1's 11-7 is reconstructed, and says so
+    assert "blue won 11-7 (estimated)" in outcomes.values()
     for r in report.scores.iter_rows(named=True):
         mine = f.filter(pl.col("bot") == r["bot"])
         assert r["brier"] == pytest.approx(((mine["p"] - mine["outcome"]) ** 2).mean())
