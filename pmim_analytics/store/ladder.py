@@ -72,7 +72,8 @@ def read_manual_games(db: str | Path | None = None) -> tuple[pl.DataFrame, pl.Da
     weapons, pts), in a fixed order."""
     games = read_frame("""
         SELECT g.game_id, g.rules_id, g.scenario, g.played, g.winner, g.reason, g.blue_vp, g.red_vp,
-               coalesce(g.vp_estimated, false) AS vp_estimated, b.composition AS blue, r.composition AS red, g.n_events, g.file
+               coalesce(g.vp_estimated, false) AS vp_estimated, b.composition AS blue, r.composition AS red,
+               g.n_events, g.file
         FROM games g JOIN sides b ON b.game_id = g.game_id AND b.side = 'blue'
                      JOIN sides r ON r.game_id = g.game_id AND r.side = 'red'
         WHERE g.source = 'manual' ORDER BY g.file, g.game_id""", db=db)
