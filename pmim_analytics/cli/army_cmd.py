@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import typer
@@ -38,7 +39,7 @@ def validate_cmd(
     """
     scen = load_scenario(scenario)
     worst = 0
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     for path in files:
         name = display_path(path)
         try:
@@ -88,7 +89,8 @@ def show_cmd(
     rows = []
     for u in roster.units:
         spec = find_unit(r, u.code)
-        hp = "/".join(f"{k[0].upper()}{v}" for k, v in spec.hp.model_dump().items() if v) if spec.is_warmech \
+        hp = "/".join(f"{k[0].upper()}{v}" for k, v in spec.hp.model_dump().items() if v) \
+            if spec.is_warmech and not isinstance(spec.hp, int) \
             else str(spec.hp)
         rows.append({"id": u.id, "type": u.type, "weapons": " ".join(u.weapons), "hp": hp, "mov": spec.mov,
                      "def": spec.def_, "arm": spec.arm, "pts": u.pts})

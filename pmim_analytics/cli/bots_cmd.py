@@ -185,7 +185,8 @@ def robustness(
         for r in shown.iter_rows(named=True):
             t.add_row(r["rules_id"], r[key], r["levels"], r["flag"], "" if r["q"] is None else f"{r['q']:.2g}")
         out.print(t)
-        out.print(family_note(int(df["family"].max() or 0), f"{key}s with two levels or more"), highlight=False)
+        families = int(df.select(pl.col("family").max()).item() or 0)
+        out.print(family_note(families, f"{key}s with two levels or more"), highlight=False)
     lines = flag_lines(matches)
     if lines:
         out.print("Bot-dependent verdicts:", highlight=False)
@@ -340,6 +341,6 @@ def _calibrate_panel(bot: str, games: int, seed: int, workers: int, db: Path | N
 
 
 def _agree(k: int | None, n: int | None) -> str:
-    if not n:
+    if not n or k is None:
         return "-"
     return f"{k}/{n} ({k / n:.0%})"

@@ -61,7 +61,8 @@ def ingest_cmd(
             bar.update(task, completed=done, total=total,
                        description=f"{r.loaded} games, {r.events:,} events, {len(r.rejected)} rejected")
 
-        result = ingest_paths(paths, db, strict=strict, progress=progress, workers=workers, trust_own=trust_own,
+        targets: list[str | Path] = list(paths)
+        result = ingest_paths(targets, db, strict=strict, progress=progress, workers=workers, trust_own=trust_own,
                               on_wait=lambda msg: err.print(f"[yellow]waiting:[/] {msg}", highlight=False))
     for note in result.notes:
         err.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)

@@ -56,7 +56,7 @@ class _Ladder:
         from pmim_analytics.botlab.ladder import run_ladder
         from pmim_analytics.cli.bots_cmd import store_ladder
 
-        store_ladder(self.plan, run_ladder(self.plan, workers), workers, db)
+        store_ladder(self.plan, run_ladder(self.plan, workers), workers, None if db is None else Path(db))
 
 
 class _Lines:

@@ -23,7 +23,7 @@ def summarize(game: GameRecord) -> str:
     assert isinstance(end, GameEnd)
 
     def side(s: str) -> str:
-        rec = h.sides[s]
+        rec = h.sides["blue" if s == "blue" else "red"]
         return rec.name + (f" ({rec.player})" if rec.player else "")
 
     how = {"vp": "on VP", "wipeout": "by wipeout", "round_limit": "at the round limit",
@@ -62,10 +62,10 @@ def check_cmd(files: list[Path] = typer.Argument(..., help="Manual log files (.p
         game, errors = parse_log(text, name, strict=False, base_dir=path.parent)
         if errors:
             worst = max(worst, 1)
-            for e in errors:
-                w = e.where
+            for problem in errors:
+                w = problem.where
                 pos = f"{w.line}:{w.column}" if w and w.column else f"{w.line if w else '?'}"
-                out.print(f"{name}:{pos}: {e.message}", highlight=False, soft_wrap=True, markup=False)
+                out.print(f"{name}:{pos}: {problem.message}", highlight=False, soft_wrap=True, markup=False)
             out.print(f"[red]INVALID[/] {name}: {len(errors)} error{'s' if len(errors) > 1 else ''}",
                       highlight=False, soft_wrap=True)
         elif game is not None:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 import polars as pl
 import typer
@@ -76,7 +77,7 @@ class Listing:
 
 def auto_cols(df: pl.DataFrame) -> list[Col]:
     """One column per frame column, its values as text, numbers right-aligned."""
-    def cell(name: str):
+    def cell(name: str) -> Callable[[dict[str, Any]], str]:
         return lambda r: _plain(r.get(name))
     return [Col(c, cell(c), "right" if df.schema[c].is_numeric() else "left") for c in df.columns]
 
@@ -91,7 +92,7 @@ def _plain(v: object) -> str:
     return str(v)
 
 
-def cell_text(col: Col, row: dict, fmt: Format) -> str:
+def cell_text(col: Col, row: dict[str, Any], fmt: Format) -> str:
     """The text of one cell as a person reads it, for a rich table or a Markdown table."""
     value = col.cell(row)
     return escape(value) if fmt is Format.table else markdown_text(value)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import typer
@@ -222,6 +224,10 @@ def simulate(
             raise typer.Exit(1)
 
 
+def _one_game(path: Path) -> list[LoadedGame]:
+    return [read_game_with_lines(path)]
+
+
 def _verify_items(path: Path) -> list[tuple[str, Callable[[], list[LoadedGame]]]]:
     """What to check at ``path``, one readable unit (a file or a Parquet part) each, so an
     unreadable one is reported and the others are still checked."""
@@ -238,8 +244,8 @@ def _verify_items(path: Path) -> list[tuple[str, Callable[[], list[LoadedGame]]]
         return [LoadedGame(f"{display_path(path)} game {rec.header.game_id}", rec, None) for rec in read_part(path, n)]
 
     items: list[tuple[str, Callable[[], list[LoadedGame]]]] = [
-        (f"{display_path(path)} part {n:05d}", lambda n=n: part_games(n)) for n in parts]
-    items += [(display_path(f), lambda f=f: [read_game_with_lines(f)]) for f in files]
+        (f"{display_path(path)} part {n:05d}", partial(part_games, n)) for n in parts]
+    items += [(display_path(f), partial(_one_game, f)) for f in files]
     return items
 
 
@@ -301,7 +307,7 @@ def show_cmd(
 
     Example: pmim replay show replays/game.jsonl --round 2
     """
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     for loaded in iter_games(path):
         if fmt is None:
             for line in iter_play_by_play(loaded.record, round_no):

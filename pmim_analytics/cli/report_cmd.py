@@ -7,8 +7,9 @@ nothing to show for the options given (``matchups`` with every composition under
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import typer
@@ -25,7 +26,7 @@ from pmim_analytics.report import sections
 from pmim_analytics.report.export import check_out_dir, export_report
 from pmim_analytics.report.markdown import Col, field, interval, num, pct, points_change, text
 from pmim_analytics.rules import find_unit, find_weapon, load_rules
-from pmim_analytics.rules.diff import diff_rules
+from pmim_analytics.rules.diff import Change, diff_rules
 from pmim_analytics.store.readers import DuckDBData, default_db_path
 
 app = typer.Typer(help="Balance reports from the games in the database.", no_args_is_help=True)
@@ -224,6 +225,11 @@ def _matchup_cell(score: float | None, n: int, lo: float | None, hi: float | Non
     return f"{score:.0%}{rng} n={n}"
 
 
+def _field(name: str) -> Callable[[dict[str, Any]], str]:
+    """A cell that shows the row's ``name`` as it is (already text)."""
+    return lambda r: str(r[name])
+
+
 def _matrix(grp: pl.DataFrame, key: str) -> tuple[pl.DataFrame, list[Col]]:
     """A matchup group as a matrix: one row per composition (or list), one column per opponent."""
     opp = f"opp_{key}"
@@ -232,7 +238,7 @@ def _matrix(grp: pl.DataFrame, key: str) -> tuple[pl.DataFrame, list[Col]]:
     names = sorted({k for pair in cell for k in pair})
     rows = [{key: a, **{b: _matchup_cell(*cell[(a, b)]) if (a, b) in cell else "—" for b in names}} for a in names]
     frame = pl.DataFrame(rows, schema={key: pl.String, **{n: pl.String for n in names}})
-    return frame, [Col(key, text(key), "left"), *[Col(n, lambda r, n=n: r[n]) for n in names]]
+    return frame, [Col(key, text(key), "left"), *[Col(n, _field(n)) for n in names]]
 
 
 @app.command("matchups")
@@ -273,7 +279,7 @@ def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
         totals.rename({key: opp, "_total": "_opp_total"}), on=["rules_id", "source", opp])
     kept = m.filter((pl.col("_total") >= min_games) & (pl.col("_opp_total") >= min_games)).drop("_total", "_opp_total")
     if kept.height == 0:
-        most = int(totals["_total"].max() or 0) if totals.height else 0
+        most = int(totals.select(pl.col("_total").max()).item() or 0) if totals.height else 0
         err.print(f"Every composition has fewer than {min_games} games against others (the most is {most}); nothing "
                   f"shown. Lower --min-games (e.g. --min-games {max(1, most)}) or play more games.", highlight=False)
         raise typer.Exit(1)
@@ -304,7 +310,7 @@ def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
     emit(listings or [Listing("matchups", "Matchups", kept, empty="Only mirror games.")], fmt)
 
 
-def _changes_frame(changes: Sequence) -> pl.DataFrame:
+def _changes_frame(changes: Sequence[Change]) -> pl.DataFrame:
     return pl.DataFrame([{"table": c.table, "item": c.item, "change": c.what, "old": c.old, "new": c.new}
                          for c in changes], schema={k: pl.String for k in ("table", "item", "change", "old", "new")})
 
@@ -479,7 +485,7 @@ def dice_cmd(rules: str = typer.Option("v3", "--rules", help="Rules id (a versio
     _dice(rules, target, weapon, exact, fmt)
 
 
-def _overheat_faces(row: dict) -> str:
+def _overheat_faces(row: dict[str, Any]) -> str:
     e = row["excess"]
     return "-" if e <= 0 else "1" if e == 1 else "any" if e >= 6 else f"1-{e}"
 
@@ -573,6 +579,7 @@ def _export(rules: str | None, out_dir: Path, source: str | None, db: Path | Non
     with err.status("Writing the export (tables, then figures)…"):
         result = export_report(data, _rules(rules, db=db), out_dir, plotlyjs=plotlyjs, png=png, html=html, force=force)
     kind = "PNG" if png else "HTML"
+    assert result.note is not None  # export_report always writes the note
     out.print(f"wrote {display_path(result.note)} and {display_path(result.report)} with {len(result.tables)} "
               f"tables and {len(result.figures)} {kind} figures"
               + (f", and {display_path(result.html)}" if result.html else "")

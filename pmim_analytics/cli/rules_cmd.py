@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 import typer
@@ -45,7 +46,7 @@ def list_cmd(fmt: Format = FORMAT_OPT) -> None:
     emit([Listing("rules", "PMIM rules catalogue", frame, cols)], fmt)
 
 
-def _frame(rows: list[dict], columns: Sequence[str]) -> pl.DataFrame:
+def _frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> pl.DataFrame:
     """A frame of plain rows, every column kept even when there are no rows."""
     return pl.DataFrame(rows, schema=list(columns), orient="row") if rows else pl.DataFrame(
         schema={c: pl.String for c in columns})
