@@ -58,9 +58,9 @@ def simulate_and_ingest(runs: Sequence[SimRun], db: str | Path | None, *, ingest
     (in that order) into ``db`` in one ingest.
 
     Each run is played on ``backend`` (default: a local pool of ``workers`` processes) and
-    written as ``fmt``; a finished folder gets a :data:`COMPLETE_MARKER`, and with
-    ``skip_complete`` a folder that has one is not played again (the demo builds on what an
-    earlier call left). With ``sign`` the files each run wrote, and only those, are signed as this
+    written as ``fmt``. With ``skip_complete`` a finished folder gets a :data:`COMPLETE_MARKER`
+    and a folder that has one is not played again (a build that goes on from what an earlier
+    call left); without it the folder holds only the replays and their signature. With ``sign`` the files each run wrote, and only those, are signed as this
     installation's own (see :mod:`pmim_analytics.replay.provenance`); ``keep_outcomes=False``
     keeps only the counts of a large batch, not each game's outcome. ``before_ingest`` is called between the two
     steps (the demo plays its other games there; a progress display says "ingesting"), and
@@ -89,7 +89,8 @@ def simulate_and_ingest(runs: Sequence[SimRun], db: str | Path | None, *, ingest
         if run.out is not None:
             if sign:
                 provenance.sign_files(run.out, written_files(run.batch, run.out, fmt, run.part_size), only=True)
-            (run.out / COMPLETE_MARKER).write_text(f"{run.batch.games} games\n")
+            if skip_complete:  # the marker a later call skips the folder by
+                (run.out / COMPLETE_MARKER).write_text(f"{run.batch.games} games\n")
     result = None
     if ingest:
         if before_ingest is not None:

@@ -34,7 +34,8 @@ def test_two_batches_are_played_marked_and_ingested_once(tmp_path: Path) -> None
     db = tmp_path / "pmim.duckdb"
     runs = [SimRun(_batch(3, 1), tmp_path / "one", part_size=2), SimRun(_batch(2, 2), tmp_path / "two")]
     seen: list[tuple[int, int, int]] = []
-    first = simulate_and_ingest(runs, db, progress=lambda k, done, total: seen.append((k, done, total)))
+    first = simulate_and_ingest(runs, db, skip_complete=True,
+                                progress=lambda k, done, total: seen.append((k, done, total)))
     assert [s.games for s in first.summaries if s is not None] == [3, 2]
     assert first.ingest is not None and first.ingest.loaded == 5 and first.ingest.ok
     assert first.folders == (tmp_path / "one", tmp_path / "two")
@@ -53,6 +54,10 @@ def test_without_ingest_nothing_is_stored_and_a_run_to_ingest_needs_a_folder(tmp
     done = simulate_and_ingest([SimRun(_batch(2, 3), None)], db, ingest=False)
     assert done.ingest is None and done.folders == () and not db.exists()
     assert done.summaries[0] is not None and done.summaries[0].games == 2
+    out = tmp_path / "only"
+    simulate_and_ingest([SimRun(_batch(2, 3), out)], db, ingest=False)  # no marker without skip_complete
+    assert sorted(p.name for p in out.iterdir()) == ["game-000000.jsonl", "game-000001.jsonl"] or \
+        not (out / COMPLETE_MARKER).exists()
     with pytest.raises(PmimError, match="needs a folder"):
         simulate_and_ingest([SimRun(_batch(2, 3), None)], db)
 
