@@ -60,11 +60,12 @@ def simulate_and_ingest(runs: Sequence[SimRun], db: str | Path | None, *, ingest
     Each run is played on ``backend`` (default: a local pool of ``workers`` processes) and
     written as ``fmt``. With ``skip_complete`` a finished folder gets a :data:`COMPLETE_MARKER`
     and a folder that has one is not played again (a build that goes on from what an earlier
-    call left); without it the folder holds only the replays and their signature. With ``sign`` the files each run wrote, and only those, are signed as this
-    installation's own (see :mod:`pmim_analytics.replay.provenance`); ``keep_outcomes=False``
-    keeps only the counts of a large batch, not each game's outcome. ``before_ingest`` is called between the two
-    steps (the demo plays its other games there; a progress display says "ingesting"), and
-    ``starting(index, run)`` before each run, skipped or not. Without ``ingest`` nothing is stored.
+    call left); without it the folder holds only the replays and their signature. With
+    ``sign`` the files each run wrote, and only those, are signed as this installation's own
+    (see :mod:`pmim_analytics.replay.provenance`); ``keep_outcomes=False`` keeps only the
+    counts of a large batch, not each game's outcome. ``before_ingest`` is called between the
+    two steps (a progress display says "ingesting"), and ``starting(index, run)`` before each
+    run, skipped or not. Without ``ingest`` nothing is stored.
 
     Ctrl-C while playing leaves only complete parts and no marker; the ingest rolls back the
     batch in flight (see :func:`~pmim_analytics.store.ingest.ingest_paths`). Raises

@@ -56,8 +56,7 @@ def test_without_ingest_nothing_is_stored_and_a_run_to_ingest_needs_a_folder(tmp
     assert done.summaries[0] is not None and done.summaries[0].games == 2
     out = tmp_path / "only"
     simulate_and_ingest([SimRun(_batch(2, 3), out)], db, ingest=False)  # no marker without skip_complete
-    assert sorted(p.name for p in out.iterdir()) == ["game-000000.jsonl", "game-000001.jsonl"] or \
-        not (out / COMPLETE_MARKER).exists()
+    assert out.is_dir() and not (out / COMPLETE_MARKER).exists()
     with pytest.raises(PmimError, match="needs a folder"):
         simulate_and_ingest([SimRun(_batch(2, 3), None)], db)
 
