@@ -9,7 +9,7 @@ import streamlit as st
 
 from pmim_analytics.analytics import balance
 from pmim_analytics.analytics.costs import COST_VERDICTS
-from pmim_analytics.analytics.robustness import level_key
+from pmim_analytics.analytics.levels import level_label, level_strength
 from pmim_analytics.report.dashboard_figures import balance_figure, games_figure
 from pmim_analytics.report.summary import composition_signals, cost_caveats, cost_signals, side_signals
 
@@ -21,23 +21,22 @@ def glance() -> str | None:
     """The first screen: per rules id at one bot level, the compositions by win rate and the movers."""
     cells = sh.report("cells", f)
     levels = balance.level_games(cells)
-    level = balance.pick_level(levels)
+    choice = balance.pick_level(levels)
     st.header("Balance at a glance")
-    if level is None:
-        st.info("No engine games where both sides had the same bot in this selection, so no balance at one bot "
-                "level to show: simulate some (Simulate page) or widen the sidebar's filters.", icon="🎲")
+    if choice is None:
+        st.info("No engine games where both sides played at one bot level in this selection, so no balance to "
+                "show: simulate some (Simulate page) or widen the sidebar's filters.", icon="🎲")
         return None
-    counts = dict(levels.group_by("bot").agg(pl.col("games").sum()).iter_rows())
-    names = sorted(counts, key=level_key)
+    counts = dict(levels.group_by("level").agg(pl.col("games").sum()).iter_rows())
+    names = sorted(counts, key=level_strength)
     c = st.columns([2, 3])
-    level = c[0].selectbox("Bot level (both sides)", names, index=names.index(level), key="overview_level",
-                           format_func=lambda b: f"{b} ({counts[b]:,} games)",
-                           help="Every figure here rests on engine games where both sides had this bot; "
-                                "levels are never pooled. The default is the strongest level with "
-                                f"{balance.LEVEL_GAMES} games in a rules version.")
+    level = c[0].selectbox("Bot level (both sides)", names, index=names.index(choice.key), key="overview_level",
+                           format_func=lambda b: f"{level_label(b)} ({counts[b]:,} games)",
+                           help="Every figure here rests on engine games where both sides played at this level; "
+                                f"levels are never pooled. The default: {choice.reason}.")
     table = balance.balance_table(cells, level)
     ids = table.filter(pl.col("games") > 0)["rules_id"].unique(maintain_order=True).to_list()
-    lines = [h for rid in ids if (h := balance.headline(table, rid, level))]
+    lines = [h for rid in ids if (h := balance.headline(table, rid, level_label(level)))]
     for line in lines:
         st.markdown(f"- **{line.split(':', 1)[0]}**:{line.split(':', 1)[1]}")
     st.caption("Win rate of each composition over its games (mirrors left out, a draw is not a win), "
@@ -47,7 +46,7 @@ def glance() -> str | None:
     rid = c[1].selectbox("Rules version to chart", ids, index=ids.index("v3") if "v3" in ids else 0,
                          key="overview_rules")
     left, right = st.columns([3, 2])
-    left.plotly_chart(balance_figure(table, rid, level), key="balance")
+    left.plotly_chart(balance_figure(table, rid, level_label(level)), key="balance")
     with right:
         prev = balance.previous_rules(rid, ids)
         st.subheader(f"Movers: {prev} → {rid}" if prev else "Movers")

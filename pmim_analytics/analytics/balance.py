@@ -2,7 +2,8 @@
 
 Input: engine matchup cells (:meth:`~.dataset.GameData.matchup_cells`), one row per rules id,
 composition, bot, side, opponent and result, each game counted from both sides. Only games
-where both sides had the same bot count, at one bot level: levels are never pooled. A
+where both sides played at one bot level count (:mod:`.levels`), at one level: levels are
+never pooled; the level is :func:`~.levels.choose_bot_level`'s unless the user picks another. A
 composition's win rate is wins over its games (mirrors left out, draws not won) with a 95%
 Wilson interval, exactly as ``pmim report compositions`` computes it on the same games.
 
@@ -19,45 +20,50 @@ from collections.abc import Sequence
 import polars as pl
 
 from pmim_analytics.analytics.compositions import composition_table
-from pmim_analytics.analytics.robustness import level_key
+from pmim_analytics.analytics.levels import (
+    HUMAN,
+    LEVELS_SCHEMA,
+    MIXED,
+    LevelChoice,
+    choose_bot_level,
+    game_level,
+)
 from pmim_analytics.analytics.stats import newcombe_exprs
-
-#: The least games (mirrors included) a bot level needs in a rules id to be chosen over a weaker,
-#: more played one.
-LEVEL_GAMES = 100
 
 
 def same_bot(cells: pl.DataFrame) -> pl.DataFrame:
-    """The engine cells of games where both sides had the same bot."""
-    return cells.filter((pl.col("source") == "engine") & (pl.col("bot") == pl.col("opp_bot")))
+    """The engine cells of games where both sides played at one bot level, with its ``level``
+    (canonical key, :func:`~.levels.game_level`)."""
+    c = cells.filter(pl.col("source") == "engine")
+    if c.height == 0:
+        return c.with_columns(level=pl.lit(None, dtype=pl.String))
+    lv = [game_level(b, o) for b, o in c.select("bot", "opp_bot").iter_rows()]
+    return c.with_columns(level=pl.Series(lv, dtype=pl.String)).filter(
+        ~pl.col("level").is_in([MIXED, HUMAN]))
 
 
 def level_games(cells: pl.DataFrame) -> pl.DataFrame:
-    """Per rules id and bot level: games where both sides had that bot (``rules_id, bot, games``)."""
+    """Games per rules id, source and bot level (both sides at it), engine games only: the input
+    of :func:`~.levels.choose_bot_level` (columns rules_id, source, level, games)."""
     c = same_bot(cells)
     if c.height == 0:
-        return pl.DataFrame(schema={"rules_id": pl.Utf8, "bot": pl.Utf8, "games": pl.Int64})
-    return (c.group_by("rules_id", "bot").agg((pl.col("n").sum() // 2).cast(pl.Int64).alias("games"))
-            .sort("rules_id", "bot"))
+        return pl.DataFrame(schema=LEVELS_SCHEMA)
+    return (c.group_by("rules_id", "source", "level").agg((pl.col("n").sum() // 2).cast(pl.Int64).alias("games"))
+            .sort("rules_id", "level"))
 
 
-def pick_level(levels: pl.DataFrame) -> str | None:
-    """The bot level the overview rests on: the strongest level with :data:`LEVEL_GAMES` games in
-    the rules id where it has the most, else the most played level; None without engine games."""
+def pick_level(levels: pl.DataFrame, rules_ids: list[str] | None = None) -> LevelChoice | None:
+    """The bot level the overview rests on (:func:`~.levels.choose_bot_level`: the strongest
+    level with enough games under every rules id); None without engine games at one level."""
     if levels.height == 0:
         return None
-    best = levels.group_by("bot").agg(pl.col("games").max().alias("most"), pl.col("games").sum().alias("all"))
-    rows = list(best.iter_rows(named=True))
-    enough = [r["bot"] for r in rows if r["most"] >= LEVEL_GAMES]
-    if enough:
-        return max(enough, key=level_key)
-    return max(rows, key=lambda r: (r["all"], level_key(r["bot"])))["bot"]
+    return choose_bot_level(levels, None, rules_ids)
 
 
 def balance_table(cells: pl.DataFrame, level: str) -> pl.DataFrame:
-    """Per rules id and composition at bot level ``level``: W/D/L, win rate and its interval,
+    """Per rules id and composition at bot level ``level`` (a canonical key): W/D/L, win rate and its interval,
     sorted by rules id and win rate, highest first (the columns of :func:`.composition_table`)."""
-    c = same_bot(cells).filter(pl.col("bot") == level)
+    c = same_bot(cells).filter(pl.col("level") == level).drop("level")
     if c.height == 0:
         return composition_table(cells.clear())
     return composition_table(c).sort(["rules_id", "win_rate", "composition"], descending=[False, True, False],

@@ -38,13 +38,12 @@ def test_headline_names_the_level_and_matches_the_composition_report(
     assert len(movers) == 3  # the three lists played under both
 
 
-def test_pick_level_prefers_the_strongest_level_with_enough_games() -> None:
-    levels = pl.DataFrame({"rules_id": ["v3", "v3", "v3", "v2"], "bot": ["tactician", "search:budget=100",
-                                                                       "search:budget=400", "greedy"],
-                           "games": [800, 120, 30, 900]})
-    assert balance.pick_level(levels) == "search:budget=100"  # budget 400 has too few games
-    few = pl.DataFrame({"rules_id": ["v3", "v3"], "bot": ["tactician", "search:budget=100"], "games": [80, 30]})
-    assert balance.pick_level(few) == "tactician"  # none has enough games: the most played
+def test_the_level_is_choose_bot_levels_the_strongest_with_enough_games() -> None:
+    levels = pl.DataFrame({"rules_id": ["v3", "v3", "v3", "v2"], "source": ["engine"] * 4,
+                           "level": ["tactician", "search:budget=100", "search:budget=400", "tactician"],
+                           "games": [800, 120, 5, 900]})
+    assert balance.pick_level(levels, ["v3"]).key == "search:budget=100"  # budget 400 has too few games
+    assert balance.pick_level(levels).key == "tactician"  # the only level with games under v2 and v3
     assert balance.pick_level(levels.head(0)) is None
 
 
