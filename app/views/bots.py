@@ -8,7 +8,8 @@ import _shared as sh
 import plotly.graph_objects as go
 import streamlit as st
 
-from pmim_analytics.analytics.robustness import FLAGS, flag_lines, levels_wide, robustness_tables
+from pmim_analytics.analytics.flags import LEGEND
+from pmim_analytics.analytics.robustness import flag_lines, levels_wide, robustness_tables
 from pmim_analytics.analytics.skill_axis import SKILLS, skill_label, skill_lines, skill_tables
 from pmim_analytics.store.ladder import read_ladder_ratings, read_ladder_runs
 from pmim_analytics.store.readers import DuckDBData
@@ -67,7 +68,8 @@ def robustness() -> None:
         wide, order = levels_wide(table, key)
         sh.table(wide, {"rules_id": "Rules", key: key.capitalize(), "flag": "Flag", **{b: b for b in order}},
                  key=f"robust_{key}")
-    sh.legend(FLAGS)
+    shown = set(comps["flag"].to_list()) | set(matches["flag"].to_list())
+    sh.legend({w: m for w, m in LEGEND.items() if w in shown or w in ("flips", "vanishes", "shrinks", "holds")})
     st.caption("Win % with 95% Wilson intervals and games, per bot level from random to the strongest; "
                "a verdict flips, vanishes or shrinks when the strongest level disagrees with a weaker one.")
     st.subheader("At the skill of the table")

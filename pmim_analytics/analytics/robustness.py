@@ -59,6 +59,26 @@ def level_key(label: str) -> tuple[int, float, str]:
     return (len(order) + 1, 0.0, label)
 
 
+def levels_wide(table: pl.DataFrame, key: str) -> tuple[pl.DataFrame, list[str]]:
+    """A robustness table with one column per bot level, weakest to strongest (each cell the
+    level's ``62% [55-69] (200)``, null where the level has too few games), and the level names
+    in that order: every level shows, the strongest included."""
+    cells: list[dict[str, str]] = []
+    names: set[str] = set()
+    for text in table["levels"].to_list():
+        row = {}
+        for part in (text or "").split(" | "):
+            bot, _, rest = part.partition(" ")
+            if bot:
+                row[bot] = rest
+                names.add(bot)
+        cells.append(row)
+    order = sorted(names, key=level_key)
+    wide = table.select("rules_id", key, "flag").with_columns(
+        [pl.Series(b, [r.get(b) for r in cells], dtype=pl.String) for b in order])
+    return wide, order
+
+
 def split_skill(label: str) -> tuple[str, float]:
     """``("search:budget=400", 0.75)`` from ``search:budget=400,skill=0.75``; skill 1 when unset."""
     name, sep, params = label.partition(":")
