@@ -60,7 +60,7 @@ def test_make_run_on_a_fresh_clone_answers_from_the_core_and_a_second_run_reuses
     core_games, core_steps = core_size(FULL_DEMO)
     order = [at(r"make run \[1/4\] set-up: installing"), at(r"make run \[2/4\] checks"),
              at(r"make run \[3/4\] core demo"), at(r"^core demo: simulated demo-tactician-v3-"),
-             at(rf"^core demo: {core_steps} of {len(steps)} batches, {core_games} of "
+             at(rf"^core demo: {core_steps} of {len(steps)} batches, {core_games:,} of "
                 rf"{sum(s.games for s in steps):,} games stored"),
              at(r"building the rest of the demo in the background \(process \d+\)"),
              at(r"make run \[4/4\] dashboard: http://127\.0\.0\.1:\d+")]
