@@ -233,23 +233,45 @@ class Power:
     per_side: int          # games needed for each of the two win rates
     more_a: int            # beyond those already played
     more_b: int
+    pair_correlation: float = 0.0  # > 0: a paired design (games played on the same seeds under both)
+    unpaired: int = 0      # games per side the same test needs without pairing
+
+    @property
+    def saved(self) -> int:
+        """Games per side the pairing saves (0 for an unpaired design)."""
+        return max(0, self.unpaired - self.per_side)
 
 
 def games_needed(p: float, diff: float, alpha: float = 0.05, power: float = 0.8, have_a: int = 0,
-                 have_b: int = 0, design_effect: float = 1.0) -> Power:
+                 have_b: int = 0, design_effect: float = 1.0, pair_correlation: float = 0.0) -> Power:
     """Games per side to detect ``p`` against ``p + diff`` (two-sided, level ``alpha``).
 
     ``n = (z_{1-alpha/2} sqrt(2 pbar qbar) + z_power sqrt(p1 q1 + p2 q2))^2 / diff^2``, times
     ``design_effect``, rounded up. Raises ``ValueError`` for rates outside (0, 1).
     Example: ``games_needed(0.5, 0.1).per_side`` is 388.
+
+    A **paired** design (``pair_correlation`` rho > 0: each game under one rules id has a twin
+    under the other, same lists, bots, sides and seed, whose outcomes correlate by rho) tests the
+    mean of the pairs' differences, whose variance is ``p1 q1 + p2 q2 - 2 rho sqrt(p1 q1 p2 q2)``:
+    ``n = (z_{1-alpha/2} sqrt(2 pbar qbar (1 - rho)) + z_power sqrt(that))^2 / diff^2`` pairs. At
+    rho = 0 this is the unpaired count; ``unpaired`` keeps that count, ``saved`` the difference.
     """
     p1, p2 = p, p + diff
     if not (0 < p1 < 1 and 0 < p2 < 1) or diff == 0:
         raise ValueError(f"win rates must be between 0 and 1 and differ: {p1:.3f} and {p2:.3f}")
     if not (0 < alpha < 1 and 0 < power < 1) or design_effect < 1:
         raise ValueError("alpha and power must be between 0 and 1, the design effect at least 1")
+    if not 0 <= pair_correlation < 1:
+        raise ValueError(f"the pair correlation must be at least 0 and below 1, not {pair_correlation:g}")
     za, zb = NormalDist().inv_cdf(1 - alpha / 2), NormalDist().inv_cdf(power)
     pbar = (p1 + p2) / 2
-    n = (za * math.sqrt(2 * pbar * (1 - pbar)) + zb * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))) ** 2 / diff**2
-    need = math.ceil(n * design_effect - 1e-9)
-    return Power(p1, p2, alpha, power, need, max(0, need - have_a), max(0, need - have_b))
+    v1, v2 = p1 * (1 - p1), p2 * (1 - p2)
+
+    def count(rho: float) -> int:
+        n = (za * math.sqrt(2 * pbar * (1 - pbar) * (1 - rho))
+             + zb * math.sqrt(max(v1 + v2 - 2 * rho * math.sqrt(v1 * v2), 0.0))) ** 2 / diff**2
+        return math.ceil(n * design_effect - 1e-9)
+
+    need, unpaired = count(pair_correlation), count(0.0)
+    return Power(p1, p2, alpha, power, need, max(0, need - have_a), max(0, need - have_b), pair_correlation,
+                 unpaired)

@@ -88,6 +88,10 @@ def power_cmd(rate: float = typer.Option(0.5, "--rate", help="The win rate now (
               have_b: int = typer.Option(0, "--have-b", help="Games already played for the second."),
               design_effect: float = typer.Option(1.0, "--design-effect",
                                                   help="Variance inflation, e.g. a unit's survival_deff."),
+              pair_correlation: float = typer.Option(0.0, "--pair-correlation",
+                                                     help="Paired design: the correlation (0-1) of a game's outcome "
+                                                          "with its twin's under the other rules id (same lists, "
+                                                          "bots, sides and seed); 0 = unpaired."),
               fmt: Format = FORMAT_OPT) -> None:
     """How many games tell two win rates apart: per side, and how many more than played.
 
@@ -97,18 +101,24 @@ def power_cmd(rate: float = typer.Option(0.5, "--rate", help="The win rate now (
 
     Example: pmim report power --rate 0.5 --diff 0.05 --have-a 400 --have-b 400
     Example: pmim report power --diff 0.05 --format json
+    Example: pmim report power --rate 0.5 --diff 0.05 --pair-correlation 0.6
     """
     try:
-        p = games_needed(rate, diff, alpha, power, have_a, have_b, design_effect)
+        p = games_needed(rate, diff, alpha, power, have_a, have_b, design_effect, pair_correlation)
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
     said = (f"To tell {pct(p.p1, 1)} from {pct(p.p2, 1)} (two-sided test at {alpha:g}, power {power:g}"
             f"{f', design effect {design_effect:g}' if design_effect != 1 else ''}): {p.per_side:,} games "
             f"for each; {p.more_a:,} more for the first and {p.more_b:,} more for the second.")
+    if pair_correlation:
+        said += (f" Paired design (pair correlation {pair_correlation:g}): the same test unpaired needs "
+                 f"{p.unpaired:,} games for each, so pairing saves {p.saved:,} games a side.")
     if Format(fmt) is Format.table:
         out.print(said, highlight=False, markup=False)
         return
     frame = pl.DataFrame([{"rate_a": p.p1, "rate_b": p.p2, "alpha": alpha, "power": power,
-                           "design_effect": design_effect, "games_per_side": p.per_side, "more_a": p.more_a,
+                           "design_effect": design_effect, "pair_correlation": pair_correlation,
+                           "design": "paired" if pair_correlation else "unpaired", "games_per_side": p.per_side,
+                           "unpaired_games_per_side": p.unpaired, "saved_per_side": p.saved, "more_a": p.more_a,
                            "more_b": p.more_b}])
     emit([Listing("power", "Games needed", frame, notes=(said,))], fmt)

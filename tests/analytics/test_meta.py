@@ -126,3 +126,13 @@ def test_in_mix_resamples_games_as_a_game_level_bootstrap_does(monkeypatch: pyte
     assert 0.05 < reference["Mid"] < 0.95  # membership is uncertain: the test can tell methods apart
     for name in names:
         assert got[name] == pytest.approx(reference[name], abs=0.05), name
+
+
+def test_power_planner_with_pairing() -> None:
+    unpaired, paired = games_needed(0.5, 0.1), games_needed(0.5, 0.1, pair_correlation=0.6)
+    assert paired.unpaired == unpaired.per_side == 388
+    # at 50% the paired count is the unpaired one times (1 - rho): 388 * 0.4 = 155.2
+    assert paired.per_side == 155 and paired.saved == 233
+    assert games_needed(0.5, 0.1, pair_correlation=0.0).per_side == 388
+    with pytest.raises(ValueError, match="pair correlation"):
+        games_needed(0.5, 0.1, pair_correlation=1.0)

@@ -68,3 +68,22 @@ def test_exact_p_value_of_nine_heads_in_ten() -> None:
 def test_normal_p_value() -> None:
     assert normal_two_sided_p(1.959963984540054) == pytest.approx(0.05)
     assert normal_two_sided_p(None) is None
+
+
+def test_newcombe_paired_interval() -> None:
+    from pmim_analytics.analytics.stats import newcombe_interval, newcombe_paired_interval, wilson_interval
+
+    # identical copies on the same seeds: outcomes vary (12 of 40) but every twin agrees -> exactly 0 [0, 0]
+    assert newcombe_paired_interval(12, 0, 0, 28) == (0.0, 0.0, 0.0)
+    # 100% under both: the pairing cannot show the change is nil at the ceiling -> a real width
+    d, lo, hi = newcombe_paired_interval(40, 0, 0, 0)
+    w_lo, _ = wilson_interval(40, 40)
+    assert d == 0.0 and lo == pytest.approx(-(1 - w_lo)) and hi == pytest.approx(1 - w_lo) and hi > 0.08
+    # phi = 0 (pairs agree no more than chance) gives the unpaired Newcombe interval
+    d, lo, hi = newcombe_paired_interval(10, 10, 10, 10)
+    pa = wilson_interval(20, 40)
+    assert (lo, hi) == pytest.approx(newcombe_interval(0.5, *pa, 0.5, *pa))
+    # agreeing pairs narrow it: same margins (50% -> 60%), more concordance, narrower interval
+    _, lo1, hi1 = newcombe_paired_interval(16, 4, 8, 12)
+    _, lo2, hi2 = newcombe_paired_interval(20, 0, 4, 16)
+    assert hi2 - lo2 < hi1 - lo1 and lo2 > 0 > lo1
