@@ -121,6 +121,8 @@ def write_cmd(
         return
     for n, loaded in enumerate(iter_games(replay)):
         record = loaded.record
+        if loaded.id_problem is not None:
+            raise loaded.id_problem
         found = []
         if record.header.source == "engine" and replay_gap(record) is None:
             found = [" ".join(v.render(loaded.source).split()) for v in verify_game(record, loaded.lines)]

@@ -285,6 +285,10 @@ def verify_cmd(
                               "(`pmim log check` checks manual logs)", highlight=False)
                     continue
                 games += 1
+                if loaded.id_problem is not None:  # edited after it was written: ingest refuses it too
+                    bad += 1
+                    out.print(loaded.id_problem.render(), highlight=False, soft_wrap=True, markup=False)
+                    continue
                 found = verify_game(loaded.record, loaded.lines)
                 if found:
                     bad += 1

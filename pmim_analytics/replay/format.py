@@ -180,6 +180,19 @@ def check_event_types(d: dict[str, Any], where: Location) -> None:
         raise bad("blue_roll", "initiative rolls are die results (1 or more)")
 
 
+def content_id_problem(header: GameHeader, events: tuple[Event, ...], raw_header: dict[str, Any] | None = None,
+                       file: str | None = None) -> ReplayError | None:
+    """Why ``header.game_id`` is not the content id of the header and ``events`` (``None``
+    when it is): the file was changed after it was written. ``raw_header`` (the header
+    object as written) also counts, for a header whose defaults were written out or left
+    out. The one check of ``pmim ingest``, ``pmim replay verify`` and ``pmim log write``."""
+    gid = game_id_of(header, events)
+    if header.game_id == gid or (raw_header is not None and header.game_id == compute_game_id(raw_header, events)):
+        return None
+    return ReplayError(f"game_id {header.game_id!r} does not match the replay's content (computed {gid!r}); "
+                       "the file was changed after it was written", Location(file, 1, field="game_id"))
+
+
 def read_game(path: str | Path) -> GameRecord:
     """Read one JSON Lines replay.
 
@@ -216,6 +229,7 @@ def read_game(path: str | Path) -> GameRecord:
 __all__ = [
     "FORMAT_NAME", "FORMAT_VERSION", "FORMAT_VERSIONS", "GameHeader", "GameRecord", "MapRecord", "SideRecord",
     "UnitRecord",
-    "compute_game_id", "format_game", "game_id_of", "iter_lines", "parse_event", "parse_header", "read_game",
+    "compute_game_id", "content_id_problem", "format_game", "game_id_of", "iter_lines", "parse_event", "parse_header",
+    "read_game",
     "write_game",
 ]

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from pmim_analytics.errors import Location, ReplayError, display_path
-from pmim_analytics.replay.format import GameRecord, iter_lines, read_game
+from pmim_analytics.replay.format import GameRecord, content_id_problem, iter_lines, read_game
 
 
 @dataclass(frozen=True)
 class LoadedGame:
     """A game and where it came from. ``lines[i]`` is the file line of event ``i`` (0 = header),
-    or ``None`` for games without lines (Parquet)."""
+    or ``None`` for games without lines (Parquet). ``id_problem``: the file's ``game_id`` is
+    not its content's (the file was edited after it was written), as ``pmim ingest`` says."""
 
     source: str
     record: GameRecord
     lines: list[int] | None
+    id_problem: ReplayError | None = None
 
 
 def read_game_with_lines(path: str | Path) -> LoadedGame:
@@ -27,8 +30,14 @@ def read_game_with_lines(path: str | Path) -> LoadedGame:
     """
     p = Path(path)
     record = read_game(p)
-    lines = [n for n, text in iter_lines(p) if text.strip()]
-    return LoadedGame(display_path(p), record, lines)
+    texts = [(n, text) for n, text in iter_lines(p) if text.strip()]
+    try:
+        raw = json.loads(texts[0][1])
+    except ValueError:  # read_game read it: cannot happen
+        raw = None
+    problem = content_id_problem(record.header, record.events, raw if isinstance(raw, dict) else None,
+                                 display_path(p))
+    return LoadedGame(display_path(p), record, [n for n, _ in texts], problem)
 
 
 def iter_games(path: str | Path) -> Iterator[LoadedGame]:

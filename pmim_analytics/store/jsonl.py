@@ -21,7 +21,7 @@ import pyarrow as pa
 from pmim_analytics.errors import Location, PmimError, ReplayError, display_path
 from pmim_analytics.limits import MAX_LINE_BYTES, MAX_REPLAY_BYTES, LimitError, check_regular_file, loads_json
 from pmim_analytics.model.events import Event
-from pmim_analytics.replay.format import GameHeader, compute_game_id, game_id_of, iter_lines, parse_event
+from pmim_analytics.replay.format import GameHeader, content_id_problem, game_id_of, iter_lines, parse_event
 from pmim_analytics.store import event_sql
 from pmim_analytics.store.headers import HeaderParser, SideInfo, header_canonical
 from pmim_analytics.store.rejects import Rejection
@@ -101,12 +101,10 @@ def read_game_lines(path: Path, name: str, parser: HeaderParser) -> SlowGame:
     if header is None:
         raise ReplayError("the file is empty; a replay starts with a header line", Location(name))
     evs = tuple(events)
-    gid = game_id_of(header, evs)
-    if header.game_id == gid or header.game_id == compute_game_id(raw_header, evs):
+    problem = content_id_problem(header, evs, raw_header, name)
+    if problem is None:
         return SlowGame(header, sides, evs, lines, header.game_id)
-    problem = ReplayError(f"game_id {header.game_id!r} does not match the replay's content (computed {gid!r}); "
-                          "the file was changed after it was written", Location(name, 1, field="game_id"))
-    return SlowGame(header, sides, evs, lines, gid, problem)
+    return SlowGame(header, sides, evs, lines, game_id_of(header, evs), problem)
 
 
 def stage_fast(con: duckdb.DuckDBPyConnection, files: list[tuple[int, str]]) -> list[int]:
