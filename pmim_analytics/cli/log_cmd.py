@@ -121,14 +121,14 @@ def write_cmd(
         return
     for n, loaded in enumerate(iter_games(replay)):
         record = loaded.record
-        if loaded.id_problem is not None:
-            raise loaded.id_problem
         found = []
         if record.header.source == "engine" and replay_gap(record) is None:
             found = [" ".join(v.render(loaded.source).split()) for v in verify_game(record, loaded.lines)]
         if found and not with_violations:
             raise ReplayError(f"breaks the rules, so no log is written: {found[0]}; `pmim replay verify` lists "
                               "every violation, --with-violations prints the log with them as comments")
+        if loaded.id_problem is not None and not found:  # the rules kept, the file edited: as ingest says
+            raise loaded.id_problem
         problem = None if found else round_trip_problem(record)
         if problem is not None:
             raise ReplayError(f"{loaded.source}: the log would not read back as the same game ({problem}), so "

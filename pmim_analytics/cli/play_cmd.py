@@ -285,15 +285,14 @@ def verify_cmd(
                               "(`pmim log check` checks manual logs)", highlight=False)
                     continue
                 games += 1
-                if loaded.id_problem is not None:  # edited after it was written: ingest refuses it too
-                    bad += 1
-                    out.print(loaded.id_problem.render(), highlight=False, soft_wrap=True, markup=False)
-                    continue
                 found = verify_game(loaded.record, loaded.lines)
                 if found:
                     bad += 1
                     for v in found:
                         out.print(v.render(loaded.source), highlight=False, soft_wrap=True, markup=False)
+                elif loaded.id_problem is not None:  # edited after it was written, rules kept: ingest refuses it too
+                    bad += 1
+                    out.print(loaded.id_problem.render(), highlight=False, soft_wrap=True, markup=False)
     err.print(f"{games} game(s) checked, {bad} with violations, {unreadable} file(s) unreadable", highlight=False)
     raise typer.Exit(2 if unreadable else 1 if bad else 0)
 
