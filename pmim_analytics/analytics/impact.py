@@ -18,6 +18,13 @@ every weight is 1.
 
 Figures are B minus A with game-clustered 95% intervals (:mod:`.cluster`; the two rules ids'
 games are independent, so the variances add). ``significant`` says the interval excludes 0.
+
+**Paired design.** When every paired stratum's games carry distinct (seed, game index) keys
+and the two rules ids played the same keys (common random numbers: a sweep of a variant on
+the baseline's seeds), each game has a twin, and the win-rate change of a list is read from
+the pairs: Newcombe's paired interval (method 10, :func:`.stats.newcombe_paired_interval`),
+which gives identical copies exactly 0 [0, 0]. ``design`` says ``paired`` or ``unpaired``
+(strata matched, games independent); the other figures keep their clustered intervals.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from __future__ import annotations
 import polars as pl
 
 from pmim_analytics.analytics.cluster import cluster_sums, ratio_se_expr
-from pmim_analytics.analytics.stats import Z95
+from pmim_analytics.analytics.stats import Z95, newcombe_paired_interval
 from pmim_analytics.analytics.units import unit_clusters
 
 STRATUM = ("source", "blue_list_key", "blue_bot", "red_list_key", "red_bot")
@@ -163,13 +170,60 @@ def composition_impact(paired: pl.DataFrame, rules_a: str, rules_b: str) -> pl.D
         t = t.join(names.filter(pl.col("rules_id") == rid).select(
             "list_key", pl.col("composition").alias(f"composition_{sfx}"), pl.col("games").alias(f"games_{sfx}")),
             on="list_key", how="left")
-    return t.select(
+    out = t.select(
         pl.lit(rules_a).alias("rules_a"), pl.lit(rules_b).alias("rules_b"), *keys, "composition_a", "composition_b",
         "games_a", "games_b", *_diff("win", "win"), *_diff("margin", "vp_margin"),
-    ).with_columns(
+    )
+    twins = seed_twins(g, rules_a, rules_b)
+    if twins is not None and out.height:
+        out = _paired_wins(out, v, twins, rules_a, rules_b)
+    out = out.with_columns(design=pl.lit("paired" if twins is not None else "unpaired"))
+    return out.with_columns(
         significant=_significant("win", "vp_margin"),
         saturated=pl.any_horizontal(*[(pl.col(c) <= 0.05) | (pl.col(c) >= 0.95) for c in ("win_a", "win_b")]),
     ).sort("source", "list")
+
+
+def seed_twins(paired: pl.DataFrame, rules_a: str, rules_b: str) -> pl.DataFrame | None:
+    """``game_a, game_b`` for every paired game and its twin (same stratum, seed and game index
+    under the other rules id), or ``None`` when the games cannot all be paired so (a key used
+    twice in a stratum, a key played under one rules id only, or no seeds)."""
+    if paired.height == 0 or "seed" not in paired.columns or paired["seed"].null_count():
+        return None
+    keys = [*STRATUM, "seed", "game_index"]
+    per = paired.group_by("rules_id", *keys).agg(pl.len().alias("n"), pl.col("game_id").first())
+    if per["n"].max() != 1:
+        return None
+    a = per.filter(pl.col("rules_id") == rules_a).select(*keys, game_a="game_id")
+    b = per.filter(pl.col("rules_id") == rules_b).select(*keys, game_b="game_id")
+    both = a.join(b, on=keys, how="inner", nulls_equal=True)
+    if both.height == 0 or both.height != a.height or both.height != b.height:
+        return None
+    return both.select("game_a", "game_b")
+
+
+def _paired_wins(out: pl.DataFrame, views: pl.DataFrame, twins: pl.DataFrame, rules_a: str,
+                 rules_b: str) -> pl.DataFrame:
+    """Replace each list's win change and interval by the paired ones (Newcombe, method 10)."""
+    va = views.filter(pl.col("rules_id") == rules_a).select("game_id", "list_key", "source", win_a_="win")
+    vb = views.filter(pl.col("rules_id") == rules_b).select("game_id", "list_key", "source", win_b_="win")
+    pairs = (twins.join(va, left_on="game_a", right_on="game_id")
+             .join(vb, left_on=["game_b", "list_key", "source"], right_on=["game_id", "list_key", "source"]))
+    counts = pairs.group_by("source", "list_key").agg(
+        both=((pl.col("win_a_") == 1) & (pl.col("win_b_") == 1)).sum(),
+        only_a=((pl.col("win_a_") == 1) & (pl.col("win_b_") == 0)).sum(),
+        only_b=((pl.col("win_a_") == 0) & (pl.col("win_b_") == 1)).sum(),
+        neither=((pl.col("win_a_") == 0) & (pl.col("win_b_") == 0)).sum())
+    found = {(s, k): newcombe_paired_interval(*(int(x) for x in rest))
+             for s, k, *rest in counts.select("source", "list_key", "both", "only_a", "only_b",
+                                              "neither").iter_rows()}
+    rows = [found.get((s, k)) for s, k in out.select("source", "list_key").iter_rows()]
+    return out.with_columns(
+        win_diff=pl.Series([r[0] if r else d for r, d in zip(rows, out["win_diff"], strict=True)], dtype=pl.Float64),
+        win_diff_lo=pl.Series([r[1] if r else d for r, d in zip(rows, out["win_diff_lo"], strict=True)],
+                              dtype=pl.Float64),
+        win_diff_hi=pl.Series([r[2] if r else d for r, d in zip(rows, out["win_diff_hi"], strict=True)],
+                              dtype=pl.Float64))
 
 
 def unit_impact(paired: pl.DataFrame, game_sums: pl.DataFrame, rules_a: str, rules_b: str) -> pl.DataFrame:

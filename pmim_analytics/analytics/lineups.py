@@ -20,20 +20,21 @@ import polars as pl
 from pmim_analytics.rules.army import list_key_of
 
 LINEUP_COLS = ("game_id", "rules_id", "source", "blue_hash", "blue_composition", "blue_bot", "red_hash",
-               "red_composition", "red_bot", "winner", "blue_vp", "red_vp")
+               "red_composition", "red_bot", "winner", "blue_vp", "red_vp", "seed", "game_index")
 
 
 def game_lineups(games: pl.DataFrame, sides: pl.DataFrame) -> pl.DataFrame:
-    """One row per game: rules id, source, each side's army hash, name and bot, winner, VP."""
+    """One row per game: rules id, source, each side's army hash, name and bot, winner, VP, and
+    the game's seed and index in its batch (what pairs it with its twin under other rules)."""
     def side(name: str) -> pl.DataFrame:
         return sides.filter(pl.col("side") == name).select(
             "game_id", pl.col("army_hash").alias(f"{name}_hash"), pl.col("composition").alias(f"{name}_composition"),
             pl.col("bot").alias(f"{name}_bot"))
 
     return (
-        games.select("game_id", "rules_id", "source", "winner", "blue_vp", "red_vp")
+        games.select("game_id", "rules_id", "source", "winner", "blue_vp", "red_vp", "seed", "game_index")
         .join(side("blue"), on="game_id").join(side("red"), on="game_id")
-        .with_columns(pl.col("blue_vp", "red_vp").cast(pl.Int64))
+        .with_columns(pl.col("blue_vp", "red_vp", "seed", "game_index").cast(pl.Int64))
         .select(LINEUP_COLS).sort("game_id")
     )
 

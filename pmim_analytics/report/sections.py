@@ -113,6 +113,7 @@ def _change(out: str, digits: int = 2, as_points: bool = False) -> Col:
 IMPACT_COMP_COLS = [
     Col("source", text("source"), "left"), Col("list", text("list"), "left"),
     Col("games", lambda r: f"{r['games_a']} / {r['games_b']}"),
+    Col("design", lambda r: r.get("design") or "unpaired", "left"),
     Col("win rate", lambda r: _change("win", as_points=True)(r) + (" (saturated)" if r.get("saturated") else "")),
     Col("VP margin", _change("vp_margin", 1)),
 ]

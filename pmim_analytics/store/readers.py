@@ -229,7 +229,8 @@ class DuckDBData:
         return self._q("""
             SELECT g.game_id, g.rules_id, g.source, b.army_hash AS blue_hash, b.composition AS blue_composition,
               b.bot AS blue_bot, r.army_hash AS red_hash, r.composition AS red_composition, r.bot AS red_bot,
-              g.winner, g.blue_vp::BIGINT AS blue_vp, g.red_vp::BIGINT AS red_vp
+              g.winner, g.blue_vp::BIGINT AS blue_vp, g.red_vp::BIGINT AS red_vp, g.seed::BIGINT AS seed,
+              g.game_index::BIGINT AS game_index
             FROM games g JOIN sides b ON b.game_id = g.game_id AND b.side = 'blue'
             JOIN sides r ON r.game_id = g.game_id AND r.side = 'red' WHERE {where}""", alias="g")
 

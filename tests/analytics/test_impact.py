@@ -114,3 +114,44 @@ def test_a_list_that_always_wins_is_flagged_saturated() -> None:
     imp = tables.impact_report(FrameData(frames_of(v3 + var)), "v3", VAR)
     a = imp.compositions.filter(pl.col("list") == "A").row(0, named=True)
     assert a["win_diff"] == 0.0 and a["saturated"] and not a["significant"]
+
+
+def _twin_games(variant_blue_wins: list[bool]) -> list:
+    """Heavy (blue) against Light (red), 6 games on seeds 0..5 under v3 (blue wins 0, 1, 2) and the
+    same seeds under the variant (blue wins as given): twins by seed."""
+    from tests.support.gamebuilder import GameBuilder
+
+    heavy = [("TW1", "TW", ("GG", "ML")), ("TY1", "TY", ("HAC",))]
+    light = [("IN1", "IN", ("LL",)), ("IN2", "IN", ("LAC",))]
+    out = []
+    for rules_id, wins in (("v3", [i < 3 for i in range(6)]), ("v3-llaser-rpt4", variant_blue_wins)):
+        for i, won in enumerate(wins):
+            g = GameBuilder(f"t-{rules_id}-{i}", rules_id=rules_id).side("blue", "Heavy", heavy)
+            g.side("red", "Light", light)
+            out.append(g.final_vp(*((11, 6) if won else (6, 11))).end("blue" if won else "red", "vp", 8))
+    return out
+
+
+def _with_seeds(frames):  # noqa: ANN001, ANN202
+    from dataclasses import replace
+
+    games = frames.games.with_columns(
+        seed=pl.col("game_id").str.split("-").list.last().cast(pl.Int64), game_index=pl.lit(0, dtype=pl.Int32))
+    return replace(frames, games=games)
+
+
+def test_twins_on_the_same_seeds_give_a_paired_interval() -> None:
+    from pmim_analytics.analytics import tables
+    from pmim_analytics.analytics.dataset import FrameData
+    from tests.support.gamebuilder import frames_of
+
+    same = tables.impact_report(FrameData(_with_seeds(frames_of(_twin_games([i < 3 for i in range(6)])))), "v3",
+                                "v3-llaser-rpt4").compositions
+    heavy = same.filter(pl.col("list").str.contains("Heavy")).row(0, named=True)
+    # identical copies: exactly 0 [0, 0], and the design says paired
+    assert heavy["design"] == "paired" and (heavy["win_diff"], heavy["win_diff_lo"], heavy["win_diff_hi"]) == (0, 0, 0)
+    # without seeds (every game on the builder's one seed) the same games are compared unpaired: a width
+    unpaired = tables.impact_report(FrameData(frames_of(_twin_games([i < 3 for i in range(6)]))), "v3",
+                                    "v3-llaser-rpt4").compositions
+    row = unpaired.filter(pl.col("list").str.contains("Heavy")).row(0, named=True)
+    assert row["design"] == "unpaired" and row["win_diff_hi"] > 0.2
