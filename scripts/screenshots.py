@@ -87,6 +87,26 @@ def whatif(page, url: str, out: Path) -> None:  # noqa: ANN001
     shoot(page, out, "whatif-impact", top=max(0, start - 20))
 
 
+def overview(page, url: str, out: Path) -> None:  # noqa: ANN001
+    page.set_viewport_size(SCREEN)
+    page.goto(f"{url}/")
+    page.get_by_role("heading", name="Balance at a glance").first.wait_for(timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+    settle(page)
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(out / "overview.png"))  # the first screen at 1440x900
+    print(f"wrote {out / 'overview.png'} (1440x900)")
+
+
+def rules_ab(page, url: str, out: Path) -> None:  # noqa: ANN001
+    page.goto(f"{url}/rules_ab?a=v3&b=v3-llaser-rpt4")
+    page.get_by_role("heading", name="Paired change per list").first.wait_for(timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+    settle(page)
+    end = top_of(page, page.get_by_role("heading", name="Paired change per unit type").first)
+    shoot(page, out, "rules-a-b", height=end + 60)
+
+
 def compositions(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.goto(f"{url}/compositions?rules=v2,v3&source=engine")
     page.get_by_role("heading", name="Compositions across rules versions").first.wait_for(timeout=120_000)
@@ -114,10 +134,9 @@ def replay(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=120_000)
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     settle(page)
-    for n in range(2, 9):
-        page.get_by_role("button", name="Next ▶").click()
-        page.get_by_role("heading", name=f"Step {n} of").first.wait_for(timeout=60_000)
+    page.get_by_role("button", name="Kill ▶").click()  # the first kill, from the timeline's button
     settle(page)
+    page.mouse.move(5, 890)  # no tooltip over the buttons
     page.wait_for_timeout(1000)
     page.screenshot(path=str(out / "replay-viewer.png"))  # exactly what a 1440x900 screen shows
     print(f"wrote {out / 'replay-viewer.png'} (1440x900)")
@@ -148,7 +167,8 @@ def export(page, url: str, out: Path) -> None:  # noqa: ANN001
 
 
 #: In this order: the What-if step saves a variant and plays games, which would show on the other pages.
-SHOTS = {"compositions": compositions, "replay": replay, "summary-form": summary_form, "export": export,
+SHOTS = {"overview": overview, "rules-a-b": rules_ab, "compositions": compositions,
+         "replay": replay, "summary-form": summary_form, "export": export,
          "whatif": whatif}
 
 
