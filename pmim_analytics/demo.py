@@ -502,8 +502,8 @@ def build_steps(steps: list[DemoStep], db: str | Path | None, replays_dir: str |
                 raise KeyboardInterrupt
             share = (time.perf_counter() - t0) / games
             for step, _, seconds in group:
-                if status and seconds is not None:
-                    status.rate(step.bot, step.games, seconds + share * step.games)
+                if status and seconds is not None:  # its share of the ingest (its playing time is counted)
+                    status.rate(step.bot, 0, share * step.games)
                 finished(step)
                 tell("stored", step)
             tell("group stored", group[-1][0])
@@ -530,6 +530,8 @@ def build_steps(steps: list[DemoStep], db: str | Path | None, replays_dir: str |
                 continue
             folder, fresh = _simulate(step, root, workers)
             group.append((step, folder, time.perf_counter() - t0 if fresh else None))
+            if status and fresh:  # the pace counts from the first batch of each bot, before it is stored
+                status.rate(step.bot, step.games, time.perf_counter() - t0)
             tell("simulated" if fresh else "found", step)
         store_group()
     except KeyboardInterrupt:
@@ -553,6 +555,7 @@ class StatusWriter:
         if old and old.get("demo") == spec:
             self.data["rates"] = old.get("rates") or {}  # a resumed build estimates from the last one's pace
         self._done: set[str] = set()
+        self._played: set[str] = set()  # simulated, maybe not yet stored
         self.write()
 
     def done(self, step: DemoStep) -> None:
@@ -563,12 +566,15 @@ class StatusWriter:
                          core_done=all(s.name in self._done for s in self.steps if s.core))
 
     def update(self, p: BuildProgress) -> None:
+        if p.phase in ("simulated", "found"):
+            self._played.add(p.current)
         self.data["current"] = p.current if p.phase in ("start", "simulated", "found") else None
         self.data["seconds_left"] = self._left()
         self.write()
 
     def rate(self, bot: str, games: int, seconds: float) -> None:
-        """Record how long ``games`` games of ``bot`` took to build (for the estimate)."""
+        """Record that ``games`` more games of ``bot`` took ``seconds`` more to build (for the
+        estimate; the games are counted when played, their share of an ingest when stored)."""
         s, g = self.data["rates"].get(bot, (0.0, 0))
         self.data["rates"][bot] = (s + seconds, g + games)
 
@@ -576,7 +582,7 @@ class StatusWriter:
         """Seconds left at each bot's own pace so far; None while a bot still to play has no pace yet."""
         left = 0.0
         for s in self.steps:
-            if s.name in self._done:
+            if s.name in self._done or s.name in self._played:
                 continue
             seconds, games = self.data["rates"].get(s.bot, (0.0, 0))
             if not games:

@@ -208,3 +208,26 @@ def test_the_dashboard_says_the_demo_is_still_building(small_demo_db: Path, tmp_
     at = AppTest.from_file(app, default_timeout=90).run()  # the builder is gone: a stopped build is a caption
     assert not [i for i in at.info if "demo still building" in i.value]
     assert any("demo build stopped at 3 of 11 batches" in c.value for c in at.caption)
+
+
+def test_the_estimate_counts_each_bot_at_its_own_pace_from_its_first_batch(tmp_path: Path) -> None:
+    from pmim_analytics.demo import BuildProgress, StatusWriter
+
+    steps = demo_steps(SMALL_DEMO)  # 3 tactician batches of 4 games, the ladder, random and greedy batches
+    status = StatusWriter(tmp_path, "small", steps, tmp_path / "x.duckdb")
+
+    def simulated(i: int, seconds: float) -> None:
+        status.rate(steps[i].bot, steps[i].games, seconds)
+        status.update(BuildProgress("simulated", steps[i].name, 0, 11, 0, 52, 1.0))
+
+    simulated(0, 2.0)  # tactician: 0.5 s a game; random and greedy have no pace yet
+    assert status.data["seconds_left"] is None
+    simulated(4, 0.4)  # random: 0.1 s a game
+    assert steps[4].bot == "random" and status.data["seconds_left"] is None
+    simulated(5, 0.8)  # greedy: 0.2 s a game; now every bot still to play has a pace
+    left = {s.bot: 0.0 for s in steps}
+    for s in steps[1:4] + steps[6:]:
+        left[s.bot] += s.games * {"tactician": 0.5, "random": 0.1, "greedy": 0.2}[s.bot]
+    assert status.data["seconds_left"] == pytest.approx(sum(left.values()), abs=0.1)
+    # read back with no builder holding the folder: a stopped build promises no time
+    assert demo_status(tmp_path) is not None and demo_status(tmp_path).seconds_left is None  # type: ignore[union-attr]
