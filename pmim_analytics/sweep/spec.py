@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from pmim_analytics.engine.bots import check_bot_name
 from pmim_analytics.errors import DataFileError, InvalidArmyError, Location, PmimError, display_path
+from pmim_analytics.limits import MAX_GAMES
 from pmim_analytics.rules import load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.catalogue import DEFAULT_SCENARIO, data_dir, load_scenario, read_yaml, validation_message
@@ -63,7 +64,7 @@ class SweepFile(BaseModel):
     bots: tuple[str, ...] = Field(default=("greedy",), min_length=1)
     cross_bots: bool = False
     mirrors: bool = False
-    games_per_pairing: int = Field(ge=1)
+    games_per_pairing: int = Field(ge=1, le=MAX_GAMES)
     part_size: int = Field(default=PART_SIZE, ge=1, le=100_000)
     #: who activates first, for every pairing (default: the scenario's own setting)
     first_player: Literal["alternate", "blue", "red", "random"] | None = None

@@ -79,3 +79,12 @@ def test_a_batch_that_keeps_no_outcomes_counts_the_same_games() -> None:
     assert streamed.outcomes == [] and len(kept.outcomes) == 6
     assert (streamed.games, streamed.wins_a, streamed.wins_b, streamed.draws, streamed.reasons) == (
         kept.games, kept.wins_a, kept.wins_b, kept.draws, kept.reasons)
+
+
+def test_a_sweep_file_asking_for_10_to_the_12_games_a_pairing_is_refused(tmp_path: Path) -> None:
+    sweep = tmp_path / "huge.yaml"
+    sweep.write_text(f"name: huge\nseed: 1\nrules: [v3]\ncompositions: [v3-balanced, v3-tank-heavy]\n"
+                     f"games_per_pairing: {HUGE}\n", encoding="utf-8")
+    r = pmim("sweep", str(sweep), "--out", str(tmp_path / "out"), "--no-ingest", timeout=60)
+    assert r.code == 2 and "games_per_pairing" in r.err and str(MAX_GAMES) in r.err, r.err
+    assert not (tmp_path / "out").exists()
