@@ -8,7 +8,7 @@ import _shared as sh
 import plotly.graph_objects as go
 import streamlit as st
 
-from pmim_analytics.analytics.flags import LEGEND
+from pmim_analytics.analytics.flags import LEGEND, family_note
 from pmim_analytics.analytics.robustness import flag_lines, levels_wide, robustness_tables
 from pmim_analytics.analytics.skill_axis import SKILLS, skill_label, skill_lines, skill_tables
 from pmim_analytics.store.ladder import read_ladder_ratings, read_ladder_runs
@@ -86,7 +86,7 @@ def robustness() -> None:
         sh.table(shown, {**labels, key: key.capitalize()}, key=f"skill_{key}")
     st.caption("The strongest bot with games below skill 1, both sides at the same skill (1 = its best play). "
                "'expert only': a verdict at skill 1 that a lower skill does not share; 'casual only': the other "
-               "way round.")
+               "way round. " + family_note(int(s_matches["family"].max() or 0), "matchups"))
 
 
 sh.page_errors(ladder)

@@ -201,6 +201,7 @@ def robustness(
 
 def _print_skill_axis(cells: pl.DataFrame, min_games: int, all_rows: bool) -> None:
     """The skill columns of ``pmim report robustness``: the strongest bot played at several skills."""
+    from pmim_analytics.analytics.flags import family_note
     from pmim_analytics.analytics.skill_axis import SKILLS, skill_label, skill_lines, skill_tables
 
     comps, matches = skill_tables(cells, min_games)
@@ -215,13 +216,14 @@ def _print_skill_axis(cells: pl.DataFrame, min_games: int, all_rows: bool) -> No
             out.print(f"{title}: every matchup's verdict holds at every skill shown (--all lists them).",
                       highlight=False)
             continue
-        t = Table(title=f"{title}: win % [95% Wilson] (games), both sides the same bot at the same skill; "
+        t = Table(title=f"{title}: score % [95% Wilson] (games), both sides the same bot at the same skill; "
                         "skill 1 = the bot's best play", title_justify="left")
         for name in ("rules", "bot", key, *[skill_label(s) for s in SKILLS], "verdict"):
             t.add_column(name)
         for r in shown.iter_rows(named=True):
             t.add_row(r["rules_id"], r["bot"], r[key], *[r[skill_label(s)] or "-" for s in SKILLS], r["flag"])
         out.print(t)
+        out.print(family_note(int(df["family"].max() or 0)), highlight=False)
     lines = skill_lines(matches)
     if lines:
         out.print("Skill-dependent verdicts:", highlight=False)

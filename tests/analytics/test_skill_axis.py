@@ -64,15 +64,26 @@ def test_a_skill_is_its_own_bot_level_and_weaker_than_best_play() -> None:
     assert sorted(keys, key=level_strength) == ["tactician", "search:skill=0.5", "search:skill=0.9", "search"]
 
 
-def test_classify_skills() -> None:
+def test_classify_skills_reads_the_test_and_the_reference_skill() -> None:
     def lv(w: int) -> Level:
         return Level("x", w, 100)
 
-    assert classify_skills({1.0: lv(80), 0.75: lv(75), 0.5: lv(70)}) == "holds"
-    assert classify_skills({1.0: lv(50), 0.5: lv(80)}) == "casual only"
-    assert classify_skills({1.0: lv(80), 0.5: lv(20)}) == "flips"
-    assert classify_skills({1.0: lv(50), 0.5: lv(52)}) == "even"
-    assert classify_skills({1.0: lv(80)}) == "one skill"
+    assert classify_skills({1.0: lv(80), 0.75: lv(75), 0.5: lv(70)}, q=0.3) == "holds"
+    assert classify_skills({1.0: lv(50), 0.5: lv(80)}, q=0.001) == "casual only"
+    assert classify_skills({1.0: lv(80), 0.5: lv(20)}, q=0.001) == "flips"
+    assert classify_skills({1.0: lv(95), 0.5: lv(50)}, q=0.001) == "expert only"
+    assert classify_skills({1.0: lv(95), 0.5: lv(70)}, q=0.001) == "grows"
+    assert classify_skills({1.0: lv(80)}, q=None) == "one skill"
+
+
+def test_the_flags_are_adjusted_over_the_rows_of_a_table() -> None:
+    # two matchups, each counted once in the family however many sides it is seen from
+    cells = _cells([("greedy", "A", "B", 60, 100), ("greedy:skill=0.5", "A", "B", 40, 100),
+                    ("greedy", "A", "C", 90, 100), ("greedy:skill=0.5", "A", "C", 50, 100)])
+    _comps, matches = skill_tables(cells, min_games=10)
+    assert matches.height == 2 and set(matches["family"]) == {2}
+    assert all(q >= p for p, q in zip(matches["p"], matches["q"], strict=True))
+    assert dict(zip(matches["matchup"], matches["flag"], strict=True))["A vs C"] == "expert only"
 
 
 def test_robustness_command_shows_skill_columns(tmp_path: Path) -> None:
