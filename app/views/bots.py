@@ -86,7 +86,8 @@ def robustness() -> None:
         sh.table(shown, {**labels, key: key.capitalize()}, key=f"skill_{key}")
     st.caption("The strongest bot with games below skill 1, both sides at the same skill (1 = its best play). "
                "'expert only': a verdict at skill 1 that a lower skill does not share; 'casual only': the other "
-               "way round. " + family_note(int(s_matches["family"].max() or 0), "matchups"))
+               "way round. " + family_note(max(s_matches["family"].to_list(), default=0),
+                                                "matchups"))
 
 
 sh.page_errors(ladder)

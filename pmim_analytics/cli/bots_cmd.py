@@ -223,7 +223,7 @@ def _print_skill_axis(cells: pl.DataFrame, min_games: int, all_rows: bool) -> No
         for r in shown.iter_rows(named=True):
             t.add_row(r["rules_id"], r["bot"], r[key], *[r[skill_label(s)] or "-" for s in SKILLS], r["flag"])
         out.print(t)
-        out.print(family_note(int(df["family"].max() or 0)), highlight=False)
+        out.print(family_note(int(df.select(pl.col("family").max()).item() or 0)), highlight=False)
     lines = skill_lines(matches)
     if lines:
         out.print("Skill-dependent verdicts:", highlight=False)
