@@ -70,8 +70,9 @@ def robustness() -> None:
                  key=f"robust_{key}")
     shown = set(comps["flag"].to_list()) | set(matches["flag"].to_list())
     sh.legend({w: m for w, m in LEGEND.items() if w in shown or w in ("flips", "vanishes", "shrinks", "holds")})
-    st.caption("Win % with 95% Wilson intervals and games, per bot level from random to the strongest; "
-               "a verdict flips, vanishes or shrinks when the strongest level disagrees with a weaker one.")
+    st.caption("Score % (a draw counts half) with 95% Wilson intervals and games, per bot level from random to "
+               "the strongest; a flag is a two-proportion test of the strongest level against a weaker one, "
+               "Benjamini-Hochberg adjusted over the table's rows.")
     st.subheader("At the skill of the table")
     s_comps, s_matches = sh.with_retry(lambda: skill_tables(data.matchup_cells()), "the skill tables")
     if s_comps.height == 0:
