@@ -276,7 +276,8 @@ def run_games(base: str, vid: str, armies: dict, rosters: dict, bot_a: str, bot_
     A stopped run (Cancel, or anything else that reruns the page) removes what it wrote and says
     so on the next run of the page; once the games are loaded, a stop keeps them."""
     bar = st.progress(0.0, text="Playing… (the time left shows after the first games)")
-    st.button("Cancel the run", key="wi_cancel", help="Stops the games; nothing of this run is loaded")
+    cancel = st.empty()  # gone once the run is over
+    cancel.button("Cancel the run", key="wi_cancel", help="Stops the games; nothing of this run is loaded")
     workers = 1 if games < 40 else max(1, min(4, os.cpu_count() or 1))
     total = 2 * games
     folders = []
@@ -312,6 +313,7 @@ def run_games(base: str, vid: str, armies: dict, rosters: dict, bot_a: str, bot_
         raise
     st.session_state.pop("wi_running", None)
     bar.empty()
+    cancel.empty()
     st.session_state["wi_impact"] = (base, vid, armies["A"].name, armies["B"].name)
     st.session_state["wi_land"] = True  # scroll to the impact once it is drawn
     st.success(f"Played {total} games; {vid}: {result.summary()} (the {base} games are kept apart).", icon="✅")
