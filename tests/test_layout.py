@@ -117,7 +117,7 @@ def test_the_chain_check_finds_chains() -> None:
     assert event_type_chains(fine, classes, types) == []
 
 
-# -- every package is in the import contracts (issue #32) -----------------------------------------
+# -- every package is in the import contracts, and the imports have no cycle (issue #32) ---------
 def _top_level() -> set[str]:
     pkg = ROOT / "pmim_analytics"
     names = {p.name for p in pkg.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
@@ -147,3 +147,71 @@ def test_every_package_is_in_the_layers_and_the_library_contracts() -> None:
         got = set(contracts[name]["source_modules"])
         assert got == sources, f"{name}: missing {sources - got}, unknown {got - sources}"
 
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+#: The one cycle left (issue 32): the skill bots. greedy's near-miss play scores candidates with the
+#: search bot's evaluation (skill.scripted_activation imports search, which builds on greedy and
+#: tactician), and skill.departure_counts plays games through the driver. Breaking it means moving
+#: the evaluation and the candidate activations out of search.py and departure_counts above the
+#: bots package. A cycle among these modules is tolerated until then; any other cycle fails.
+SKILL_BOTS_CYCLE = frozenset({
+    "pmim_analytics.engine.bots", "pmim_analytics.engine.bots.greedy", "pmim_analytics.engine.bots.registry",
+    "pmim_analytics.engine.bots.search", "pmim_analytics.engine.bots.skill", "pmim_analytics.engine.bots.spec",
+    "pmim_analytics.engine.bots.tactician", "pmim_analytics.engine.driver",
+})
+
+
+def test_no_module_imports_lead_in_a_circle() -> None:
+    """Module by module, counting imports inside functions and under TYPE_CHECKING too (grimp)."""
+    import grimp
+
+    g = grimp.build_graph("pmim_analytics")
+    graph = {m: {d for d in g.find_modules_directly_imported_by(m) if d in g.modules} for m in g.modules}
+    cycles = _cycles(graph)
+    assert [c for c in cycles if not set(c) <= SKILL_BOTS_CYCLE] == [], cycles

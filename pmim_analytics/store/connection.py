@@ -106,15 +106,6 @@ def _check_whole(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         raise StoreError(TRUNCATED, _where(path))
 
 
-def rollback_quietly(con: duckdb.DuckDBPyConnection) -> None:
-    """Roll back the open transaction, if any: a ROLLBACK after a failed BEGIN or a lost
-    transaction raises a second error that would hide the first, the one worth saying."""
-    try:
-        con.execute("ROLLBACK")
-    except duckdb.Error:
-        pass
-
-
 def explain_db_error(e: BaseException, read_only: bool = False) -> str:
     """One sentence for DuckDB's common file errors: permission, full disk, not a database."""
     text = str(e)

@@ -19,7 +19,7 @@ import pyarrow as pa
 from pmim_analytics.errors import Location, PmimError, StoreError, display_path
 from pmim_analytics.rules.catalogue import REPO_ROOT, clear_caches, data_dir, list_rules_ids, load_rules
 from pmim_analytics.rules.rows import unit_rows, version_row, weapon_rows
-from pmim_analytics.store.connection import rollback_quietly
+from pmim_analytics.store.rollback import rollback_quietly
 from pmim_analytics.store.rollups import ROLLUP_VERSIONS, rebuild_rollups
 
 SQL_DIR = REPO_ROOT / "sql"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pmim_analytics.store.connection import rollback_quietly
+from pmim_analytics.store.rollback import rollback_quietly
 
 #: The schema version that created the rollup tables (see migrate.py's backfill).
 ROLLUPS_SINCE = 3
