@@ -23,6 +23,7 @@ import duckdb
 
 from pmim_analytics.errors import Location, StoreError, display_path
 from pmim_analytics.rules.catalogue import data_dir
+from pmim_analytics.store.rollback import rollback_quietly as rollback_quietly  # re-exported
 
 DB_ENV = "PMIM_DB"
 READ_TIMEOUT = 20.0
