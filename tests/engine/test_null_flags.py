@@ -1,7 +1,7 @@
 """Null tests on engine games: identical play at two "levels" must raise flags at no more than
 the nominal rate (it prints the rates; many sample matchups are one-sided, where a two-proportion
-test rarely rejects, so the raw rate sits below 5%). Kept small (about 1,600 greedy games, seconds) so the suite can run it; the
-seeds are fixed, so the counts are the same on every run."""
+test rarely rejects, so the raw rate sits below 5%). Kept small (about 1,600 greedy games, seconds)
+so the suite can run it; the seeds are fixed, so the counts are the same on every run."""
 
 from __future__ import annotations
 
