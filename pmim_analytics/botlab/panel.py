@@ -154,16 +154,21 @@ def departure_rate(spec: GameSpec, bots: tuple[str, str], side: int, seed: int, 
         if counter is not None:
             total.activations += counter.activations
             total.departures += counter.departures
+            total.misplays += counter.misplays
+            total.shortfall += counter.shortfall
     return total
 
 
 def misplay_words(counter: SkillCounter, skill: float) -> str:
-    """``misplays about 1 activation in 4 (skill 0.75)``, from a departure count."""
-    if counter.departures == 0:
-        return f"skill {_num(skill)} (no departure seen in {counter.activations} activations)"
-    if counter.rate > 0.5:
-        return f"skill {_num(skill)}, misplaying about {round(10 * counter.rate)} activations in 10"
-    return f"skill {_num(skill)}, misplaying about 1 activation in {round(1 / counter.rate)}"
+    """``skill 0.75, misplaying about 1 activation in 3``, from the misplay count: a departure
+    from the bot's own choice that costs at least ``MISPLAY`` VP by its evaluation (departures
+    that swap moves worth the same are not misplays)."""
+    if counter.misplays == 0:
+        return f"skill {_num(skill)} (no misplay seen in {counter.activations} activations)"
+    rate = counter.misplay_rate
+    if rate > 0.5:
+        return f"skill {_num(skill)}, misplaying about {round(10 * rate)} activations in 10"
+    return f"skill {_num(skill)}, misplaying about 1 activation in {round(1 / rate)}"
 
 
 def run_panel(bot: str = "search", members: Sequence[Member] | None = None, games: int = 40, seed: int = 0,

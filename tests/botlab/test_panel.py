@@ -91,11 +91,12 @@ def test_a_result_every_member_rules_out_is_a_question_for_the_designer() -> Non
 
 
 def test_words_for_skill_and_the_caveat() -> None:
-    assert misplay_words(SkillCounter(activations=40, departures=10), 0.75) == (
+    # misplays (departures costing at least MISPLAY VP), not departures, make the words
+    assert misplay_words(SkillCounter(activations=40, departures=30, misplays=10), 0.75) == (
         "skill 0.75, misplaying about 1 activation in 4")
-    assert misplay_words(SkillCounter(activations=40, departures=30), 0.5) == (
+    assert misplay_words(SkillCounter(activations=40, departures=35, misplays=30), 0.5) == (
         "skill 0.5, misplaying about 8 activations in 10")
-    assert "no departure" in misplay_words(SkillCounter(activations=40, departures=0), 0.9)
+    assert "no misplay" in misplay_words(SkillCounter(activations=40, departures=12, misplays=0), 0.9)
     need = next(k for k in range(2, 1000) if zero_of_n_upper(k) < 0.05)
     assert f"at least {need} games" in panel_caveat(2, 40)
 
