@@ -38,8 +38,6 @@ LEGEND: dict[str, str] = {
     "holds": "no significant difference between the levels",
     "one level": "only one bot level has enough games: nothing to compare",
     "bot-dependent": "flips, vanishes or shrinks: do not reprice on it before stronger bots confirm it",
-    "mis-priced": "the unit's value per point differs from the army-wide yardstick, significantly after BH",
-    "in line": "no significant difference from the yardstick",
     "significant": "the change's test rejects no change after BH adjustment across the report's rows",
 }
 
