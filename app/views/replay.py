@@ -4,6 +4,7 @@ objective changes, autoplay, its events and VP; the address names the game and t
 from __future__ import annotations
 
 import re
+import time
 
 import _shared as sh
 import streamlit as st
@@ -133,7 +134,9 @@ def _from_url(ids: list[str]) -> None:
 @st.fragment(run_every=AUTOPLAY_EVERY)
 def _ticker(total: int, rounds: list[int | None]) -> None:
     """While autoplay is on: every few seconds, the next step (a rerun of the page)."""
-    if st.session_state.get("replay_in_page_run") or not st.session_state.get(PLAYING):
+    # a tick, not the call inside the page's own run (which has just drawn this step)
+    if not st.session_state.get(PLAYING) or time.monotonic() - st.session_state.get("replay_drawn_at", 0.0) < \
+            AUTOPLAY_EVERY * 0.8:
         return
     if st.session_state.get(STEP, 1) >= total:
         st.session_state[PLAYING] = False
@@ -237,9 +240,8 @@ def body() -> None:
     with st.expander("Units"):
         sh.table(game.units, {"unit_id": "Unit", "side": "Side", "code": "Code", "type": "Type", "kind": "Kind",
                               "weapons": "Weapons", "pts": "PTS"})
-    st.session_state["replay_in_page_run"] = True
+    st.session_state["replay_drawn_at"] = time.monotonic()
     _ticker(total, step_rounds)
-    st.session_state["replay_in_page_run"] = False
 
 
 def timeline_box(moments: list[Moment], here: int, rounds: list[int | None]) -> None:
