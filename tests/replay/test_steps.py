@@ -18,6 +18,6 @@ def test_a_summary_logs_losses_are_filed_under_their_rounds() -> None:
         (None, "No round given: logged events", 1),
         (2, "Round 2: logged events", 1),
         (4, "Round 4: logged events", 2),  # the round-4 losses together, not with the earlier ones
-        (None, "Game over", 1),
+        (4, "Game over", 1),  # with no 'rounds:' tag the game lasted to the last round logged
     ]
     assert [i for s in steps for i in range(s.first, s.last + 1)] == list(range(len(game.events)))

@@ -719,7 +719,9 @@ class LogBuilder:
             last = max(self.vp_rounds)
             raise Reject(vp_tok, f"final VP {vp_tok.text!r} differ from the {self.vp[0]}-{self.vp[1]} "  # type: ignore[union-attr]
                          f"of R{last}'s VP line (line {self.vp_rounds[last]})")
-        rounds = int(self.rounds_tag.value.text) if self.rounds_tag else (self.max_round or None)
+        # without a 'rounds:' tag, the game lasted to the last round any line reaches (a manual
+        # end can come in a round that never scored), the least a 'rounds:' tag may say
+        rounds = int(self.rounds_tag.value.text) if self.rounds_tag else (max(self.max_round, self.reached[0]) or None)
         check_result(res, vp, rounds, self.scenario, list(self.units.values()), self.ended)
         self.result_tag = tag
         self.result_refused = False

@@ -45,7 +45,9 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     hostile = tmp / "hostile.yaml"
     hostile.write_text(army.replace("name: Fast GEV", f"name: '{HOSTILE}'", 1), encoding="utf-8")
     _pmim("simulate", "--rules", "v3", "--blue", str(hostile), "--red", str(data / "armies" / "v3-balanced.yaml"),
-          "--games", "4", "--seed", "1", "--workers", "1", "--out", str(tmp / "hostile-games"), "--format", "jsonl")
+          "--games", "4", "--seed", "1", "--workers", "1", "--out", str(tmp / "hostile-games"), "--format", "jsonl",
+          # at the demo's bot level, the one the export's figures and tables rest on (never pooled)
+          "--blue-bot", "tactician", "--red-bot", "tactician")
     _pmim("ingest", str(tmp / "hostile-games"), "--db", str(db))
     with streamlit_server(db, data, tmp) as url:
         yield url
