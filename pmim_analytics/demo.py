@@ -33,7 +33,7 @@ from pmim_analytics.rules.generate import random_army
 from pmim_analytics.rules.translate import translate_army
 from pmim_analytics.sim.batch import BatchSpec, play_batch_game
 from pmim_analytics.sim.runner import run_batch
-from pmim_analytics.store.connection import read_frame, resolve_db_path
+from pmim_analytics.store.connection import process_alive, read_frame, resolve_db_path
 from pmim_analytics.store.ingest import IngestResult, ingest_paths
 
 
@@ -705,7 +705,7 @@ def demo_status(replays_dir: str | Path = Path("replays/demo")) -> DemoStatus | 
     if state == "building" and not builder_running(root):
         state = "stopped"
     elif state == "starting":  # spawned, not yet holding the lock
-        state = "building" if isinstance(pid, int) and _alive(pid) else "stopped"
+        state = "building" if isinstance(pid, int) and process_alive(pid) else "stopped"
     left = data.get("seconds_left")
     if state == "building" and isinstance(left, int | float):
         left = max(0.0, left - max(0.0, time.time() - float(data.get("updated") or time.time())))
@@ -715,16 +715,6 @@ def demo_status(replays_dir: str | Path = Path("replays/demo")) -> DemoStatus | 
                       float(left) if isinstance(left, int | float) and state == "building" else None,
                       pid if isinstance(pid, int) else None, data.get("error"), root,
                       str(data["db"]) if data.get("db") else None)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return True
 
 
 def start_background(spec: str, replays_dir: str | Path, db: str | Path | None, workers: int = 2) -> int | None:

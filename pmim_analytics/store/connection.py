@@ -179,7 +179,7 @@ def _create(path: Path) -> None:
     database without its tables; if another process created ``path`` meanwhile, its file stays."""
     for stale in path.parent.glob(f".{path.name}.*.creating*"):  # the file and its WAL
         pid = stale.name[len(path.name) + 2:].split(".", 1)[0]
-        if pid.isdigit() and (int(pid) == os.getpid() or not _alive(int(pid))):
+        if pid.isdigit() and (int(pid) == os.getpid() or not process_alive(int(pid))):
             stale.unlink(missing_ok=True)  # left by a killed creation (ours: a reused process id)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.creating")
     try:
@@ -207,7 +207,7 @@ def _create(path: Path) -> None:
         Path(f"{tmp}.wal").unlink(missing_ok=True)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     """True while a process with this id runs (someone else's too)."""
     try:
         os.kill(pid, 0)
