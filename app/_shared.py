@@ -193,6 +193,19 @@ def database_rules_ids(f: Filters) -> list[str]:
     return with_retry(lambda: _choices(f.db, f.version))["rules_ids"]
 
 
+def impact_units_table(units: Any, a: str, b: str, pts_digits: int, key: str | None = None) -> None:
+    """The paired change per unit type from rules ``a`` to ``b`` (``pmim report impact``'s unit
+    table), labelled for the Rules A → B and What-if pages."""
+    table(units, {"source": "Source", "type": "Unit type", "units_a": f"Units {a}", "units_b": f"Units {b}",
+                  "pts_a": f"PTS {a}", "pts_b": f"PTS {b}", "damage_per_pt_diff": "Damage / pt change",
+                  "damage_per_pt_diff_lo": "95% from", "damage_per_pt_diff_hi": "95% to",
+                  "vp_per_pt_diff": "VP / pt change", "vp_per_pt_diff_lo": "VP / pt 95% from",
+                  "vp_per_pt_diff_hi": "VP / pt 95% to"},
+          digits={"pts_a": pts_digits, "pts_b": pts_digits, "damage_per_pt_diff": 3, "damage_per_pt_diff_lo": 3,
+                  "damage_per_pt_diff_hi": 3, "vp_per_pt_diff": 4, "vp_per_pt_diff_lo": 4, "vp_per_pt_diff_hi": 4},
+          key=key)
+
+
 def legend(words: dict[str, str]) -> None:
     """What each verdict word of a table means, as one caption under it."""
     st.caption("**What the words mean.** " + "; ".join(f"*{w}*: {m}" for w, m in words.items()) + ".")

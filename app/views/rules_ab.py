@@ -92,14 +92,7 @@ def body() -> None:
     if imp.units.height == 0:
         st.write("No unit type was fielded in paired games under both rules ids.")
     else:
-        sh.table(imp.units, {"source": "Source", "type": "Unit type", "units_a": f"Units {a}",
-                             "units_b": f"Units {b}", "pts_a": f"PTS {a}", "pts_b": f"PTS {b}",
-                             "damage_per_pt_diff": "Damage / pt change", "damage_per_pt_diff_lo": "95% from",
-                             "damage_per_pt_diff_hi": "95% to", "vp_per_pt_diff": "VP / pt change",
-                             "vp_per_pt_diff_lo": "VP / pt 95% from", "vp_per_pt_diff_hi": "VP / pt 95% to"},
-                 digits={"pts_a": 0, "pts_b": 0, "damage_per_pt_diff": 3, "damage_per_pt_diff_lo": 3,
-                         "damage_per_pt_diff_hi": 3, "vp_per_pt_diff": 4, "vp_per_pt_diff_lo": 4,
-                         "vp_per_pt_diff_hi": 4}, key="ab_units")
+        sh.impact_units_table(imp.units, a, b, pts_digits=0, key="ab_units")
 
     st.header("Games paired, and the lists left out")
     sh.table(imp.pairing, {"rules_id": "Rules", "games": "Games", "paired": "Paired", "strata": "Pairings",

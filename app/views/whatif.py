@@ -341,14 +341,7 @@ def impact_view(base: str, vid: str, army_a: str, army_b: str) -> None:
                "id count (every what-if game that fits, not only the ones just played). Intervals are 95%, "
                "clustered by game.")
     with st.expander("Per unit type"):
-        sh.table(imp.units, {"source": "Source", "type": "Unit type", "units_a": f"Units {base}",
-                             "units_b": f"Units {vid}", "pts_a": f"PTS {base}", "pts_b": f"PTS {vid}",
-                             "damage_per_pt_diff": "Damage / pt change", "damage_per_pt_diff_lo": "95% from",
-                             "damage_per_pt_diff_hi": "95% to", "vp_per_pt_diff": "VP / pt change",
-                             "vp_per_pt_diff_lo": "VP / pt 95% from", "vp_per_pt_diff_hi": "VP / pt 95% to"},
-                 digits={"pts_a": 1, "pts_b": 1, "damage_per_pt_diff": 3, "damage_per_pt_diff_lo": 3,
-                         "damage_per_pt_diff_hi": 3, "vp_per_pt_diff": 4, "vp_per_pt_diff_lo": 4,
-                         "vp_per_pt_diff_hi": 4})
+        sh.impact_units_table(imp.units, base, vid, pts_digits=1)
 
 
 def body() -> None:
