@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support.browser import (
     CHROMIUM,
@@ -210,12 +211,13 @@ def test_filters_survive_navigation_and_a_reload_from_the_url(page, server: str)
     settle(page)
     sidebar = page.locator("[data-testid='stSidebar']")
     chips = sidebar.locator("[data-testid='stMultiSelect'] [data-tag] [title]")
-    assert chips.all_inner_texts() == ["v3"]
-    assert sidebar.get_by_role("radio", name="engine").is_checked()
+    expect(chips).to_have_text(["v3"], timeout=WAIT_MS)  # the sidebar may draw after the page's heading
+    expect(sidebar.get_by_role("radio", name="engine")).to_be_checked(timeout=WAIT_MS)
     sidebar.get_by_role("link", name="Units").click()
     page.get_by_role("heading", name="Units: what each type does for its points").first.wait_for(timeout=WAIT_MS)
     settle(page)
-    assert chips.all_inner_texts() == ["v3"] and sidebar.get_by_role("radio", name="engine").is_checked()
+    expect(chips).to_have_text(["v3"], timeout=WAIT_MS)
+    expect(sidebar.get_by_role("radio", name="engine")).to_be_checked(timeout=WAIT_MS)
     assert "rules=v3" in page.url and "source=engine" in page.url  # the new page's address carries them
     sidebar.get_by_text("manual", exact=True).click()
     settle(page)
@@ -223,7 +225,8 @@ def test_filters_survive_navigation_and_a_reload_from_the_url(page, server: str)
     page.reload()
     page.get_by_role("heading", name="Units: what each type does for its points").first.wait_for(timeout=WAIT_MS)
     settle(page)
-    assert chips.all_inner_texts() == ["v3"] and sidebar.get_by_role("radio", name="manual").is_checked()
+    expect(chips).to_have_text(["v3"], timeout=WAIT_MS)
+    expect(sidebar.get_by_role("radio", name="manual")).to_be_checked(timeout=WAIT_MS)
     sidebar.get_by_role("link", name="Export").click()
     page.get_by_text("Selection: rules v3; source manual").first.wait_for(timeout=WAIT_MS)
     assert page.locator("[data-testid='stException']").count() == 0
