@@ -53,7 +53,7 @@ def _table_counts(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, int
     names = [r[0] for r in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE database_name = ? AND NOT temporary ORDER BY 1",
         [catalog]).fetchall()]
-    return {n: int(con.execute(f'SELECT count(*) FROM "{catalog}".main."{n}"').fetchone()[0]) for n in names}
+    return {n: int(con.execute(f'SELECT count(*) FROM "{catalog}".main."{n}"').fetchall()[0][0]) for n in names}
 
 
 def _remove(path: Path) -> None:
@@ -79,7 +79,7 @@ def compact_db(db: str | Path | None = None, *, rewrite: bool = True,
             con.execute("CHECKPOINT")
             if rewrite:
                 _remove(tmp)
-                catalog = con.execute("SELECT current_database()").fetchone()[0]
+                catalog = con.execute("SELECT current_database()").fetchall()[0][0]
                 con.execute(f"ATTACH '{str(tmp).replace(chr(39), chr(39) * 2)}' AS {COPY_ALIAS}")
                 try:
                     con.execute(f'COPY FROM DATABASE "{catalog}" TO {COPY_ALIAS}')

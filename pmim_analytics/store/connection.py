@@ -17,13 +17,16 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from pmim_analytics.errors import Location, StoreError, display_path
 from pmim_analytics.rules.catalogue import data_dir
 from pmim_analytics.store.rollback import rollback_quietly as rollback_quietly  # re-exported
+
+if TYPE_CHECKING:
+    import polars as pl
 
 DB_ENV = "PMIM_DB"
 READ_TIMEOUT = 20.0
@@ -250,14 +253,15 @@ def _check_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 
 def read_frame(sql: str, params: list[Any] | dict[str, Any] | None = None, db: str | Path | None = None,
-               *, timeout: float = READ_TIMEOUT):  # noqa: ANN201 (a polars.DataFrame)
+               *, timeout: float = READ_TIMEOUT) -> pl.DataFrame:
     """Run one query on a short-lived read-only connection and return a Polars frame.
 
     Raises :class:`StoreError` for a locked or missing database or a failing query.
     """
     with open_reader(db, timeout=timeout) as con:
         try:
-            return con.sql(sql, params=params).pl()
+            frame: pl.DataFrame = con.sql(sql, params=params).pl()
+            return frame
         except duckdb.Error as e:
             raise StoreError(f"query failed: {_first_line(e)}", _where(resolve_db_path(db))) from e
 

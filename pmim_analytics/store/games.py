@@ -39,7 +39,8 @@ class StoredGame:
 
 def _filters(rules_ids: list[str] | tuple[str, ...] | None, source: str | None,
              composition: str | None) -> tuple[str, dict[str, Any]]:
-    conds, params = ["TRUE"], {}
+    conds: list[str] = ["TRUE"]
+    params: dict[str, Any] = {}
     if rules_ids is not None:
         conds.append("list_contains($rules, g.rules_id)")
         params["rules"] = list(rules_ids)

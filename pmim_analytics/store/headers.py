@@ -77,7 +77,7 @@ class HeaderParser:
         _check_int64(head, where)
         return head, infos
 
-    def _slow(self, obj: dict, where: Location) -> tuple[GameHeader, dict[str, SideInfo]]:
+    def _slow(self, obj: dict[str, Any], where: Location) -> tuple[GameHeader, dict[str, SideInfo]]:
         head = parse_header(obj, where)
         if set(head.sides) != {"blue", "red"}:
             missing = sorted({"blue", "red"} - set(head.sides))

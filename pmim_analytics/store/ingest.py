@@ -266,8 +266,8 @@ def _run_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, parser: HeaderPars
         forget_games(con, rejects)
         # the workers replay the new games while the set-based checks run (a game those
         # reject is replayed for nothing: rare, and their finding is the one reported)
-        staged = con.execute("SELECT g, game_id FROM st_games ORDER BY g").fetchall()
-        new, _ = _dedupe(con, [(gg, gid) for gg, gid in staged if gg not in rejects and gg not in identity])
+        all_staged = con.execute("SELECT g, game_id FROM st_games ORDER BY g").fetchall()
+        new, _ = _dedupe(con, [(gg, gid) for gg, gid in all_staged if gg not in rejects and gg not in identity])
         _judge_rules(con, judge, buf, [gg for gg, _ in new if gg not in judging.asked], trusted, judging)
         materialize_units(con)
         for p in find_problems(con, scenarios):

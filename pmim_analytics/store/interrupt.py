@@ -33,7 +33,7 @@ class SigintGuard:
         self._active = False
         self._done = False
         self._thread: threading.Thread | None = None
-        self._old_mask: set[signal.Signals] | None = None
+        self._old_mask: set[int | signal.Signals] | None = None
         self._old_wake: Any = None
 
     def __enter__(self) -> SigintGuard:

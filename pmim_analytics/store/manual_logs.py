@@ -15,7 +15,7 @@ import duckdb
 from pmim_analytics.errors import Location, PmimError, ReplayError, display_path
 from pmim_analytics.limits import check_name
 from pmim_analytics.replay.format import game_id_of
-from pmim_analytics.store.headers import HeaderParser
+from pmim_analytics.store.headers import HeaderParser, SideInfo
 from pmim_analytics.store.rejects import Rejection
 from pmim_analytics.store.staging import StageBuffer
 
@@ -36,7 +36,7 @@ def stage_logs(con: duckdb.DuckDBPyConnection, files: list[Path], buf: StageBuff
             for side, rec_side in rec.header.sides.items():
                 for fld in ("name", "player"):
                     check_name(getattr(rec_side, fld), Location(name, field=f"{side} {fld}"), fld)
-            sides = {k: parser.side_info(v) for k, v in rec.header.sides.items()}
+            sides: dict[str, SideInfo] = {k: parser.side_info(v) for k, v in rec.header.sides.items()}
             if set(sides) != {"blue", "red"}:
                 raise ReplayError("a game needs both sides, blue and red", Location(name, field="sides"))
             for ev in rec.events:

@@ -12,6 +12,7 @@ import hashlib
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -61,7 +62,7 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
     ).fetchall()[0][0]
     if not exists:
         return 0
-    return con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchall()[0][0]
+    return int(con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchall()[0][0])
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
@@ -91,7 +92,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
     return applied
 
 
-def _rules_rows(rules_id: str) -> tuple[dict, list[dict], list[dict]]:
+def _rules_rows(rules_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
     rules = load_rules(rules_id)
     return version_row(rules), unit_rows(rules), weapon_rows(rules)
 

@@ -14,6 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -55,10 +56,11 @@ def _literal(text: str) -> str:
 
 def _type_ok(arrow_type: pa.DataType, sql_type: str) -> bool:
     if sql_type == "VARCHAR":
-        return pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or pa.types.is_null(arrow_type)
+        return bool(pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type)
+                    or pa.types.is_null(arrow_type))
     if sql_type == "BOOLEAN":
-        return pa.types.is_boolean(arrow_type) or pa.types.is_null(arrow_type)
-    return pa.types.is_integer(arrow_type) or pa.types.is_null(arrow_type)
+        return bool(pa.types.is_boolean(arrow_type) or pa.types.is_null(arrow_type))
+    return bool(pa.types.is_integer(arrow_type) or pa.types.is_null(arrow_type))
 
 
 def schema_problem(path: Path, expected: dict[str, str]) -> tuple[str | None, str] | None:
@@ -82,8 +84,8 @@ def stage_parts(con: duckdb.DuckDBPyConnection, parts: list[ParquetPart], buf: S
     g = g0
     duplicates = 0
     notes: list[str] = []
-    mapping: dict[str, list] = {"g": [], "game_id": [], "path": []}
-    listed: dict[str, list] = {"game_id": [], "path": []}  # every game the games files list
+    mapping: dict[str, list[Any]] = {"g": [], "game_id": [], "path": []}
+    listed: dict[str, list[Any]] = {"game_id": [], "path": []}  # every game the games files list
     events_paths: list[str] = []
     event_expect = {n: t for n, t in EVENT_COLUMNS}
     for part in parts:

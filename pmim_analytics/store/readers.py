@@ -146,7 +146,8 @@ class DuckDBData:
         whatever the level).
         """
         p = f"{alias}." if alias else ""
-        conds, params = ["TRUE"], {}
+        conds: list[str] = ["TRUE"]
+        params: dict[str, Any] = {}
         if self.rules_ids is not None:
             conds.append(f"list_contains($rules, {p}rules_id)")
             params["rules"] = list(self.rules_ids)

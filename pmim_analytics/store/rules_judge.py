@@ -186,7 +186,7 @@ class _Chunk:
     """Some games handed to the pool: the future of their verdicts, and what it was given
     (so the ingest can check them itself if no worker has taken them yet)."""
 
-    future: Future
+    future: Future[list[StagedVerdict]]
     ipc: bytes
     games: list[tuple[int, Any, int | None]]
     verdicts: list[StagedVerdict] | None = None  # when checked by the ingest itself

@@ -76,7 +76,7 @@ def drop_staging(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(f"DROP {'VIEW' if kinds[name] == 'VIEW' else 'TABLE'} {name}")
 
 
-def _arrow(cols: tuple[tuple[str, str], ...], data: dict[str, list]) -> pa.Table:
+def _arrow(cols: tuple[tuple[str, str], ...], data: dict[str, list[Any]]) -> pa.Table:
     arrays = []
     for name, t in cols:
         typ = pa.list_(pa.string()) if t == "VARCHAR[]" else arrow_type(t)
@@ -88,9 +88,9 @@ def _arrow(cols: tuple[tuple[str, str], ...], data: dict[str, list]) -> pa.Table
 class StageBuffer:
     """Rows gathered in Python for one batch, sent to DuckDB in one go by :meth:`flush`."""
 
-    games: dict[str, list] = field(default_factory=lambda: {c: [] for c, _ in GAME_COLUMNS})
-    sides: dict[str, list] = field(default_factory=lambda: {c: [] for c, _ in SIDE_COLUMNS})
-    units: dict[str, list] = field(default_factory=lambda: {c: [] for c, _ in UNIT_COLUMNS})
+    games: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c, _ in GAME_COLUMNS})
+    sides: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c, _ in SIDE_COLUMNS})
+    units: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c, _ in UNIT_COLUMNS})
     events: list[dict[str, Any]] = field(default_factory=list)
     staged_sids: set[int] = field(default_factory=set)
     headers: dict[int, tuple[GameHeader, int | None]] = field(default_factory=dict)  # g -> (header, its line)
@@ -133,6 +133,7 @@ class StageBuffer:
 
     def flush(self, con: duckdb.DuckDBPyConnection) -> None:
         """Append everything gathered to the staging tables and start afresh."""
+        cols: tuple[tuple[str, str], ...]
         for name, cols, data in (("st_games", GAME_COLUMNS, self.games), ("st_sides", SIDE_COLUMNS, self.sides),
                                  ("st_side_units", UNIT_COLUMNS, self.units)):
             if data[cols[0][0]]:

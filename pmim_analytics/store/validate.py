@@ -20,6 +20,7 @@ first problem of each game (by line) is its rejection.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import duckdb
@@ -53,7 +54,7 @@ def _q(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _in_list(values: object) -> str:
+def _in_list(values: Iterable[object]) -> str:
     return "(" + ", ".join(_q(str(v)) for v in values) + ")"
 
 
