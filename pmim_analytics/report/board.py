@@ -142,10 +142,11 @@ def _draw_units(fig: go.Figure, board: BoardView, labels: dict[str, str]) -> Non
                                               (dead, "x", DESTROYED_COLOURS[side], " (destroyed)")):
             if not group:
                 continue
-            xs, ys = zip(*(hex_center(*u.hex) for u in group), strict=True)  # type: ignore[misc]
-            hover = [f"{u.id} {labels.get(u.id, '')} at {u.hex[0]},{u.hex[1]}<br>damage taken {u.damage_taken}"
+            placed = [(u, u.hex) for u in group if u.hex is not None]  # all of the group
+            xs, ys = zip(*(hex_center(*h) for _, h in placed), strict=True)
+            hover = [f"{u.id} {labels.get(u.id, '')} at {h[0]},{h[1]}<br>damage taken {u.damage_taken}"
                      + (f"<br>lost: {', '.join(u.lost_locations)}" if u.lost_locations else "")
-                     + ("<br>immobilized" if u.immobilized else "") for u in group]
+                     + ("<br>immobilized" if u.immobilized else "") for u, h in placed]
             fig.add_trace(go.Scatter(
                 x=xs, y=ys, mode="markers+text", name=f"{side} units{suffix}",
                 marker={"symbol": symbol, "size": 17, "color": colour, "line": {"color": "white", "width": 1}},

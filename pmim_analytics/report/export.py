@@ -79,9 +79,9 @@ def open_data(db_or_frames: GameData | Frames | str | Path, rules_ids: Sequence[
               source: str | None = None) -> GameData:
     """A :class:`GameData` for a database path, a :class:`Frames` bundle, or one given as is."""
     if isinstance(db_or_frames, (str, Path)):
-        return DuckDBData(db_or_frames, rules_ids, source)
+        return DuckDBData(db_or_frames, None if rules_ids is None else tuple(rules_ids), source)
     if isinstance(db_or_frames, Frames):
-        return FrameData(db_or_frames, rules_ids, source)
+        return FrameData(db_or_frames, None if rules_ids is None else tuple(rules_ids), source)
     return db_or_frames
 
 

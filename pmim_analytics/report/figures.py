@@ -8,6 +8,8 @@ legend. Blue and red always mean the two sides.
 
 from __future__ import annotations
 
+from typing import Any
+
 import plotly.graph_objects as go
 import polars as pl
 
@@ -24,7 +26,7 @@ _FONT = {"family": "Inter, Helvetica, Arial, sans-serif", "size": 13}
 
 def _finish(fig: go.Figure, title: str, provenance: Provenance | None, height: int = 520) -> go.Figure:
     """Title, the provenance as its subtitle, legend on the right, one template for all."""
-    head: dict = {"text": title, "x": 0.01, "xanchor": "left"}
+    head: dict[str, Any] = {"text": title, "x": 0.01, "xanchor": "left"}
     if provenance is not None:
         head["subtitle"] = {"text": f"Source: {provenance.caption()}", "font": {"size": 11, "color": "#666"}}
     fig.update_layout(title=head, font=_FONT, template="plotly_white", height=height,
@@ -61,7 +63,7 @@ def win_rate_figure(compositions: pl.DataFrame, provenance: Provenance | None = 
     if no_common:
         return _empty(title, provenance, no_common)
     c = compositions.filter(pl.col("source") == source) if source else compositions
-    most = int(c["games"].max() or 0) if c.height else 0
+    most = int(c.select(pl.col("games").max()).item() or 0) if c.height else 0
     c = c.filter(pl.col("games") >= min_games)
     if c.height == 0:
         fig = _empty(title, provenance)

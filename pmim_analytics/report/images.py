@@ -101,12 +101,12 @@ def markdown_to_html(markdown: str, figs: Mapping[str, go.Figure], title: str) -
 
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
 
-    def figure(m: re.Match) -> str:
+    def figure(m: re.Match[str]) -> str:
         name = Path(html.unescape(m["src"])).stem
         if name not in figs:
             return m[0]
-        return pio.to_html(figs[name], full_html=False, include_plotlyjs=False,
-                           config={"displaylogo": False, "responsive": True})
+        return str(pio.to_html(figs[name], full_html=False, include_plotlyjs=False,
+                               config={"displaylogo": False, "responsive": True}))
 
     body = _IMG.sub(figure, body)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

@@ -5,12 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, SupportsFloat
 
 import polars as pl
 
 from pmim_analytics.report.inert import md_text
 
-Formatter = Callable[[dict], str]
+#: One table row, as Polars gives it (``iter_rows(named=True)``): column name to cell value.
+Row = dict[str, Any]
+Formatter = Callable[[Row], str]
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,7 @@ class Col:
     align: str = "right"  # left | right
 
 
-def num(v: object, digits: int = 2) -> str:
+def num(v: SupportsFloat | None, digits: int = 2) -> str:
     """A number with ``digits`` decimals; ints as ints; empty for null/NaN."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
@@ -33,16 +36,17 @@ def num(v: object, digits: int = 2) -> str:
     return f"{float(v):,.{digits}f}"
 
 
-def pct(v: object, digits: int = 0) -> str:
+def pct(v: SupportsFloat | None, digits: int = 0) -> str:
     """A share as a percentage."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
     return f"{100 * float(v):.{digits}f}%"
 
 
-def interval(v: object, lo: object, hi: object, as_pct: bool = False, digits: int = 2) -> str:
+def interval(v: SupportsFloat | None, lo: SupportsFloat | None, hi: SupportsFloat | None, as_pct: bool = False,
+             digits: int = 2) -> str:
     """``value [lo, hi]``."""
-    f = (lambda x: pct(x, 0)) if as_pct else (lambda x: num(x, digits))
+    f: Callable[[SupportsFloat | None], str] = (lambda x: pct(x, 0)) if as_pct else (lambda x: num(x, digits))
     if v is None:
         return ""
     if lo is None or hi is None:
@@ -50,7 +54,7 @@ def interval(v: object, lo: object, hi: object, as_pct: bool = False, digits: in
     return f"{f(v)} [{f(lo)}, {f(hi)}]"
 
 
-def points_change(v: object, lo: object, hi: object) -> str:
+def points_change(v: SupportsFloat | None, lo: SupportsFloat | None, hi: SupportsFloat | None) -> str:
     """A change in a share, in percentage points: ``+8 pts [+3, +13]``."""
     if v is None:
         return ""
@@ -58,15 +62,15 @@ def points_change(v: object, lo: object, hi: object) -> str:
     return head if lo is None or hi is None else f"{head} [{100 * float(lo):+.0f}, {100 * float(hi):+.0f}]"
 
 
-def plus_minus(v: object, half: object, digits: int = 2) -> str:
+def plus_minus(v: SupportsFloat | None, half: SupportsFloat | None, digits: int = 2) -> str:
     """``value ± half``."""
     if v is None:
         return ""
     return num(v, digits) if half is None else f"{num(v, digits)} ± {num(half, digits)}"
 
 
-def field(name: str, fmt: Callable[[object], str] = num) -> Formatter:
-    """A cell showing one column through ``fmt``."""
+def field(name: str, fmt: Callable[[Any], str] = num) -> Formatter:
+    """A cell showing one column through ``fmt`` (given the cell value as the row holds it)."""
     return lambda r: fmt(r.get(name))
 
 

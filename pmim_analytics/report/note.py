@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import SupportsFloat
 
 import polars as pl
 
@@ -20,7 +21,17 @@ from pmim_analytics.analytics.dataset import GameData, Provenance
 from pmim_analytics.analytics.dice import dice_table
 from pmim_analytics.errors import PmimError
 from pmim_analytics.report.figures import main_source
-from pmim_analytics.report.markdown import Col, interval, markdown_table, num, pct, plus_minus, points_change, text
+from pmim_analytics.report.markdown import (
+    Col,
+    Row,
+    interval,
+    markdown_table,
+    num,
+    pct,
+    plus_minus,
+    points_change,
+    text,
+)
 from pmim_analytics.rules import load_rules
 from pmim_analytics.rules.diff import diff_rules
 
@@ -55,14 +66,14 @@ def _dice(rules_id: str) -> pl.DataFrame | None:
         return None
 
 
-def _cell(d: pl.DataFrame | None, weapon: str, target: str) -> dict | None:
+def _cell(d: pl.DataFrame | None, weapon: str, target: str) -> Row | None:
     if d is None:
         return None
     r = d.filter((pl.col("weapon") == weapon) & (pl.col("target_code") == target))
     return r.row(0, named=True) if r.height else None
 
 
-def _attacks(v: object) -> str:
+def _attacks(v: SupportsFloat | None) -> str:
     return "never" if v is None else num(v, 1)
 
 

@@ -14,6 +14,7 @@ from pmim_analytics.report.figures import MIN_GAMES
 from pmim_analytics.report.markdown import (
     Col,
     Formatter,
+    Row,
     field,
     interval,
     markdown_table,
@@ -34,13 +35,13 @@ NOT_RECORDED = "not recorded"
 def unknown_or(cell: Formatter, missing: str) -> Formatter:
     """``cell``, or "not recorded" when every unit-game behind it left it unrecorded (``missing``
     counts those; the cell is empty when there simply was nothing to count)."""
-    def show(r: dict) -> str:
+    def show(r: Row) -> str:
         n, left_out = r.get("units") or 0, r.get(missing) or 0
         return NOT_RECORDED if n and left_out == n else cell(r)
     return show
 
 
-def left_out(r: dict) -> str:
+def left_out(r: Row) -> str:
     """How many unit-games the combat and survival figures leave out (not recorded)."""
     parts = [f"{r[k]} {what}" for k, what in (("combat_not_recorded", "combat"), ("fate_not_recorded", "fate"))
              if r.get(k)]
@@ -81,7 +82,7 @@ COMP_COLS = [
     Col("VP margin", lambda r: plus_minus(r["vp_margin"], r["vp_margin_ci"], 1)),
     Col("rounds", field("mean_rounds", lambda v: num(v, 1))), Col("mirrors", field("mirrors")),
 ]
-def _first_cell(r: dict) -> str:
+def _first_cell(r: Row) -> str:
     """The first-player share, or why there is no separate test (side and first move confounded)."""
     if r.get("confounded"):
         return f"= blue test ({r['confounded_by']} always first)"
@@ -95,9 +96,9 @@ SIDE_COLS = [
     Col("first player wins", lambda r: _first_cell(r)),
     Col("p", field("first_p", lambda v: "" if v is None else f"{v:.2g}")), Col("draws", field("draws")),
 ]
-def _change(out: str, digits: int = 2, as_points: bool = False) -> Col:
+def _change(out: str, digits: int = 2, as_points: bool = False) -> Formatter:
     """``a → b`` then the change with its interval, marked * when the interval excludes 0."""
-    def cell(r: dict) -> str:
+    def cell(r: Row) -> str:
         d, lo, hi = r[f"{out}_diff"], r[f"{out}_diff_lo"], r[f"{out}_diff_hi"]
         if as_points:
             head = f"{pct(r[f'{out}_a'])} → {pct(r[f'{out}_b'])}: {points_change(d, lo, hi)}"
@@ -107,7 +108,7 @@ def _change(out: str, digits: int = 2, as_points: bool = False) -> Col:
                     + ("" if lo is None or hi is None else f" [{lo:+.{digits}f}, {hi:+.{digits}f}]"))
         sig = lo is not None and hi is not None and (lo > 0 or hi < 0)
         return head + (" *" if sig else "")
-    return cell  # type: ignore[return-value]
+    return cell
 
 
 IMPACT_COMP_COLS = [

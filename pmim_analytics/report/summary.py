@@ -12,7 +12,7 @@ import polars as pl
 from pmim_analytics.analytics.robustness import robustness_signals
 from pmim_analytics.analytics.skill_axis import skill_signals
 from pmim_analytics.report.inert import md_text
-from pmim_analytics.report.markdown import num, pct
+from pmim_analytics.report.markdown import Row, num, pct
 
 #: Fewest unit-games for a unit type to be compared with the others in the summary.
 MIN_UNIT_GAMES = 50
@@ -20,7 +20,7 @@ MIN_UNIT_GAMES = 50
 ALPHA = 0.01
 
 
-def _rows(df: pl.DataFrame | None) -> list[dict]:
+def _rows(df: pl.DataFrame | None) -> list[Row]:
     return [] if df is None else list(df.iter_rows(named=True))
 
 
@@ -156,7 +156,7 @@ def skill_statement(skill_matchups: pl.DataFrame | None) -> str:
             f"the skill tables show {num(skill_matchups.height)} matchups with {bots} at skills 0.5 to 1.")
 
 
-def _unit(units: pl.DataFrame, rid: str, code: str, source: str | None = None) -> dict | None:
+def _unit(units: pl.DataFrame, rid: str, code: str, source: str | None = None) -> Row | None:
     r = units.filter((pl.col("rules_id") == rid) & (pl.col("code") == code))
     if source is not None:
         r = r.filter(pl.col("source") == source)
@@ -236,9 +236,9 @@ def designer_questions(t: dict[str, pl.DataFrame], dice: dict[str, pl.DataFrame]
 
     heavy_lines: list[tuple[str, str]] = []
     for rid, d in sorted(dice.items()):
-        r = d.filter((pl.col("weapon") == "HPB") & (pl.col("target_code") == "PA"))
-        if r.height:
-            x = r.row(0, named=True)
+        hpb = d.filter((pl.col("weapon") == "HPB") & (pl.col("target_code") == "PA"))
+        if hpb.height:
+            x = hpb.row(0, named=True)
             heavy_lines.append((rid, f"a Paladin (DEF {x['def']}) is hit by a H. Particle Beam {pct(x['p_hit'])} of "
                                      f"the time and needs {num(x['expected_attacks_to_kill'], 1)} such attacks on "
                                      "average."))
