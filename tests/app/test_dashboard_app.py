@@ -174,6 +174,10 @@ def test_summary_form_errors_sit_at_their_fields(writable_db: Path, monkeypatch:
     at.text_area(key="destroyed").input("R5 B:GE1\nR2 R:TY1\nR:ZZ9").run()
     errs = [e.value for e in at.error]
     assert errs[0].startswith("**Units destroyed, line 3**: unknown unit 'R:ZZ9'")
+    at.number_input(key="rounds").set_value(5).run()
+    at.text_area(key="destroyed").input("R7 B:GE1\nR2 R:TY1").run()  # a loss past the rounds played: at its entry
+    assert [e.value for e in at.error][:1] == [
+        "**Units destroyed, line 1**: 'B:GE1' is in R7, past the 5 rounds given at Rounds played"]
     at.text_area(key="destroyed").input("R5 B:GE1\nR2 R:TY1").run()  # any order
     assert problems(at) == [] and any(s.value.startswith("Valid:") for s in at.success)
     at.button(key="save_form").click().run()

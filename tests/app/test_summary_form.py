@@ -52,10 +52,19 @@ def test_a_lost_location_and_the_units_death_in_the_same_round_in_either_order()
 
 def test_a_loss_in_a_round_after_the_last_is_refused_and_each_loss_keeps_its_round() -> None:
     late = SummaryForm("v3", "v3-balanced", "v3-tank-heavy", "blue", "manual", rounds=5,
-                       destroyed=("R7 B:GE1", "R2 R:TY1"))
+                       destroyed=("R7 B:GE1", "R2 R:TY1", "R6 R:TY2"))
     game, errors = check_summary_form(late)
-    assert game is None and len(errors) == 1
-    assert "R7" in errors[0].message and "Units destroyed, line 1" in errors[0].message
+    # each late loss is refused at its own entry of the box, not at "Rounds played"
+    assert game is None and [(e.field, e.entry) for e in errors] == [("destroyed", 3), ("destroyed", 1)]
+    assert errors[1].label == "Units destroyed, line 1"
+    assert errors[1].message == "'B:GE1' is in R7, past the 5 rounds given at Rounds played"
+    assert "R6" in errors[0].message and "line" not in errors[0].message
+    # a typed log with its 'rounds:' line at the end is refused at that line, naming the loss's line
+    typed = "rules: v3\nblue army: v3-balanced\nred army: v3-tank-heavy\n\nR7 B:GE1 destroyed\nrounds: 5\n" \
+            "result: blue manual\n"
+    _, log_errors = parse_log(typed, "typed", strict=False)
+    assert [(e.where.line, e.message) for e in log_errors] == [
+        (6, "rounds '5' is fewer than the R7 the log reaches (line 5)")]
     ok = SummaryForm("v3", "v3-balanced", "v3-tank-heavy", "blue", "manual", rounds=5,
                      destroyed=("R4 B:GE1", "R2 R:TY1"))
     game, errors = check_summary_form(ok)

@@ -96,7 +96,7 @@ CASES = {
     "result without winner": ([], "result: blue-ish", "blue-ish", "blue, red or draw"),
     # the game's length and end bound what a log may say happened (issue 32)
     "rounds below a round the log reaches": (["R4 R:BE1 destroyed"], "rounds: 3", "3", "fewer than the R4"),
-    "a loss past the logged rounds": (["rounds: 3"], "R4 R:BE1 destroyed", "R4", "past the 3 rounds"),
+    "a loss past the logged rounds": (["rounds: 3"], "R4 R:BE1 destroyed", "R:BE1", "is in R4, past the 3 rounds"),
     "a loss after a VP win": (["R1 vp 6-0", "R2 vp 12-0"], "R3 R:BE1 destroyed", "R3", "blue won by vp"),
     "a loss in a round after a wipeout": ([f"R2 R:{u} destroyed" for u in ("BA1", "RI1", "TY1", "TY2", "TY3",
                                           "TY4", "TY5", "TY6", "TY7", "MA1", "MA2", "MA3", "BE1")],

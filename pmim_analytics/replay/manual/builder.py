@@ -218,7 +218,7 @@ class LogBuilder:
             if r != self.last_round:
                 self.last_round, self.last_round_tok = r, tok
         if self.rounds_tag is not None and r > int(self.rounds_tag.value.text) and not isinstance(stmt, RoundMark):
-            first = self._first_tok(stmt)
+            first = self._first_tok(stmt, marker=False)  # the unit (its round is in the message)
             raise Reject(first, f"{first.text!r} is in R{r}, past the {self.rounds_tag.value.text} rounds the "
                          f"log's 'rounds:' line gives (line {self.rounds_tag.line})")
         if r >= 1 and self.ended is not None and not isinstance(stmt, (RoundMark, MarkerStmt)):

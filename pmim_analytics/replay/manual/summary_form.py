@@ -5,6 +5,8 @@ the summary form of ``docs/manual-logs.md``; :func:`~pmim_analytics.replay.manua
 then checks it exactly like a typed log. :func:`check_summary_form` maps each error back to
 the form field it concerns (the person filling the form never sees the generated log's line
 numbers), and units destroyed may be listed in any order: they are written in round order.
+The rounds played are written before them, so a loss in a later round is refused at its own
+entry (a typed log whose ``rounds:`` line ends it is refused at that line, naming the loss's).
 """
 
 from __future__ import annotations
@@ -109,6 +111,8 @@ def _summary_lines(form: SummaryForm) -> list[tuple[str, tuple[str, int | None] 
         lines.append((f"{side} army: {_one_line(getattr(form, f'{side}_army'))}", (f"{side}_army", None)))
     if form.notes:
         lines.append((f"notes: {_one_line(form.notes)}", ("notes", None)))
+    if form.rounds:  # before the losses: a loss in a later round is refused at its own line
+        lines.append((f"rounds: {form.rounds}", ("rounds", None)))
     lines.append(("", None))
     destroyed = _destroyed_in_round_order(form.destroyed)
     for entry, d in destroyed:
@@ -116,8 +120,6 @@ def _summary_lines(form: SummaryForm) -> list[tuple[str, tuple[str, int | None] 
         lines.append((text, ("destroyed", entry)))
     if destroyed:
         lines.append(("", None))
-    if form.rounds:
-        lines.append((f"rounds: {form.rounds}", ("rounds", None)))
     vp = f" {form.blue_vp}-{form.red_vp}" if form.blue_vp is not None and form.red_vp is not None else ""
     lines.append((f"result: {form.winner} {form.reason}{vp}", ("result", None)))
     return lines
@@ -165,5 +167,8 @@ def check_summary_form(form: SummaryForm) -> tuple[GameRecord | None, list[Field
         if field == "result" and line is not None:
             column = e.where.column if isinstance(e, ReplayError) and e.where else None
             field = _result_field(lines[line - 1][0], column)
-        out.append(FieldError(field, re.sub(r"\b(on |at )?line (\d+)", relabel, e.message), entry))
+        message = re.sub(r"\b(on |at )?line (\d+)", relabel, e.message)
+        message = message.replace(f"the log's 'rounds:' line gives ({FIELD_LABELS['rounds']})",
+                                  f"given at {FIELD_LABELS['rounds']}")
+        out.append(FieldError(field, message, entry))
     return (None if out else game), out

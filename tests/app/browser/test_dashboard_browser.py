@@ -294,29 +294,37 @@ def test_summary_form_errors_at_their_fields(page, server: str) -> None:  # noqa
     page.goto(f"{server}/log_match")
     page.get_by_role("heading", name="Log a match").first.wait_for(timeout=WAIT_MS)
     settle(page)
-    page.get_by_text("Fill in the blue army").first.wait_for()  # the form starts empty (drawn by now)
-    assert page.get_by_text("Fill in the blue army").count() == 1
-    assert page.get_by_role("button", name="Save to the database").count() == 0
+    expect(page.get_by_text("Fill in the blue army")).to_have_count(1, timeout=WAIT_MS)  # the form starts empty
+    expect(page.get_by_role("button", name="Save to the database")).to_have_count(0)
     enter_a_blue_vp_win_at_7_11(page)
     alerts = page.locator("[data-testid='stAlertContentError']")
-    alerts.first.wait_for(timeout=WAIT_MS)
-    texts = [t.replace("🚫", "").strip() for t in alerts.all_inner_texts()]
-    assert len(texts) == 2 and texts[0].startswith("VP: VP totals '7-11' are inconsistent")
-    assert not any("line" in t or "no result" in t for t in texts)
+    expect(alerts).to_have_count(2, timeout=WAIT_MS)
+    expect(alerts.first).to_contain_text("VP: VP totals '7-11' are inconsistent", timeout=WAIT_MS)
+    expect(alerts.filter(has_text="line")).to_have_count(0)
+    expect(alerts.filter(has_text="no result")).to_have_count(0)
     # the error sits right under the VP inputs, above the units-destroyed box
     vp_box = page.get_by_label("Blue VP", exact=True).bounding_box()
     err_box = alerts.first.bounding_box()
-    destroyed = page.locator("[data-testid='stTextArea']").filter(has_text="Units destroyed").first.bounding_box()
-    assert vp_box["y"] < err_box["y"] < destroyed["y"]
+    destroyed_area = page.locator("[data-testid='stTextArea']").filter(has_text="Units destroyed").first
+    assert vp_box["y"] < err_box["y"] < destroyed_area.bounding_box()["y"]
     screenshot(page, "log-match-errors")
-    box = page.locator("[data-testid='stTextArea']").filter(has_text="Units destroyed").locator("textarea")
+    box = destroyed_area.locator("textarea")
     box.fill("R5 B:GE1\nR2 R:TY1\nR:ZZ9")
     box.press("Control+Enter")
     settle(page)
     number(page, "Blue VP", 11)
     number(page, "Red VP", 7)
-    texts = [t.replace("🚫", "").strip() for t in alerts.all_inner_texts()]
-    assert texts[0].startswith("Units destroyed, line 3: unknown unit 'R:ZZ9'")
+    expect(alerts.first).to_contain_text("Units destroyed, line 3: unknown unit 'R:ZZ9'", timeout=WAIT_MS)
+    # a loss in round 7 of a 5-round game: the error is at that entry, under the box, not at "Rounds played"
+    box.fill("R7 B:GE1\nR2 R:TY1")
+    box.press("Control+Enter")
+    settle(page)
+    number(page, "Rounds played (empty = not known)", 5)
+    late = alerts.filter(has_text="is in R7")
+    expect(late).to_contain_text("Units destroyed, line 1: 'B:GE1' is in R7, past the 5 rounds given at "
+                                 "Rounds played", timeout=WAIT_MS)
+    expect(alerts).to_have_count(2)  # that one and the count of problems
+    assert late.bounding_box()["y"] > destroyed_area.bounding_box()["y"]
 
 
 def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: str) -> None:  # noqa: ANN001
