@@ -215,3 +215,14 @@ def test_no_module_imports_lead_in_a_circle() -> None:
     graph = {m: {d for d in g.find_modules_directly_imported_by(m) if d in g.modules} for m in g.modules}
     cycles = _cycles(graph)
     assert [c for c in cycles if not set(c) <= SKILL_BOTS_CYCLE] == [], cycles
+
+
+# -- mypy strict over the whole package and app/, no module let off (issue #32) -----------------
+def test_mypy_is_strict_everywhere() -> None:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert config.get("strict") is True
+    loose = [o["module"] for o in config.get("overrides", [])
+             if o.get("ignore_errors") or o.get("strict") is False or o.get("check_untyped_defs") is False]
+    assert not loose, f"modules let off strict typing: {loose}"

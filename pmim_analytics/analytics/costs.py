@@ -35,6 +35,7 @@ likelihood as game by game.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -346,7 +347,7 @@ def _verdict(enough: bool, confounded: bool, priced: bool, lo: float, hi: float,
     return "undercosted" if lo > pts else "overcosted" if hi < pts else "in line"
 
 
-def _fit_one(rid: str, cells: pl.DataFrame, rosters: pl.DataFrame, alpha: float) -> tuple[pl.DataFrame, dict]:
+def _fit_one(rid: str, cells: pl.DataFrame, rosters: pl.DataFrame, alpha: float) -> tuple[pl.DataFrame, dict[str, Any]]:
     codes, dn, dpts, both = _design(cells, rosters)
     n = both["n"].to_numpy().astype(float)
     games = int(n.sum())
@@ -372,8 +373,8 @@ def _fit_one(rid: str, cells: pl.DataFrame, rosters: pl.DataFrame, alpha: float)
     # (equal-points games; then nothing is priced, but types can still be ranked)
     confounded = _confounded(dn, n, [*fixed.values(), pts])
     win_b, win_cov = _value_space(*_newton_logistic(x, y, n, penalty), pts)
-    vp_b, vp_cov = _value_space(*_ridge_linear(x, *(both[c].to_numpy().astype(float) for c in (
-        "margin_n", "margin_sum", "margin_sq")), penalty), pts)
+    m_n, m_sum, m_sq = (both[c].to_numpy().astype(float) for c in ("margin_n", "margin_sum", "margin_sq"))
+    vp_b, vp_cov = _value_space(*_ridge_linear(x, m_n, m_sum, m_sq, penalty), pts)
     for members in fixed.values():
         win_b, vp_b = _anchor(win_b, pts, used, members), _anchor(vp_b, pts, used, members)
     win, vp = _prices(win_b, win_cov, pts, used), _prices(vp_b, vp_cov, pts, used)

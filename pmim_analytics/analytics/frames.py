@@ -20,7 +20,7 @@ from pmim_analytics.model.events import COLUMN_TYPES, EVENT_COLUMNS
 S, I32, I64, F64, B = pl.Utf8, pl.Int32, pl.Int64, pl.Float64, pl.Boolean
 
 #: Column name -> Polars dtype, per table (the order of ``sql/001_initial.sql``).
-SCHEMAS: dict[str, dict[str, pl.DataType]] = {
+SCHEMAS: dict[str, dict[str, pl.DataType | type[pl.DataType]]] = {
     "games": {
         "game_id": S, "source": S, "rules_id": S, "scenario": S, "seed": I64, "game_index": I32, "batch": S,
         "played": S, "winner": S, "reason": S, "rounds": I32, "blue_vp": I32, "red_vp": I32, "first_side": S,

@@ -160,7 +160,8 @@ def _regret_matching(a: np.ndarray, iterations: int = 20000) -> np.ndarray:
         payoff = a @ x  # each pure strategy against the current mix
         regret = np.clip(regret + payoff - x @ payoff, 0, None)  # regret matching+
         total += t * x
-    return total / total.sum()
+    mix: np.ndarray = total / total.sum()
+    return mix
 
 
 def exploitability(a: np.ndarray, x: np.ndarray) -> float:
@@ -174,7 +175,7 @@ def find_cycles(names: list[str], s: np.ndarray, g: np.ndarray) -> pl.DataFrame:
     n = len(names)
 
     def beats(i: int, j: int) -> bool:
-        return s[i, j] > 0.5
+        return bool(s[i, j] > 0.5)
 
     def clear(i: int, j: int) -> bool:
         return wilson_interval(s[i, j] * g[i, j], g[i, j], Z95)[0] > 0.5

@@ -114,7 +114,7 @@ def head_to_head(results: pl.DataFrame) -> pl.DataFrame:
 
 def win_probability(rating_i: float, rating_j: float) -> float:
     """Chance that a bot rated ``rating_i`` beats one rated ``rating_j`` (Elo scale)."""
-    return 1.0 / (1.0 + 10.0 ** ((rating_j - rating_i) / 400.0))
+    return float(1.0 / (1.0 + 10.0 ** ((rating_j - rating_i) / 400.0)))
 
 
 def smoothed_share(wins: pl.Expr, draws: pl.Expr, games: pl.Expr) -> pl.Expr:

@@ -30,6 +30,7 @@ order is right.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
@@ -256,7 +257,7 @@ def matchup_robustness(cells: pl.DataFrame, min_games: int = 10) -> pl.DataFrame
     return pl.DataFrame(fixed, schema=rows.schema)
 
 
-def _levels_of(pairs: pl.DataFrame, row: dict, min_games: int) -> list[Level]:
+def _levels_of(pairs: pl.DataFrame, row: dict[str, Any], min_games: int) -> list[Level]:
     grp = pairs.filter((pl.col("rules_id") == row["rules_id"]) & (pl.col("matchup") == row["matchup"]))
     return sorted((Level(b, float(w) + 0.5 * float(d or 0), int(n))
                    for b, w, d, n in grp.select("bot", "wins", "draws", "games").iter_rows() if n >= min_games),

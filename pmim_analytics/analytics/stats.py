@@ -95,7 +95,8 @@ def binomial_pmf(n: int, p: float) -> np.ndarray:
     k = np.arange(n + 1)
     log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
     logpmf = log_fact[n] - log_fact[k] - log_fact[n - k] + k * math.log(p) + (n - k) * math.log1p(-p)
-    return np.exp(logpmf)
+    pmf: np.ndarray = np.exp(logpmf)
+    return pmf
 
 
 def exact_strata_p_value(strata: Sequence[tuple[int, float]], observed: int) -> float | None:

@@ -139,8 +139,8 @@ def weapon_table(strata: pl.DataFrame, rules_units: pl.DataFrame, rules_weapons:
     )
     hit_p, exact, dmg_p = [], [], []
     for row in out.select("_strata", "hits", "hit_z", "damage_z").iter_rows():
-        strata, hits, hz, dz = row
-        pairs = [(s["n"], s["p"]) for s in strata]
+        cell_strata, hits, hz, dz = row
+        pairs = [(s["n"], s["p"]) for s in cell_strata]
         ep = exact_strata_p_value(pairs, int(hits)) if pairs else None
         hit_p.append(ep if ep is not None else normal_two_sided_p(hz))
         exact.append(ep is not None)
