@@ -20,19 +20,18 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, takewhile
 from math import comb
 from pathlib import Path
 from typing import Any, Protocol
 
 from pmim_analytics.errors import PmimError, display_path
-from pmim_analytics.replay import provenance
+from pmim_analytics.pipeline import COMPLETE_MARKER, SimRun, simulate_and_ingest
 from pmim_analytics.replay.parquet import write_part
 from pmim_analytics.rules import DEFAULT_SCENARIO, Roster, data_dir, load_army, load_scenario, validate_army
 from pmim_analytics.rules.generate import random_army
 from pmim_analytics.rules.translate import translate_army
 from pmim_analytics.sim.batch import BatchSpec, play_batch_game
-from pmim_analytics.sim.runner import run_batch
 from pmim_analytics.store.connection import process_alive, read_frame, resolve_db_path
 from pmim_analytics.store.ingest import IngestResult, ingest_paths
 
@@ -409,23 +408,18 @@ def stored_batches(db: str | Path | None) -> dict[str, int]:
 
 
 def _simulate(step: DemoStep, root: Path, workers: int) -> tuple[Path, bool]:
-    """Play the step into a hidden folder and rename it into place once whole; the folder, and
-    False when it was whole already (simulated by an earlier build that stopped before storing it)."""
+    """Play a random plan's step into a hidden folder and rename it into place once whole; the
+    folder, and False when it was whole already (played by an earlier build that stopped before
+    storing it). A batch's step is played by :func:`~pmim_analytics.pipeline.simulate_and_ingest`."""
+    assert step.random_plan is not None
     folder = root / step.name
-    if (folder / ".complete").exists():
+    if (folder / COMPLETE_MARKER).exists():
         return folder, False
     partial = root / f"{PARTIAL_PREFIX}{step.name}"
     shutil.rmtree(partial, ignore_errors=True)
     try:
-        if step.batch is not None:
-            run_batch(step.batch, workers=workers, out=partial, fmt="parquet")
-        elif step.random_plan is not None:
-            play_random_plan(step.random_plan, partial, workers)
-        if step.core:
-            # the hidden folder was made empty above: every replay in it is this step's own
-            provenance.sign_files(partial, [p for p in sorted(partial.iterdir())
-                                            if p.is_file() and p.suffix in (".jsonl", ".parquet")], only=True)
-        (partial / ".complete").write_text(f"{step.games} games\n")
+        play_random_plan(step.random_plan, partial, workers)
+        (partial / COMPLETE_MARKER).write_text(f"{step.games} games\n")
         shutil.rmtree(folder, ignore_errors=True)  # an older, unfinished layout of the same batch
         os.replace(partial, folder)
     finally:
@@ -437,9 +431,12 @@ def build_steps(steps: list[DemoStep], db: str | Path | None, replays_dir: str |
                 ladder: LadderStep | None = None, progress: Callable[[BuildProgress], None] | None = None,
                 logs: bool = True, status: StatusWriter | None = None, core_only: bool = False) -> BuildResult:
     """Build the steps the database does not hold whole yet, one by one (only the core ones
-    with ``core_only``). Each batch is simulated whole (into a hidden folder renamed into place
-    when complete) and then ingested in one transaction, so an interrupted build leaves no half
-    batch on disk or in the database, and the next build goes on where it stopped. The playtest
+    with ``core_only``). Batches are simulated and stored in groups by
+    :func:`~pmim_analytics.pipeline.simulate_and_ingest` (the one way a batch goes from the engine
+    into the database), each group in one ingest, one transaction. A batch folder is whole once
+    it has its ``.complete`` marker; one without it (a killed build's) is played again from
+    scratch, so an interrupted build leaves no half batch in the database, and the next build
+    goes on where it stopped (a whole folder not yet stored is stored, not played again). The playtest
     logs are ingested with the core (``logs``: when a core step is still to build).
 
     Ctrl-C (``KeyboardInterrupt``) rolls back the step in flight and returns with ``interrupted``
@@ -482,58 +479,96 @@ def build_steps(steps: list[DemoStep], db: str | Path | None, replays_dir: str |
         found = sorted((data_dir() / "playtests").glob("*.pmimlog"))
         if logs and found and (any(s.core for s in todo) or not any(s.core for s in steps)):  # with the core
             _add(result.ingest, ingest_paths(list(found), db, workers=1))
-        group: list[tuple[DemoStep, Path, float | None]] = []  # simulated (seconds it took), not yet stored
-        group_started = 0.0
+        def play_and_store(group: list[DemoStep]) -> int:
+            """Simulate a group of batches and store them in one ingest (one transaction): the core's
+            together; the others until GROUP_GAMES games or GROUP_SECONDS after the first began.
+            Returns how many of ``group`` were stored (the rest make the next group)."""
+            core = group[0].core
+            played: list[tuple[DemoStep, float | None]] = []  # (step, seconds it took; None: found whole)
+            whole: list[bool] = []
+            began: list[float] = []
+            ingest_began = [0.0]
 
-        def store_group() -> None:
-            if not group:
-                return
-            t0 = time.perf_counter()
-            games = sum(step.games for step, _, _ in group)
-            tell("storing", group[-1][0])
-            # one ingest, so one transaction: a group stays far below the ingest's batch size. The
-            # core's games are this installation's own signed output: stored without replaying them
-            # through the rules again (as ``pmim ingest --trust-own``), so the first answers come sooner
-            trusted = group[0][0].core
-            r = ingest_paths([folder for _, folder, _ in group], db, trust_own=trusted,
-                             workers=workers if games > 200 and not trusted else 1)
-            _add(result.ingest, r)
-            if r.interrupted:
+            def simulated(k: int) -> None:
+                s, seconds = group[k], None
+                if not whole[k]:
+                    seconds = time.perf_counter() - began[k]
+                    if status:  # the pace counts from the first batch of each bot, before it is stored
+                        status.rate(s.bot, s.games, seconds)
+                played.append((s, seconds))
+                tell("found" if whole[k] else "simulated", s)
+
+            def starting(k: int, run: SimRun) -> None:
+                if k:
+                    simulated(k - 1)
+                assert run.out is not None
+                whole.append((run.out / COMPLETE_MARKER).exists())
+                if not whole[k]:
+                    shutil.rmtree(run.out, ignore_errors=True)  # half a batch, left by a killed build
+                tell("start", group[k])
+                began.append(time.perf_counter())
+
+            def enough(k: int) -> bool:
+                return not core and (sum(s.games for s in group[:k + 1]) > GROUP_GAMES
+                                     or time.perf_counter() - began[0] > GROUP_SECONDS)
+
+            def storing() -> None:
+                simulated(len(played))
+                tell("storing", played[-1][0])
+                ingest_began[0] = time.perf_counter()
+
+            # the core's games are this installation's own output, signed by the pipeline (which
+            # signs only the files each run wrote): stored without replaying them through the rules
+            # again (as ``pmim ingest --trust-own``), so the first answers come sooner
+            done = simulate_and_ingest(
+                [SimRun(s.batch, root / s.name) for s in group if s.batch is not None], db, workers=workers,
+                skip_complete=True, sign=core, trust_own=core, starting=starting, enough=enough,
+                before_ingest=storing, ingest_workers=lambda games: workers if games > 200 and not core else 1)
+            assert done.ingest is not None
+            _add(result.ingest, done.ingest)
+            if done.ingest.interrupted:
                 raise KeyboardInterrupt
-            share = (time.perf_counter() - t0) / games
-            for step, _, seconds in group:
+            share = (time.perf_counter() - ingest_began[0]) / sum(s.games for s, _ in played)
+            for s, seconds in played:
                 if status and seconds is not None:  # its share of the ingest (its playing time is counted)
-                    status.rate(step.bot, 0, share * step.games)
-                finished(step)
-                tell("stored", step)
-            tell("group stored", group[-1][0])
-            group.clear()
+                    status.rate(s.bot, 0, share * s.games)
+                finished(s)
+                tell("stored", s)
+            tell("group stored", played[-1][0])
+            return len(played)
 
-        for step in todo:
-            if core_only and not step.core:
-                break
-            if group and (step.is_ladder or step.core != group[0][0].core or not step.core and (
-                    sum(s.games for s, _, _ in group) + step.games > GROUP_GAMES
-                    or time.perf_counter() - group_started > GROUP_SECONDS)):
-                store_group()
-            tell("start", step)
-            t0 = time.perf_counter()
-            if not group:
-                group_started = t0
+        pending = [s for s in todo if s.core] if core_only else list(todo)
+        while pending:
+            step = pending[0]
             if step.is_ladder:
+                tell("start", step)
+                t0 = time.perf_counter()
                 assert ladder is not None
                 ladder.run(db, workers)
                 if status:
                     status.rate(step.bot, step.games, time.perf_counter() - t0)
                 finished(step)
                 tell("stored", step)
-                continue
-            folder, fresh = _simulate(step, root, workers)
-            group.append((step, folder, time.perf_counter() - t0 if fresh else None))
-            if status and fresh:  # the pace counts from the first batch of each bot, before it is stored
-                status.rate(step.bot, step.games, time.perf_counter() - t0)
-            tell("simulated" if fresh else "found", step)
-        store_group()
+                pending.pop(0)
+            elif step.random_plan is not None:  # random armies, not one batch: played by the plan, then stored
+                tell("start", step)
+                t0 = time.perf_counter()
+                folder, fresh = _simulate(step, root, workers)
+                if status and fresh:
+                    status.rate(step.bot, step.games, time.perf_counter() - t0)
+                tell("simulated" if fresh else "found", step)
+                tell("storing", step)
+                r = ingest_paths([folder], db, workers=workers if step.games > 200 else 1)
+                _add(result.ingest, r)
+                if r.interrupted:
+                    raise KeyboardInterrupt
+                finished(step)
+                tell("stored", step)
+                tell("group stored", step)
+                pending.pop(0)
+            else:
+                group = list(takewhile(lambda s: s.batch is not None and s.core == pending[0].core, pending))
+                del pending[:play_and_store(group)]
     except KeyboardInterrupt:
         result.interrupted = True
     return result

@@ -53,7 +53,9 @@ def simulate_and_ingest(runs: Sequence[SimRun], db: str | Path | None, *, ingest
                         progress: SimProgress | None = None, starting: Callable[[int, SimRun], None] | None = None,
                         ingest_first: Sequence[str | Path] = (), ingest_last: Sequence[str | Path] = (),
                         skip_complete: bool = False, sign: bool = False, keep_outcomes: bool = True,
-                        before_ingest: Callable[[], None] | None = None) -> SimAndIngest:
+                        before_ingest: Callable[[], None] | None = None,
+                        enough: Callable[[int], bool] | None = None, trust_own: bool = False,
+                        ingest_workers: int | Callable[[int], int] | None = None) -> SimAndIngest:
     """Play ``runs`` in order, then ingest ``ingest_first``, the runs' folders and ``ingest_last``
     (in that order) into ``db`` in one ingest.
 
@@ -67,6 +69,12 @@ def simulate_and_ingest(runs: Sequence[SimRun], db: str | Path | None, *, ingest
     two steps (a progress display says "ingesting"), and ``starting(index, run)`` before each
     run, skipped or not. Without ``ingest`` nothing is stored.
 
+    ``enough(k)`` is asked before each run after the first: True stops the playing there, and
+    only runs ``0 .. k-1`` are ingested (the result names them; the caller passes the rest to its
+    next call). ``trust_own`` stores signed files of this installation without the rules check
+    (as ``pmim ingest --trust-own``); ``ingest_workers`` are the rules check's processes, or a
+    function of the number of games the runs hold.
+
     Ctrl-C while playing leaves only complete parts and no marker; the ingest rolls back the
     batch in flight (see :func:`~pmim_analytics.store.ingest.ingest_paths`). Raises
     :class:`PmimError` for a run with no folder when there is an ingest, and what
@@ -77,6 +85,8 @@ def simulate_and_ingest(runs: Sequence[SimRun], db: str | Path | None, *, ingest
     summaries: list[BatchSummary | None] = []
     folders: list[Path] = []
     for k, run in enumerate(runs):
+        if k and enough is not None and enough(k):
+            break
         if starting is not None:
             starting(k, run)
         if run.out is not None:
@@ -96,5 +106,8 @@ def simulate_and_ingest(runs: Sequence[SimRun], db: str | Path | None, *, ingest
     if ingest:
         if before_ingest is not None:
             before_ingest()
-        result = ingest_paths([*ingest_first, *folders, *ingest_last], db)
+        if callable(ingest_workers):
+            ingest_workers = ingest_workers(sum(run.batch.games for run in runs[:len(folders)]))
+        result = ingest_paths([*ingest_first, *folders, *ingest_last], db, workers=ingest_workers,
+                              trust_own=trust_own)
     return SimAndIngest(tuple(summaries), tuple(folders), result)

@@ -139,7 +139,10 @@ def test_a_builder_killed_while_storing_leaves_no_half_batch_and_the_next_run_co
 
     again = demo(tmp_path)
     assert again.returncode == 0, again.stderr
-    assert "demo: simulated" not in again.stderr  # the killed run's batches were whole: only stored now
+    # the killed run's batches were whole: only stored now (the random armies come after them)
+    assert [line for line in again.stderr.splitlines() if "demo: simulated" in line] == [
+        line for line in again.stderr.splitlines() if "demo: simulated demo-random-v3 " in line]
+    assert "demo: simulated demo-random-v3 " in again.stderr
     assert stored(tmp_path / "demo.duckdb") == GAMES
     assert demo_status(tmp_path / "rep").state == "done"  # type: ignore[union-attr]
 
