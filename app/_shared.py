@@ -22,7 +22,7 @@ from pmim_analytics.analytics import Provenance, dice_table, tables
 from pmim_analytics.demo import demo_status
 from pmim_analytics.engine.bots import BOTS, DEFAULT_PERSONA, BotSpec, bot_names, parse_bot_spec, persona_names
 from pmim_analytics.errors import PmimError, StoreError
-from pmim_analytics.rules import DEFAULT_SCENARIO, list_rules_ids, load_rules, load_scenario, rules_label
+from pmim_analytics.rules import DEFAULT_SCENARIO, load_rules, load_scenario, rules_label, usable_rules_ids
 from pmim_analytics.store.connection import is_lock_error, resolve_db_path
 from pmim_analytics.store.games import list_games, read_stored_game, selection_choices
 from pmim_analytics.store.info import db_info
@@ -118,9 +118,23 @@ def scenario(scenario_id: str = DEFAULT_SCENARIO):  # noqa: ANN201 (a Scenario)
 
 
 @st.cache_resource(show_spinner=False)
+def rules_catalogue() -> tuple[list[str], dict[str, str]]:
+    """The rules ids of the catalogue that load, variants included, and each id skipped
+    because its file does not load (with the one-sentence reason)."""
+    ids, skipped = usable_rules_ids()
+    return ids, {rid: e.render() for rid, e in skipped.items()}
+
+
 def rules_ids() -> list[str]:
-    """Every rules id of the catalogue, variants included."""
-    return list_rules_ids()
+    """Every rules id of the catalogue that loads, variants included; a variant file that does
+    not load is left out and named once per session (as ``pmim rules list`` does)."""
+    ids, skipped = rules_catalogue()
+    warned: set[str] = st.session_state.setdefault("rules_skipped_warned", set())
+    for rid, why in skipped.items():
+        if rid not in warned:
+            warned.add(rid)
+            st.warning(f"Rules {rid!r} skipped: {why}", icon="⚠️")
+    return ids
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -160,7 +160,7 @@ def save_section(base: str, edits: dict[tuple[str, str, str], int]) -> None:
             where = {"id": "Variant id", "name": "Name"}.get(e.field, e.field)
             st.error(f"Not saved — **{where}**: {field_error(e, sh.rules(base))}", icon="🚫")
             return
-        for fn in (sh.rules_ids, sh.rules, sh.dice):
+        for fn in (sh.rules_catalogue, sh.rules, sh.dice):
             fn.clear()
         forget_migrated()  # the next ingest loads the new variant into the rules tables
         st.session_state["wi_saved"] = vid.strip()

@@ -18,6 +18,7 @@ from pmim_analytics.rules.catalogue import (
     load_rules,
     load_scenario,
     rules_label,
+    usable_rules_ids,
 )
 from pmim_analytics.rules.models import RulesVersion
 
@@ -37,5 +38,6 @@ __all__ = [
     "load_rules",
     "load_scenario",
     "rules_label",
+    "usable_rules_ids",
     "validate_army",
 ]

@@ -163,6 +163,21 @@ def list_rules_ids() -> list[str]:
     ]
 
 
+def usable_rules_ids() -> tuple[list[str], dict[str, DataFileError]]:
+    """The rules ids that load (as :func:`list_rules_ids` orders them), and each id whose file
+    does not, with the reason: one bad variant file is skipped, never fatal to a picker."""
+    ids: list[str] = []
+    skipped: dict[str, DataFileError] = {}
+    for rid in list_rules_ids():
+        try:
+            load_rules(rid)
+        except DataFileError as e:
+            skipped[rid] = e
+            continue
+        ids.append(rid)
+    return ids, skipped
+
+
 def _deep_merge(base: dict[str, Any], overrides: dict[str, Any], path: Path) -> dict[str, Any]:
     """Apply a variant's ``overrides`` (keyed by table then unit/weapon code) onto ``base``."""
     merged = dict(base)

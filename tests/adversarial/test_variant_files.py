@@ -17,7 +17,7 @@ import yaml
 from pmim_analytics.limits import MAX_OPTIONAL_FACTOR, MAX_STAT, MAX_YAML_DEPTH, MAX_YAML_VALUES
 from pmim_analytics.model.record import compute_game_id
 from pmim_analytics.replay.format import read_game
-from pmim_analytics.rules.catalogue import REPO_ROOT, load_yaml_text
+from pmim_analytics.rules.catalogue import REPO_ROOT, load_rules, load_yaml_text
 from tests.adversarial.test_cli_attacks import MAX_RSS_MB, _rss_of, games_in, good_replays, pmim
 
 __all__ = ["good_replays"]  # the fixture, shared with the attack suite
@@ -127,3 +127,36 @@ def test_a_replay_recording_a_huge_rush_factor_is_refused_before_it_is_replayed(
     assert r.code == 1 and "optional_rules.rush.factor" in r.err, r.err
     assert games_in(db) == len(good_replays) - 1
 
+
+
+def test_the_dashboards_rules_picker_skips_a_bad_variant_and_names_it_once(
+        tmp_path: Path, data_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library: :func:`usable_rules_ids` leaves out (and names) each id whose file does not
+    load; the dashboard's Simulate page offers the others and warns once."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from pmim_analytics.rules import list_rules_ids, usable_rules_ids
+
+    _variant(data_copy, "v3-bomb", BOMB)
+    _variant(data_copy, "v3-ping", "", base="v3-pong")
+    _variant(data_copy, "v3-pong", "", base="v3-ping")
+    ids, skipped = usable_rules_ids()
+    assert {"v3-bomb", "v3-ping", "v3-pong"} <= set(list_rules_ids())
+    assert set(skipped) == {"v3-bomb", "v3-ping", "v3-pong"}
+    assert ids == [r for r in list_rules_ids() if r not in skipped] and "v3" in ids and "v3-rush" in ids
+    assert "v3-bomb.yaml" in skipped["v3-bomb"].render() and "MAX_YAML_VALUES" in skipped["v3-bomb"].render()
+    assert "cycle" in skipped["v3-ping"].render()
+    monkeypatch.setenv("PMIM_DB", str(tmp_path / "none.duckdb"))
+    st.cache_resource.clear()  # the dashboard's catalogue is cached per process
+    try:
+        at = AppTest.from_file(str(REPO_ROOT / "app" / "streamlit_app.py"), default_timeout=600)
+        at.switch_page("views/simulate.py").run()
+        assert not at.exception
+        assert at.selectbox(key="sim_rules").options == [f"{r}: {load_rules(r).name}" for r in ids]
+        warnings = [w.value for w in at.warning if "skipped" in w.value]
+        assert len(warnings) == 3 and any("v3-bomb.yaml" in w for w in warnings), warnings
+        at.run()  # a rerun of the session does not warn again
+        assert not [w for w in at.warning if "skipped" in w.value]
+    finally:
+        st.cache_resource.clear()
