@@ -13,7 +13,9 @@ removes temporary files: the output folders hold only complete parts.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
+import threading
 from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import AbstractContextManager
@@ -21,6 +23,7 @@ from itertools import islice
 from typing import Any
 
 from pmim_analytics.errors import PmimError
+from pmim_analytics.lifeline import die_with_parent
 from pmim_analytics.replay.rules_check import exit_with_parent
 from pmim_analytics.sim.base import Backend, JobResult, output_folders, remove_temporaries
 from pmim_analytics.sim.batch import GameOutcome, PartJob
@@ -34,10 +37,14 @@ BACKENDS = ("local", "ray")
 _STOP: Any = None  # in pool workers: the run's stop event
 
 
-def _init_worker(stop: Any) -> None:
+def _init_worker(stop: Any, parent: int | None = None) -> None:
     """Pool workers leave Ctrl-C to the parent, which tells them to stop through ``stop``, and
-    exit when the parent is killed outright."""
+    exit when the parent is killed outright: at once through the kernel's parent-death signal
+    when the pool was started from the parent's main thread (its process id is ``parent``),
+    and by watching it in every case."""
     global _STOP
+    if parent is not None:
+        die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent()
     _STOP = stop
@@ -81,8 +88,10 @@ class LocalBackend:
     def _run_pool(self, jobs: Sequence[PartJob]) -> Iterator[JobResult]:
         ctx = multiprocessing.get_context("fork")
         stop_event = ctx.Event()
+        # the parent-death signal follows the thread that forks: only the main thread lives as long as we do
+        parent = os.getpid() if threading.current_thread() is threading.main_thread() else None
         with ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(stop_event,)) as pool:
+                                 initargs=(stop_event, parent)) as pool:
             pending: dict[Future[list[GameOutcome]], PartJob] = {}
             queue = iter(jobs)
             try:

@@ -6,6 +6,10 @@ and handed, in chunks, to worker processes that replay them through the rules
 (:func:`pmim_analytics.replay.rules_check.check_staged`, the judge of ``pmim replay
 verify``). A small batch is checked in this process: starting workers costs more.
 
+Workers die with the ingest, a SIGKILL included: the fork server is started from the main
+thread and both it and each worker have the kernel kill them when their parent dies
+(:mod:`pmim_analytics.lifeline`); each worker also watches the ingest itself.
+
 Workers ignore SIGINT: Ctrl-C reaches the ingest itself, which drops the pool at once. When
 the ingest has nothing left to do but wait for verdicts, it checks the chunks no worker has
 started on itself (last first), so its core is not idle at the end of a batch.
@@ -31,6 +35,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from pmim_analytics.lifeline import start_fork_server
 from pmim_analytics.replay.rules_check import StagedVerdict, check_staged, start_worker, warm_up
 from pmim_analytics.store.staging import EVENT_STAGE_COLUMNS
 
@@ -52,6 +57,16 @@ def _context() -> multiprocessing.context.BaseContext:
         ctx.set_forkserver_preload(PRELOAD)
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def _start_fork_server() -> None:
+    """Start the fork server from this thread if it is the main one, so that the server and its
+    workers die with the ingest even under SIGKILL (:mod:`pmim_analytics.lifeline`)."""
+    if _context().get_start_method() == "forkserver":
+        try:
+            start_fork_server()
+        except (RuntimeError, OSError):  # no fork server here: the pool tries again, then checks inline
+            pass
 
 
 def _ipc(table: pa.Table) -> bytes:
@@ -91,6 +106,7 @@ class RulesJudge:
         """Start the workers now, in the background (the fork server imports the rules
         check while the first batch is staged; starting a worker waits for it)."""
         if self.workers > 1 and self._pool is None and self._starting is None:
+            _start_fork_server()
             self._starting = threading.Thread(target=self._warm, name="pmim-rules-judge-start", daemon=True)
             self._starting.start()
 
@@ -110,6 +126,7 @@ class RulesJudge:
 
     def _make_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
+            _start_fork_server()
             self._pool = ProcessPoolExecutor(self.workers - 1, mp_context=_context(), initializer=start_worker,
                                              initargs=(os.environ.get("PMIM_DATA"), os.getpid()))
         return self._pool

@@ -1,8 +1,12 @@
-"""No orphans: a SIGKILL of ``pmim ingest`` takes its rules-check workers with it.
+"""No orphans: a SIGKILL of ``pmim ingest`` takes every process it started with it, whenever it comes.
 
-The ingest is paused before its first commit (``PMIM_TEST_PAUSE_BEFORE_COMMIT``) with its
-worker pool started (a Parquet batch starts it at once), killed with SIGKILL, and every
-process it had started must be gone within a generous wait (a guard, not a speed check).
+Every process the ingest starts (its fork server, the resource tracker, the rules-check
+workers) inherits a tag in its environment, so the test finds them even when they were started
+a moment before the kill and reparented after it. The ingest is killed at several moments: at
+once, while its helpers are still starting, at a fixed short delay, and paused before its first
+commit with the worker pool running (``PMIM_TEST_PAUSE_BEFORE_COMMIT``). Whatever it had
+started must be gone within a generous wait (a guard against a hang, not a speed check); the
+seconds it took are printed.
 """
 
 from __future__ import annotations
@@ -11,72 +15,93 @@ import os
 import signal
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
+import pytest
+
 from pmim_analytics.replay.parquet import write_part
-from pmim_analytics.replay.rules_check import PARENT_WATCH_SECONDS
 from pmim_analytics.rules import load_army, validate_army
 from pmim_analytics.rules.catalogue import REPO_ROOT
 from pmim_analytics.sim.batch import BatchSpec, play_batch_game
 from tests.adversarial.test_cli_attacks import PMIM, _cap
 from tests.conftest import ARMIES
 
+HANG = 60  # seconds: a guard against a hang, never a speed check
 
-def _children() -> dict[int, int]:
-    """pid -> parent pid of every live process (zombies left out: they run nothing)."""
-    out = {}
+
+def tagged(tag: str) -> set[int]:
+    """The live processes (zombies left out: they run nothing) whose environment holds ``tag``."""
+    out = set()
+    needle = f"PMIM_TEST_TAG={tag}".encode()
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             stat = Path(f"/proc/{entry}/stat").read_text()
+            if stat[stat.rindex(")") + 2] == "Z":
+                continue
+            if needle in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0"):
+                out.add(int(entry))
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if fields[0] != "Z":
-            out[int(entry)] = int(fields[1])
     return out
 
 
-def _descendants(root: int) -> set[int]:
-    parents = _children()
-    found, frontier = set(), {root}
-    while frontier:
-        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - found
-        found |= frontier
-    return found
-
-
-def _alive(pids: set[int]) -> set[int]:
-    live = _children()
-    return {p for p in pids if p in live}
-
-
-def test_a_sigkilled_ingest_leaves_no_worker_running(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("orphans") / "batch"
     a = validate_army(load_army(ARMIES / "v3-balanced.yaml"), "v3")
     b = validate_army(load_army(ARMIES / "v3-tank-heavy.yaml"), "v3")
-    batch = BatchSpec("v3", "take-and-hold", a, b, "random", "random", seed=2, games=4)
-    write_part(tmp_path / "batch", 0, [play_batch_game(batch, n) for n in range(4)])
-    proc = subprocess.Popen([PMIM, "ingest", str(tmp_path / "batch"), "--db", str(tmp_path / "pmim.duckdb"),
-                             "--workers", "3", "-q"], cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_cap,
-                            env={**os.environ, "PMIM_TEST_PAUSE_BEFORE_COMMIT": "1:120"})
+    spec = BatchSpec("v3", "take-and-hold", a, b, "random", "random", seed=2, games=4)
+    write_part(folder, 0, [play_batch_game(spec, n) for n in range(4)])
+    return folder
+
+
+def _ingest(batch: Path, db: Path, tag: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([PMIM, "ingest", str(batch), "--db", str(db), "--workers", "3", "-q"], cwd=REPO_ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=_cap,
+                            env={**os.environ, "PMIM_TEST_TAG": tag, "PMIM_TEST_PAUSE_BEFORE_COMMIT": "1:120"})
+
+
+def _kill_and_wait(proc: subprocess.Popen[str], tag: str, moment: str) -> None:
+    started = tagged(tag) - {proc.pid}
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    killed = time.monotonic()
+    started |= tagged(tag)
+    left = tagged(tag)
+    while left and time.monotonic() - killed < HANG:
+        time.sleep(0.05)
+        left = tagged(tag)
+    print(f"killed {moment}: {len(started)} helper process(es) had started; "
+          f"all gone {time.monotonic() - killed:.2f} s after the SIGKILL")
+    for pid in left:  # never leave them behind, even when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"killed {moment}: {len(left)} process(es) outlived the ingest"
+
+
+@pytest.mark.parametrize("moment", ["at once", "as its first helper starts", "after 1 s"])
+def test_an_ingest_killed_while_starting_leaves_nothing_running(batch: Path, tmp_path: Path, moment: str) -> None:
+    tag = uuid.uuid4().hex
+    proc = _ingest(batch, tmp_path / "pmim.duckdb", tag)
+    deadline = time.monotonic() + HANG
+    if moment == "as its first helper starts":
+        while not tagged(tag) - {proc.pid} and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+    elif moment == "after 1 s":
+        time.sleep(1.0)
+    _kill_and_wait(proc, tag, moment)
+
+
+def test_an_ingest_killed_with_its_pool_at_work_leaves_no_worker_running(batch: Path, tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    proc = _ingest(batch, tmp_path / "pmim.duckdb", tag)
     assert proc.stderr is not None
     deadline = time.monotonic() + 120
     while "pausing before commit 1" not in proc.stderr.readline():
         assert proc.poll() is None and time.monotonic() < deadline, "the ingest never reached its commit"
-    workers: set[int] = set()
-    while len(workers) < 3 and time.monotonic() < deadline:  # the fork server and two workers
-        workers = _descendants(proc.pid)
-        time.sleep(0.1)
-    assert len(workers) >= 3, f"the worker pool never started: {workers}"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    killed = time.monotonic()
-    while _alive(workers) and time.monotonic() - killed < 30:
-        time.sleep(0.1)
-    left = _alive(workers)
-    print(f"workers gone {time.monotonic() - killed:.2f} s after the SIGKILL (watch every {PARENT_WATCH_SECONDS} s)")
-    for pid in left:  # never leave them behind, even when the test fails
-        os.kill(pid, signal.SIGKILL)
-    assert not left, f"{len(left)} worker(s) outlived the ingest"
+    while len(tagged(tag) - {proc.pid}) < 3 and time.monotonic() < deadline:  # fork server, tracker, workers
+        time.sleep(0.05)
+    assert len(tagged(tag) - {proc.pid}) >= 3, "the worker pool never started"
+    _kill_and_wait(proc, tag, "paused before its first commit, the pool started")
