@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,7 @@ def test_the_dashboards_rules_picker_skips_a_bad_variant_and_names_it_once(
     assert "cycle" in skipped["v3-ping"].render()
     monkeypatch.setenv("PMIM_DB", str(tmp_path / "none.duckdb"))
     st.cache_resource.clear()  # the dashboard's catalogue is cached per process
+    main = sys.modules["__main__"]  # AppTest leaves its page as __main__, which a later fork server would import
     try:
         at = AppTest.from_file(str(REPO_ROOT / "app" / "streamlit_app.py"), default_timeout=600)
         at.switch_page("views/simulate.py").run()
@@ -159,4 +161,5 @@ def test_the_dashboards_rules_picker_skips_a_bad_variant_and_names_it_once(
         at.run()  # a rerun of the session does not warn again
         assert not [w for w in at.warning if "skipped" in w.value]
     finally:
+        sys.modules["__main__"] = main
         st.cache_resource.clear()
