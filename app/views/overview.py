@@ -8,7 +8,8 @@ import polars as pl
 import streamlit as st
 
 from pmim_analytics.analytics import balance
-from pmim_analytics.analytics.costs import COST_VERDICTS
+from pmim_analytics.analytics.flags import family_note
+from pmim_analytics.analytics.implied_costs import COST_VERDICTS
 from pmim_analytics.analytics.levels import level_label, level_strength
 from pmim_analytics.report.dashboard_figures import balance_figure, games_figure
 from pmim_analytics.report.summary import composition_signals, cost_caveats, cost_signals, side_signals
@@ -106,17 +107,22 @@ def body() -> None:
             st.markdown(f"- {s}")
     with right:
         st.subheader("Cost suggestions")
-        priced = fit.table.filter(pl.col("verdict").is_in(["undercosted", "overcosted"]))
+        priced = fit.table.filter(pl.col("verdict") == "mis-priced")
+        tested = int(fit.table["p"].is_not_null().sum())
         if priced.height:
             sh.table(priced, {"type": "Unit type", "rules_id": "Rules", "pts": "PTS now",
                               "suggested_pts": "Implied PTS", "suggested_lo": "95% from", "suggested_hi": "95% to",
-                              "verdict": "Verdict", "games": "Games differing"},
-                     digits={"pts": 0, "suggested_pts": 1, "suggested_lo": 1, "suggested_hi": 1})
-            sh.legend({k: v for k, v in COST_VERDICTS.items() if k in ("undercosted", "overcosted")})
+                              "direction": "Verdict", "q": "q (BH)", "games": "Games differing"},
+                     digits={"pts": 0, "suggested_pts": 1, "suggested_lo": 1, "suggested_hi": 1, "q": 3})
+            sh.legend({k: v for k, v in COST_VERDICTS.items() if k in ("mis-priced", "in line")})
             for s in cost_signals(fit.table)[:4]:
                 st.markdown(f"- {s}")
+        elif tested:
+            st.write(f"No unit type is mis-priced in this selection ({tested} types tested).")
         else:
-            st.write("No unit type is clearly under- or overcosted in this selection.")
+            st.write("No unit type could be tested for its price in this selection.")
+        if tested:
+            st.caption(family_note(tested, "unit types"))
         for s in cost_caveats(fit.summary):
             st.caption(s)
 

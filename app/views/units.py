@@ -6,6 +6,7 @@ import _shared as sh
 import polars as pl
 import streamlit as st
 
+from pmim_analytics.analytics.implied_costs import COST_VERDICTS
 from pmim_analytics.report import figures
 from pmim_analytics.report.dashboard_figures import (
     add_top_axis,
@@ -63,6 +64,7 @@ def body() -> None:
     st.plotly_chart(implied_cost_figure(fit.table, prov), key="costs")
     for r in fit.summary.iter_rows(named=True):
         st.caption(f"{r['rules_id']}: {r['message']}")
+    sh.legend({k: v for k, v in COST_VERDICTS.items() if k in set(fit.table["verdict"].to_list())})
     with st.expander("Unit table"):
         # unknown is not zero: a figure with nothing recorded behind it reads "not recorded",
         # and the unit-games a log did not record are counted, not folded in as 0 or survived

@@ -242,7 +242,7 @@ def _confounded(dn: np.ndarray, weights: np.ndarray, aside: list[np.ndarray]) ->
     """
     k = dn.shape[1]
     xw = dn * np.sqrt(weights)[:, None]
-    _, sv, vt = np.linalg.svd(xw, full_matrices=True)
+    _, sv, vt = np.linalg.svd(xw, full_matrices=xw.shape[0] < k)  # all K right vectors, no n x n U
     rank = int(np.sum(sv > sv.max() * 1e-9)) if sv.size else 0
     null = vt[rank:].T  # K x (K - rank)
     if aside:

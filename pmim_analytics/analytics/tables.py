@@ -14,6 +14,7 @@ from pmim_analytics.analytics import (
     compositions,
     costs,
     impact,
+    implied_costs,
     lineups,
     luck,
     optional_rules,
@@ -120,8 +121,17 @@ def impact_report(data: GameData, rules_a: str, rules_b: str, paired: bool = Tru
                         impact.unit_impact(p, per_game, rules_a, rules_b), summary, unpaired)
 
 
-def cost_report(data: GameData, alpha: float = costs.ALPHA) -> costs.CostFit:
-    """Implied point costs per rules id, with a summary saying what the games can support."""
+def cost_report(data: GameData, resamples: int = implied_costs.RESAMPLES) -> costs.CostFit:
+    """Implied point costs per rules id (:mod:`.implied_costs`: no type fixed, intervals from a
+    bootstrap over games, BH-tested verdicts), with a summary saying what the games can support."""
+    with data.session():
+        lineups, rosters = data.game_lineups(), data.army_rosters()
+    return implied_costs.fit_implied_costs(lineups, rosters, resamples)
+
+
+def pinned_cost_report(data: GameData, alpha: float = costs.ALPHA) -> costs.CostFit:
+    """The earlier fit (:func:`.costs.fit_costs`), whose median type is its yardstick: the stability
+    benchmark's baseline."""
     with data.session():
         cells, rosters = data.game_cells(), data.army_rosters()
     return costs.fit_costs(cells, rosters, alpha)

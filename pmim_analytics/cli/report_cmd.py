@@ -16,6 +16,8 @@ import typer
 
 from pmim_analytics.analytics import compositions, tables
 from pmim_analytics.analytics.dice import dice_table, warmech_overheat_table
+from pmim_analytics.analytics.flags import family_note
+from pmim_analytics.analytics.implied_costs import COST_VERDICTS, RESAMPLES
 from pmim_analytics.analytics.levels import LevelChoice, choose_bot_level
 from pmim_analytics.analytics.units import km_every_round
 from pmim_analytics.cli._common import err, guarded, out
@@ -361,15 +363,24 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
 @guarded
 def costs_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
               bot: str | None = BOT_OPT,
-              limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT, include_estimated: bool = EST_OPT) -> None:
-    """Implied point costs from who wins and by how much, with what the data can and cannot say.
+              limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT, include_estimated: bool = EST_OPT,
+              resamples: int = typer.Option(RESAMPLES, "--resamples", min=20, max=5000,
+                                            help="Bootstrap samples of games behind every interval and test.")
+              ) -> None:
+    """Implied point costs from the VP margin (no type fixed as the yardstick), with bootstrap intervals
+    and verdicts tested across every priced type (Benjamini-Hochberg), at one bot level.
 
-    Example: pmim report costs --rules v3 --source engine
+    Example: pmim report costs --rules v3 --source engine --bot tactician --resamples 200
     """
     if data := _data(rules, source, db, include_estimated, bot=bot):
         _estimated_note(data)
-        fit = tables.cost_report(data)
+        fit = tables.cost_report(data, resamples)
         said = tuple(f"{r['rules_id']}: {r['message']}." for r in fit.summary.iter_rows(named=True))
+        tested = int(fit.table["p"].is_not_null().sum()) if fit.table.height else 0
+        if tested:
+            said += (family_note(tested, "unit types"),)
+        said += ("Verdicts: " + "; ".join(f"{w}: {m}" for w, m in COST_VERDICTS.items()
+                                          if w in set(fit.table["verdict"].to_list())) + ".",)
         emit([Listing("costs", "Implied point costs", fit.table, sections.COST_COLS, limit,
                       "No armies known in these games.", said),
               Listing("costs_summary", "What the fit can say", fit.summary,

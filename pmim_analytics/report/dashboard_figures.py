@@ -132,9 +132,18 @@ def unit_metric_figure(units: pl.DataFrame, value: str, ci: str | None, title: s
     return _finish(fig, title, provenance, 180 + 18 * len(order) * max(1, u["rules_id"].n_unique()))
 
 
+def _q_text(row: dict) -> str:
+    """``(undercosted, q = 0.003 over 20 types) `` for a cost row, or nothing without a test."""
+    if row.get("q") is None:
+        return ""
+    direction = f"{row['direction']}, " if row.get("direction") else ""
+    return f"({direction}q = {row['q']:.2g} over {row['family']} types) "
+
+
 def implied_cost_figure(costs: pl.DataFrame, provenance: Provenance | None = None) -> go.Figure:
-    """Current PTS against the points the results imply (by wins), per unit type and rules id."""
-    title = "Implied point cost (from who wins) against the current PTS"
+    """Current PTS against the points the VP margins imply (unpinned fit, bootstrap intervals), per unit type
+    and rules id; the hover gives the verdict and its BH-adjusted q."""
+    title = "Implied point cost (from the VP margin) against the current PTS"
     c = costs.filter(pl.col("suggested_pts").is_not_null())
     if c.height == 0:
         fig = _empty(title + " — the games cannot price any unit yet", provenance)
@@ -153,9 +162,10 @@ def implied_cost_figure(costs: pl.DataFrame, provenance: Provenance | None = Non
             error_x={"type": "data", "symmetric": False,
                      "array": (t["suggested_hi"] - t["suggested_pts"]).to_list(),
                      "arrayminus": (t["suggested_pts"] - t["suggested_lo"]).to_list(), "color": colour},
-            customdata=list(zip(t["pts"].to_list(), t["verdict"].to_list(), t["games"].to_list(), strict=True)),
+            customdata=list(zip(t["pts"].to_list(), t["verdict"].to_list(), t["games"].to_list(),
+                                [_q_text(r) for r in t.iter_rows(named=True)], strict=True)),
             hovertemplate="%{y}: implied %{x:.1f} PTS vs %{customdata[0]} now — %{customdata[1]} "
-                          "(%{customdata[2]} games)<extra>" + rid + "</extra>"))
+                          "%{customdata[3]}(%{customdata[2]} games)<extra>" + rid + "</extra>"))
         fig.add_trace(go.Scatter(x=t["pts"].to_list(), y=t["type"].to_list(), mode="markers",
                                  name=f"current PTS, rules {rid}", showlegend=i == 0 or True,
                                  marker={"symbol": "line-ns-open", "size": 16, "color": "#222",

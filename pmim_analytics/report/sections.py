@@ -8,7 +8,9 @@ from pathlib import Path
 import polars as pl
 
 from pmim_analytics.analytics import costs as cost_model
+from pmim_analytics.analytics import implied_costs
 from pmim_analytics.analytics.dataset import Provenance
+from pmim_analytics.analytics.flags import FDR, family_note
 from pmim_analytics.errors import PmimError
 from pmim_analytics.report.figures import MIN_GAMES
 from pmim_analytics.report.markdown import (
@@ -134,14 +136,13 @@ PAIRING_COLS = [
 COST_COLS = [
     Col("rules", text("rules_id"), "left"), Col("unit", text("type"), "left"), Col("PTS", field("pts", lambda v:
                                                                                                 num(v, 0))),
-    Col("games differing", field("games")), Col("value (logits)", lambda r: plus_minus(r["value_logit"],
-                                                                                        r["value_se"], 2)),
-    Col("value / pt vs mean", field("rel_value_per_pt", lambda v: "" if v is None else f"{v:+.3f}")),
-    Col("suggested PTS (wins)", lambda r: interval(r["suggested_pts"], r["suggested_lo"], r["suggested_hi"],
-                                                   digits=1)),
-    Col("suggested PTS (VP)", lambda r: interval(r["vp_suggested_pts"], r["vp_suggested_lo"],
-                                                 r["vp_suggested_hi"], digits=1)),
-    Col("verdict", text("verdict"), "left"),
+    Col("games differing", field("games")), Col("value (VP)", lambda r: plus_minus(r["value_vp"],
+                                                                                    r["value_se"], 2)),
+    Col("value / pt vs scale", field("rel_value_per_pt", lambda v: "" if v is None else f"{v:+.0%}")),
+    Col("implied PTS", lambda r: interval(r["suggested_pts"], r["suggested_lo"], r["suggested_hi"], digits=1)),
+    Col("p", field("p", lambda v: "" if v is None else f"{v:.3g}")),
+    Col("q (BH)", field("q", lambda v: "" if v is None else f"{v:.3g}")),
+    Col("verdict", lambda r: r["verdict"] + (f" ({r['direction']})" if r["direction"] else ""), "left"),
 ]
 LUCK_COLS = [
     Col("rules", text("rules_id"), "left"), Col("source", text("source"), "left"), Col("decisive games",
@@ -263,11 +264,17 @@ def render_report(ids: Sequence[str], prov: Provenance, t: dict[str, pl.DataFram
               markdown_table(t[key], IMPACT_COMP_COLS, MAX_ROWS), "",
               markdown_table(t[f"impact_units_{a}_{b}"], IMPACT_UNIT_COLS, MAX_ROWS), "", _rules_diff(a, b)]
     p += ["", "## Implied point costs", "",
-          f"Fitted on who wins (logistic, ridge) and on the VP margin (linear), per rules id. Nothing is priced "
-          f"from fewer than {cost_model.MIN_GAMES} games, or for a type the sides field differently in fewer "
-          f"than {cost_model.MIN_GAMES_PER_TYPE} games.", ""]
+          f"Each type's value is fitted jointly on the VP margin (Huber loss), per rules id; the scale is the "
+          f"value of an average fielded point, so no type is fixed at its price. 95% intervals from "
+          f"{implied_costs.RESAMPLES} bootstrap samples of games. A type is mis-priced when its test is "
+          f"significant after Benjamini-Hochberg over every priced type of the table (q <= {FDR:g}). Nothing is "
+          f"priced from fewer than {cost_model.MIN_GAMES} games, or for a type the sides field differently in "
+          f"fewer than {cost_model.MIN_GAMES_PER_TYPE} games.", ""]
     p += [f"- {r['rules_id']}: {r['message']}." for r in t["costs_summary"].iter_rows(named=True)]
     p += ["", markdown_table(t["costs"], COST_COLS, MAX_ROWS)]
+    tested = int(t["costs"]["p"].is_not_null().sum()) if "p" in t["costs"].columns else 0
+    if tested:
+        p += ["", family_note(tested, "unit types")]
     p += ["", "## Luck", "", "Each side's damage against its exact expectation given the attacks it made "
           "(z-score); how often the side with the better dice won.", "",
           markdown_table(t["luck_summary"], LUCK_COLS)]

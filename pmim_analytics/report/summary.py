@@ -25,11 +25,12 @@ def _rows(df: pl.DataFrame | None) -> list[Row]:
 
 
 def cost_signals(costs: pl.DataFrame) -> list[str]:
-    """Types the implied-cost fit calls under- or overcosted."""
-    return [f"**{r['type']}** ({r['rules_id']}) looks {r['verdict']}: by who wins, it is worth "
+    """Types the implied-cost fit calls mis-priced (a BH-adjusted test), with their direction."""
+    return [f"**{r['type']}** ({r['rules_id']}) looks {r['direction']}: by the VP margin, it is worth "
             f"{num(r['suggested_pts'], 1)} points [{num(r['suggested_lo'], 1)}, {num(r['suggested_hi'], 1)}] "
-            f"against its {num(r['pts'], 0)} ({num(r['games'])} games where the sides differ in it)."
-            for r in _rows(costs) if r["verdict"] in ("undercosted", "overcosted")]
+            f"against its {num(r['pts'], 0)} ({num(r['games'])} games where the sides differ in it; "
+            f"q = {r['q']:.2g} over {r['family']} types)."
+            for r in _rows(costs) if r["verdict"] == "mis-priced"]
 
 
 def cost_caveats(summary: pl.DataFrame) -> list[str]:

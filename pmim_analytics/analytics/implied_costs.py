@@ -1,0 +1,371 @@
+"""Implied point costs with no type as the yardstick: a joint robust fit, a game bootstrap and a test per type.
+
+The model (per rules id). For game g, with Δn_gk = blue's count - red's count of unit type k,
+
+    margin_g = blue VP - red VP = b0 + Σ_k β_k·Δn_gk + ε_g
+
+so β_k is what one unit of type k adds to the VP margin. Every β is estimated at once, with
+Huber's loss (quadratic for residuals within ``HUBER_K`` robust standard deviations, linear
+beyond: a few lopsided games cannot drag a type), by iteratively reweighted least squares.
+
+The scale. The value of an *average fielded point*, λ, is the Huber centre (:func:`huber_center`)
+over types of their value per point β_k / pts_k, each type weighted by the points it fielded;
+a type's **implied cost** is β_k / λ. No type is fixed: every type near the centre moves it,
+and one far-off type moves it only a bounded amount (so a single mis-priced type stands out
+instead of shifting everyone else). One thing the games cannot see: when every side fields the
+same number of a kind (two Warmechs each in Take and Hold), a value shared by the whole kind
+cancels out of every game. That kind is shifted so that its own centre sits at the centre of
+the other types; its members are still measured against each other, so each one (the median
+included) can be flagged, but the kind as a whole cannot.
+
+Intervals. The whole chain (Huber fit, anchoring, scale, implied costs) is refitted on
+``RESAMPLES`` bootstrap samples of the *games* (drawn with replacement), so every interval
+carries the uncertainty of the scale as well as of the type. The interval is the estimate ±
+1.96 bootstrap standard errors.
+
+Verdicts. For each type that can be priced, z = (implied - listed) / bootstrap SE tests
+"implied cost = listed cost" (two-sided normal p). The p-values of every priced row of the
+table are adjusted together with Benjamini-Hochberg (:func:`.flags.bh_adjust`); a type is
+``mis-priced`` when its q is at most :data:`.flags.FDR`, ``in line`` otherwise. The family
+size is in every row (``family``) and in the summary.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from pmim_analytics.analytics.costs import (
+    MIN_GAMES,
+    MIN_GAMES_PER_TYPE,
+    MIN_LAMBDA_Z,
+    MIN_POINTS_SD,
+    CostFit,
+    _confounded,
+    _fixed_classes,
+)
+from pmim_analytics.analytics.flags import FDR, bh_adjust
+from pmim_analytics.analytics.stats import Z95
+
+#: Huber's tuning constant: 95% efficiency when the residuals are normal.
+HUBER_K = 1.345
+#: Bootstrap samples of games (each refits the whole chain).
+RESAMPLES = 200
+#: The bootstrap's seed: the same games give the same intervals.
+SEED = 20261203
+
+#: The verdict words of the cost table, each with what it means (the dashboard's and CLI's legend).
+COST_VERDICTS = {
+    "mis-priced": "the implied cost differs from the listed cost: z-test on the bootstrap SE, Benjamini-Hochberg "
+                  f"adjusted over every priced type of the table, q <= {FDR:g} (direction: under- or overcosted)",
+    "in line": "no significant difference between the implied and the listed cost after the adjustment",
+    "not enough games": f"fewer than {MIN_GAMES} games, or fewer than {MIN_GAMES_PER_TYPE} in which the sides "
+                        "field different numbers of the type",
+    "not priced": "the games rank the type but cannot put a price on a point (the sides' points hardly differ)",
+    "confounded": "the type is always fielded together with others, so its effect cannot be told apart",
+}
+
+TABLE_SCHEMA = {
+    "rules_id": pl.Utf8, "code": pl.Utf8, "type": pl.Utf8, "kind": pl.Utf8, "pts": pl.Float64, "games": pl.Int64,
+    "fielded": pl.Int64, "value_vp": pl.Float64, "value_se": pl.Float64, "rel_value_per_pt": pl.Float64,
+    "suggested_pts": pl.Float64, "suggested_lo": pl.Float64, "suggested_hi": pl.Float64, "excess_pts": pl.Float64,
+    "p": pl.Float64, "q": pl.Float64, "family": pl.Int64, "verdict": pl.Utf8, "direction": pl.Utf8,
+}
+SUMMARY_SCHEMA = {
+    "rules_id": pl.Utf8, "games": pl.Int64, "points_sd": pl.Float64, "scale": pl.Float64, "scale_lo": pl.Float64,
+    "scale_hi": pl.Float64, "resamples": pl.Int64, "family": pl.Int64, "flagged": pl.Int64, "priced": pl.Boolean,
+    "message": pl.Utf8,
+}
+
+
+def _wls(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted least squares, minimum-norm where the design is rank-deficient."""
+    xtw = x.T * w
+    return np.linalg.pinv(xtw @ x, rcond=1e-10, hermitian=True) @ (xtw @ y)
+
+
+def _mad(r: np.ndarray) -> float:
+    return float(1.4826 * np.median(np.abs(r - np.median(r))))
+
+
+def huber_fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, scale: float, start: np.ndarray | None = None
+              ) -> np.ndarray:
+    """Minimise Σ w_i·ρ((y_i - x_i·θ) / scale) with Huber's ρ by iteratively reweighted least squares."""
+    theta = _wls(x, y, w) if start is None else start
+    for _ in range(100):
+        a = np.abs(y - x @ theta) / scale
+        new = _wls(x, y, w * np.where(a <= HUBER_K, 1.0, HUBER_K / np.maximum(a, 1e-12)))
+        done = float(np.max(np.abs(new - theta))) < 1e-9
+        theta = new
+        if done:
+            break
+    return theta
+
+
+def robust_scale(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray]:
+    """The residual scale (MAD of a Huber fit started from least squares) and that fit."""
+    s = _mad(y - x @ _wls(x, y, w)) or 1.0
+    theta = huber_fit(x, y, w, s)
+    s = _mad(y - x @ theta) or s
+    return s, huber_fit(x, y, w, s, theta)
+
+
+def _wmedian(r: np.ndarray, a: np.ndarray) -> float:
+    order = np.argsort(r, kind="stable")
+    cum = np.cumsum(a[order])
+    return float(r[order][np.searchsorted(cum, cum[-1] / 2)])
+
+
+def huber_center(r: np.ndarray, a: np.ndarray) -> float:
+    """Weighted Huber M-estimate of the centre of ``r`` (weights ``a``), its spread the weighted MAD.
+
+    Unlike the median, it is not the value of one member: every member within ``HUBER_K``
+    spreads of the centre pulls it, and one far away pulls by a bounded amount.
+    """
+    c = _wmedian(r, a)
+    s = 1.4826 * _wmedian(np.abs(r - c), a)
+    if not s > 0:
+        return float(a @ r / a.sum())
+    for _ in range(100):
+        z = np.abs(r - c) / s
+        wt = a * np.where(z <= HUBER_K, 1.0, HUBER_K / np.maximum(z, 1e-12))
+        new = float(wt @ r / wt.sum())
+        if abs(new - c) < 1e-12 * max(1.0, abs(c)):
+            return new
+        c = new
+    return c
+
+
+def _class_shift(beta: np.ndarray, pts: np.ndarray, a: np.ndarray, target: float) -> float:
+    """The shift μ that puts the Huber centre of (β + μ) / pts at ``target`` (it rises with μ):
+    Newton steps on the centre's slope in μ, about the weighted mean of 1 / pts."""
+    slope = float(a @ (1 / pts) / a.sum())
+    mu = 0.0
+    for _ in range(100):
+        gap = huber_center((beta + mu) / pts, a) - target
+        if abs(gap) < 1e-10 * max(1.0, abs(target)):
+            break
+        mu -= gap / slope
+    return mu
+
+
+def implied_scale(beta: np.ndarray, pts: np.ndarray, used: np.ndarray, usable: np.ndarray,
+                  classes: list[np.ndarray]) -> tuple[float, np.ndarray]:
+    """(λ, anchored β): the value of an average fielded point and the types' values.
+
+    λ is the Huber centre over ``usable`` types of their value per point, each weighted by
+    the points it fielded (``used`` units times ``pts``). Each fixed-count class is first
+    shifted so that its own centre equals that of the types outside every class. NaN when no
+    usable type is outside the classes.
+    """
+    b = beta.copy()
+    inside = np.zeros(len(b), dtype=bool)
+    for members in classes:
+        inside |= members
+    a = used * pts
+    out = usable & ~inside & (a > 0)
+    if not out.any():
+        return math.nan, b
+    lam_out = huber_center(b[out] / pts[out], a[out])
+    for members in classes:
+        m = members & usable & (a > 0)
+        if m.any():
+            b[members] += _class_shift(b[m], pts[m], a[m], lam_out)
+    ok = usable & (a > 0)
+    return huber_center(b[ok] / pts[ok], a[ok]), b
+
+
+@dataclass(frozen=True)
+class _Design:
+    codes: list[str]
+    x: np.ndarray  # games x (1 + K): intercept, Δn
+    y: np.ndarray  # VP margin
+    dpts: np.ndarray
+
+
+def _design(lineups: pl.DataFrame, rosters: pl.DataFrame) -> _Design:
+    codes = sorted(rosters["code"].unique().to_list())
+    wide = rosters.pivot(on="code", index="army_hash", values="count", aggregate_function="sum").fill_null(0)
+    for c in codes:
+        if c not in wide.columns:
+            wide = wide.with_columns(pl.lit(0).alias(c))
+    wide = wide.join(rosters.group_by("army_hash").agg(pts=pl.col("pts_sum").sum()), on="army_hash")
+    g = (lineups.filter(pl.col("blue_vp").is_not_null() & pl.col("red_vp").is_not_null())
+         .join(wide, left_on="blue_hash", right_on="army_hash", how="inner")
+         .join(wide, left_on="red_hash", right_on="army_hash", how="inner", suffix="_red")
+         .sort("game_id"))
+    dn = np.column_stack([g[c].to_numpy() - g[f"{c}_red"].to_numpy() for c in codes]).astype(float) \
+        if codes else np.zeros((g.height, 0))
+    x = np.column_stack([np.ones(g.height), dn])
+    y = (g["blue_vp"] - g["red_vp"]).to_numpy().astype(float)
+    return _Design(codes, x, y, (g["pts"] - g["pts_red"]).to_numpy().astype(float))
+
+
+def fit_implied_costs(lineups: pl.DataFrame, rosters: pl.DataFrame, resamples: int = RESAMPLES,
+                      seed: int = SEED) -> CostFit:
+    """Implied costs per rules id from one row per game (``game_lineups``: ``rules_id blue_hash red_hash
+    blue_vp red_vp``) and :func:`.costs.army_rosters`, with BH-tested verdicts across the whole table.
+
+    ``table`` (one row per rules id and type): ``pts`` (listed), ``games`` (games in which the sides
+    field different numbers of it), ``fielded`` (units fielded), ``value_vp`` ± ``value_se`` (VP
+    margin per unit), ``rel_value_per_pt`` (value per point over the scale, minus 1: a ranking
+    even when nothing can be priced), ``suggested_pts`` with its 95% ``suggested_lo``/``_hi``,
+    ``excess_pts``, ``p``, ``q`` (BH), ``family`` (the number of tests adjusted together),
+    ``verdict`` (see :data:`COST_VERDICTS`) and ``direction`` (undercosted | overcosted, for a
+    mis-priced type). ``summary``: one row per rules id, with the scale (VP per average point)
+    and its interval and a plain-words ``message``.
+    """
+    rows: list[dict] = []
+    summaries: list[dict] = []
+    for rid in sorted(lineups["rules_id"].unique().to_list()):
+        r, s = _fit_one(rid, lineups.filter(pl.col("rules_id") == rid), rosters.filter(pl.col("rules_id") == rid),
+                        resamples, seed)
+        rows += r
+        summaries.append(s)
+    tested = [i for i, r in enumerate(rows) if r.get("p") is not None]
+    qs = bh_adjust([rows[i]["p"] for i in tested])
+    for i, q in zip(tested, qs, strict=True):
+        r = rows[i]
+        r["q"], r["family"] = q, len(tested)
+        if q is not None and q <= FDR:
+            r["verdict"] = "mis-priced"
+            r["direction"] = "undercosted" if r["suggested_pts"] > r["pts"] else "overcosted"
+        else:
+            r["verdict"] = "in line"
+    for s in summaries:
+        rid_rows = [r for r in rows if r["rules_id"] == s["rules_id"]]
+        s["family"] = len(tested)
+        s["flagged"] = sum(r["verdict"] == "mis-priced" for r in rid_rows)
+        if s["priced"]:
+            s["message"] += (f"; verdicts: {len(tested)} types tested together (Benjamini-Hochberg, false discovery "
+                             f"rate {FDR:.0%}), {s['flagged']} mis-priced here")
+    table = pl.DataFrame(rows, schema=TABLE_SCHEMA) if rows else pl.DataFrame(schema=TABLE_SCHEMA)
+    return CostFit(table.sort("rules_id", "code"), pl.DataFrame(summaries, schema=SUMMARY_SCHEMA))
+
+
+def _fit_one(rid: str, lineups: pl.DataFrame, rosters: pl.DataFrame, resamples: int, seed: int
+             ) -> tuple[list[dict], dict]:
+    d = _design(lineups, rosters)
+    games = len(d.y)
+    summary: dict = {"rules_id": rid, "games": games, "resamples": resamples, "priced": False}
+    if not d.codes or games == 0:
+        return [], {**summary, "message": "no games with known armies and final VP"}
+    info = {r["code"]: r for r in rosters.group_by("code", "type", "kind").agg(
+        pts=pl.col("pts_sum").sum() / pl.col("count").sum()).iter_rows(named=True)}
+    pts = np.array([float(info[c]["pts"]) for c in d.codes])
+    dn = d.x[:, 1:]
+    differ = (dn != 0).sum(axis=0)
+    counts = rosters.group_by("army_hash", "code").agg(pl.col("count").sum())
+    # units fielded over the games: count per army times the games it played, both sides
+    played = pl.concat([lineups.select(h=pl.col("blue_hash")), lineups.select(h=pl.col("red_hash"))]) \
+        .group_by("h").agg(n=pl.len())
+    fielded_df = counts.join(played, left_on="army_hash", right_on="h").group_by("code").agg(
+        u=(pl.col("count") * pl.col("n")).sum())
+    used = np.array([float(dict(zip(fielded_df["code"], fielded_df["u"], strict=True)).get(c, 0)) for c in d.codes])
+
+    def base(j: int, c: str) -> dict:
+        return {"rules_id": rid, "code": c, "type": info[c]["type"], "kind": info[c]["kind"], "pts": float(pts[j]),
+                "games": int(differ[j]), "fielded": int(used[j])}
+
+    if games < MIN_GAMES:
+        rows = [{**base(j, c), "verdict": "not enough games"} for j, c in enumerate(d.codes)]
+        return rows, {**summary, "message": f"too few games to price units: {games} (at least {MIN_GAMES} needed)"}
+    w = np.ones(games)
+    fixed = _fixed_classes(dn, d.codes, {c: info[c]["kind"] for c in d.codes})
+    classes = list(fixed.values())
+    confounded = _confounded(dn, w, classes)
+    enough = differ >= MIN_GAMES_PER_TYPE
+    usable = ~confounded
+    scale_s, theta = robust_scale(d.x, d.y, w)
+    lam, beta = implied_scale(theta[1:], pts, used, usable, classes)
+    rng = np.random.default_rng(seed)
+    boot_c = np.full((resamples, len(pts)), np.nan)
+    boot_b = np.full((resamples, len(pts)), np.nan)
+    boot_lam = np.full(resamples, np.nan)
+    for b in range(resamples):
+        wb = rng.multinomial(games, np.full(games, 1.0 / games)).astype(float)
+        th = huber_fit(d.x, d.y, wb, scale_s, theta)
+        lb, bb = implied_scale(th[1:], pts, used, usable, classes)
+        boot_lam[b], boot_b[b] = lb, bb
+        if lb > 0:
+            boot_c[b] = bb / lb
+    lam_se = float(np.nanstd(boot_lam, ddof=1)) if np.isfinite(boot_lam).sum() > 1 else math.nan
+    points_sd = float(np.std(d.dpts))
+    lam_ok = bool(lam > 0 and lam >= MIN_LAMBDA_Z * lam_se)
+    priced = bool(points_sd >= MIN_POINTS_SD and lam_ok and (usable & enough).any())
+    rel = beta / pts / lam - 1 if lam > 0 else beta / pts
+    rows = []
+    for j, c in enumerate(d.codes):
+        row = {**base(j, c), "value_vp": None if confounded[j] else float(beta[j]),
+               "value_se": None if confounded[j] or resamples < 2 else float(np.nanstd(boot_b[:, j], ddof=1)),
+               "rel_value_per_pt": float(rel[j]) if usable[j] and enough[j] else None}
+        if not enough[j]:
+            rows.append({**row, "verdict": "not enough games"})
+            continue
+        if confounded[j]:
+            rows.append({**row, "verdict": "confounded"})
+            continue
+        if not priced:
+            rows.append({**row, "verdict": "not priced"})
+            continue
+        est = float(beta[j] / lam)
+        se = float(np.nanstd(boot_c[:, j], ddof=1)) if np.isfinite(boot_c[:, j]).sum() > 1 else math.nan
+        z = (est - pts[j]) / se if se > 0 else math.inf * np.sign(est - pts[j])
+        rows.append({**row, "suggested_pts": est, "suggested_lo": est - Z95 * se, "suggested_hi": est + Z95 * se,
+                     "excess_pts": est - float(pts[j]), "p": math.erfc(abs(z) / math.sqrt(2)) if z == z else 1.0})
+    summary.update(points_sd=points_sd, scale=lam, scale_lo=lam - Z95 * lam_se, scale_hi=lam + Z95 * lam_se,
+                   priced=priced, message=_message(games, points_sd, lam, lam_se, lam_ok, resamples, list(fixed),
+                                                   [c for c, bad in zip(d.codes, confounded, strict=True) if bad]))
+    return rows, summary
+
+
+def _message(games: int, points_sd: float, lam: float, lam_se: float, lam_ok: bool, resamples: int,
+             fixed: list[str], confounded: list[str]) -> str:
+    if points_sd < MIN_POINTS_SD:
+        msg = (f"the sides' point totals hardly differ (sd {points_sd:.2f} points), so the value of a point cannot "
+               "be measured: units are ranked by value per point but not priced; play games with unequal point "
+               "totals to price them")
+    elif not lam_ok:
+        msg = (f"the value of a point is not clearly positive ({lam:.3f} ± {lam_se:.3f} VP of margin): units are "
+               "ranked but not priced")
+    else:
+        msg = (f"priced from {games} games (Huber fit of the VP margin, {resamples} bootstrap samples of games); "
+               f"an average fielded point is worth {lam:.3f} [{lam - Z95 * lam_se:.3f}, {lam + Z95 * lam_se:.3f}] "
+               "VP of margin")
+    for kind in fixed:
+        msg += (f"; every side fields the same number of {kind} units, so they are priced against each other, the "
+                "kind as a whole at the average point's value (the games cannot price the kind as a whole)")
+    if confounded:
+        msg += (f"; {', '.join(confounded)} cannot be told apart from other types in these games (always fielded "
+                "together or in fixed lists): vary the army lists to price them")
+    return msg
+
+
+def cost_changes(fit_a: CostFit, fit_b: CostFit, rules_a: str, rules_b: str) -> pl.DataFrame:
+    """Does a type's implied cost differ between two fits (two rules ids, or two runs)?
+
+    Per type priced in both: the difference of implied costs, z on the two bootstrap SEs (the
+    fits use independent games), two-sided p, and BH-adjusted q over the types compared
+    (``family``); ``flag`` is true when q <= FDR. Identical games give a difference of 0 and p = 1.
+    """
+    def side(fit: CostFit, rid: str) -> pl.DataFrame:
+        return fit.table.filter((pl.col("rules_id") == rid) & pl.col("suggested_pts").is_not_null()).select(
+            "code", est=pl.col("suggested_pts"), se=(pl.col("suggested_hi") - pl.col("suggested_pts")) / Z95)
+
+    both = side(fit_a, rules_a).join(side(fit_b, rules_b), on="code", suffix="_b").sort("code")
+    diff = (both["est_b"] - both["est"]).to_numpy()
+    se = np.sqrt(both["se"].to_numpy() ** 2 + both["se_b"].to_numpy() ** 2)
+    p = [1.0 if dd == 0 else math.erfc(abs(dd / s) / math.sqrt(2)) if s > 0 else 0.0
+         for dd, s in zip(diff, se, strict=True)]
+    q = bh_adjust(p)
+    return both.select("code").with_columns(
+        diff=pl.Series(diff, dtype=pl.Float64), p=pl.Series(p, dtype=pl.Float64),
+        q=pl.Series(q, dtype=pl.Float64), family=pl.lit(len(p), dtype=pl.Int64),
+        flag=pl.Series([qq is not None and qq <= FDR for qq in q], dtype=pl.Boolean))
+
+
+__all__ = ["COST_VERDICTS", "HUBER_K", "RESAMPLES", "SEED", "cost_changes", "fit_implied_costs", "huber_fit",
+           "huber_center", "implied_scale", "robust_scale"]
