@@ -7,6 +7,7 @@ red only for the two sides, rules ids in the series colours.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import plotly.graph_objects as go
 import polars as pl
@@ -132,7 +133,7 @@ def unit_metric_figure(units: pl.DataFrame, value: str, ci: str | None, title: s
     return _finish(fig, title, provenance, 180 + 18 * len(order) * max(1, u["rules_id"].n_unique()))
 
 
-def _q_text(row: dict) -> str:
+def _q_text(row: dict[str, Any]) -> str:
     """``(undercosted, q = 0.003 over 20 types) `` for a cost row, or nothing without a test."""
     if row.get("q") is None:
         return ""
