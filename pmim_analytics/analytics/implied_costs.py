@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -84,7 +85,8 @@ SUMMARY_SCHEMA = {
 def _wls(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Weighted least squares, minimum-norm where the design is rank-deficient."""
     xtw = x.T * w
-    return np.linalg.pinv(xtw @ x, rcond=1e-10, hermitian=True) @ (xtw @ y)
+    out: np.ndarray = np.linalg.pinv(xtw @ x, rcond=1e-10, hermitian=True) @ (xtw @ y)
+    return out
 
 
 def _mad(r: np.ndarray) -> float:
@@ -218,13 +220,13 @@ def fit_implied_costs(lineups: pl.DataFrame, rosters: pl.DataFrame, resamples: i
     mis-priced type). ``summary``: one row per rules id, with the scale (VP per average point)
     and its interval and a plain-words ``message``.
     """
-    rows: list[dict] = []
-    summaries: list[dict] = []
+    rows: list[dict[str, Any]] = []
+    summaries: list[dict[str, Any]] = []
     for rid in sorted(lineups["rules_id"].unique().to_list()):
-        r, s = _fit_one(rid, lineups.filter(pl.col("rules_id") == rid), rosters.filter(pl.col("rules_id") == rid),
-                        resamples, seed)
-        rows += r
-        summaries.append(s)
+        got, summary = _fit_one(rid, lineups.filter(pl.col("rules_id") == rid),
+                                rosters.filter(pl.col("rules_id") == rid), resamples, seed)
+        rows += got
+        summaries.append(summary)
     tested = [i for i, r in enumerate(rows) if r.get("p") is not None]
     qs = bh_adjust([rows[i]["p"] for i in tested])
     for i, q in zip(tested, qs, strict=True):
@@ -247,10 +249,10 @@ def fit_implied_costs(lineups: pl.DataFrame, rosters: pl.DataFrame, resamples: i
 
 
 def _fit_one(rid: str, lineups: pl.DataFrame, rosters: pl.DataFrame, resamples: int, seed: int
-             ) -> tuple[list[dict], dict]:
+             ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     d = _design(lineups, rosters)
     games = len(d.y)
-    summary: dict = {"rules_id": rid, "games": games, "resamples": resamples, "priced": False}
+    summary: dict[str, Any] = {"rules_id": rid, "games": games, "resamples": resamples, "priced": False}
     if not d.codes or games == 0:
         return [], {**summary, "message": "no games with known armies and final VP"}
     info = {r["code"]: r for r in rosters.group_by("code", "type", "kind").agg(
@@ -266,7 +268,7 @@ def _fit_one(rid: str, lineups: pl.DataFrame, rosters: pl.DataFrame, resamples: 
         u=(pl.col("count") * pl.col("n")).sum())
     used = np.array([float(dict(zip(fielded_df["code"], fielded_df["u"], strict=True)).get(c, 0)) for c in d.codes])
 
-    def base(j: int, c: str) -> dict:
+    def base(j: int, c: str) -> dict[str, Any]:
         return {"rules_id": rid, "code": c, "type": info[c]["type"], "kind": info[c]["kind"], "pts": float(pts[j]),
                 "games": int(differ[j]), "fielded": int(used[j])}
 
