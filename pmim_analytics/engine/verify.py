@@ -31,6 +31,7 @@ from pmim_analytics.model.events import (
     GameEnd,
     InitiativeRoll,
     OverheatRoll,
+    RoundEnd,
     WeaponLost,
     dispatch,
 )
@@ -228,6 +229,7 @@ class _Checker:
         self.dice_omitted = record.header.source == "manual"
         self.free_deployment = record.header.source == "manual"
         self.stopped_by_players = False
+        self.scored: tuple[int, int] | None = None  # the VP of the last round_end replayed
 
     def report(self, message: str, field: str | None = None) -> None:
         self.found.append(Violation(self.line, self.seq, message, field))
@@ -278,7 +280,7 @@ class _Checker:
                 if st.phase == OVER and not self.queue:
                     self.report(f"{_describe(ev)} comes after the game has ended")
                     continue
-                if st.optional_roll_kind() is not None:
+                if st.optional_roll_kind() is not None and not self.players_stop(ev):
                     self.check_no_roll_missing(ev)
                 dispatch(on_event, ev)
             self.finish()
@@ -345,14 +347,25 @@ class _Checker:
         if _end_activation(self.state):
             self.queue.extend(self.fresh())
 
+    def players_stop(self, ev: Event) -> bool:
+        """Whether ``ev`` is a manual log's result logged by players who stopped the game (they
+        may stop before the next round's initiative roll, say)."""
+        return isinstance(ev, GameEnd) and ev.reason == "manual" and self.free_deployment
+
     def derived_event(self, ev: Event) -> None:
         st = self.state
         assert st is not None
-        if isinstance(ev, GameEnd) and ev.reason == "manual" and self.free_deployment:
-            # the players stopped the game and logged a result: nothing the rules would do next is missing
-            self.queue = [q for q in self.queue if q.type not in ("round_start", "activate")]
+        if self.players_stop(ev):
+            # the players stopped the game and logged a result: nothing the rules would do next is
+            # missing (they may stop before scoring the round they finished); but the VP it gives
+            # are the ones scored by the last round the log ends
+            assert isinstance(ev, GameEnd)
+            self.queue = [q for q in self.queue if q.type not in ("round_start", "activate", "vp", "round_end")]
             self.flush_missing()
             self.stopped_by_players = True
+            for side, got, scored in zip(SIDES, (ev.blue_vp, ev.red_vp), self.scored or (), strict=False):
+                if got is not None and got != scored:
+                    self.report(f"{_describe(ev)}: {side}_vp is {got}, the rules give {scored}", f"{side}_vp")
             return
         if (self.free_deployment and ev.type in ("vp", "round_end") and ev.round == st.round
                 and not any(q.type == "round_end" for q in self.queue)):
@@ -369,6 +382,8 @@ class _Checker:
             return
         for missing in self.queue[:idx]:
             self.report(f"missing {_describe(missing)} before this event")
+        if isinstance(self.queue[idx], RoundEnd):
+            self.scored = (self.queue[idx].blue_vp, self.queue[idx].red_vp)
         self.compare(self.queue[idx], ev)
         del self.queue[:idx + 1]
 

@@ -72,7 +72,7 @@ def test_a_rush_from_where_the_log_has_the_unit_needs_only_the_hex_it_goes_to() 
     ("R1 B:GR1 rush 0812-0807", "0812-0807", "more than its rush distance 4 (2 x MOV 2)"),
     ("R1 B:GR1 rush 0812-0808\nR1 B:GR1 GG>R:BA1 miss", "GG", f"rushed in this activation (line {RUSH_LINE})"),
     # the Basset (MOV 3) comes to 0804, 4 hexes from 0808: in the Gauss gun's range (6)
-    ("R1 B:GR1 rush 0812-0808\nR1 R:BA1 move 0801-0804\nR2 B:GR1 GG>R:BA1 miss\nR2 B:GR1 rush 0808-0810",
+    ("R1 B:GR1 rush 0812-0808\nR1 R:BA1 move 0801-0804\nR1 vp 1-0\nR2 B:GR1 GG>R:BA1 miss\nR2 B:GR1 rush 0808-0810",
      "B:GR1", "already attacked in this activation"),
     ("R1 B:GR1 rush 0812-0810\nR1 B:GR1 move 0810-0809", "B:GR1", "already moved in this activation"),
     ("R1 B:GR1 rush 0812-0812", "0812-0812", "already at 0812"),

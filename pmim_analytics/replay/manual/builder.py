@@ -221,6 +221,12 @@ class LogBuilder:
             first = self._first_tok(stmt, marker=False)  # the unit (its round is in the message)
             raise Reject(first, f"{first.text!r} is in R{r}, past the {self.rounds_tag.value.text} rounds the "
                          f"log's 'rounds:' line gives (line {self.rounds_tag.line})")
+        unscored = [k for k in range(1, r) if k not in self.vp_rounds]
+        if unscored and not isinstance(stmt, RoundMark) and self._replayable():
+            first = self._first_tok(stmt)
+            raise Reject(first, f"R{unscored[0]} has no VP line before {first.text!r}: this log deploys every "
+                         f"unit, so the engine replays it and scores each round at its end; end R{unscored[0]} "
+                         f"with its VP line ('R{unscored[0]} vp BLUE-RED')")
         if r >= 1 and self.ended is not None and not isinstance(stmt, (RoundMark, MarkerStmt)):
             rnd, winner, reason, line = self.ended
             first = self._first_tok(stmt)
@@ -503,6 +509,9 @@ class LogBuilder:
         what = f"{s.unit.text} {s.location or ''} {s.kind_tok.text}".replace("  ", " ")
         if unit.is_destroyed:
             raise Reject(s.unit, f"{s.unit.text!r} was already destroyed on line {unit.destroyed_line} ({what!r})")
+        if self._replayable():
+            raise Reject(s.kind_tok, f"no logged attack or overheat gives {what!r}: this log deploys every unit, "
+                         f"so the engine replays it, and a loss there follows from the lines before it")
         staged: list[Event] = []
         if s.kind == "destroyed" and s.location is None:
             self._emit(staged, UnitDestroyed, s.round, unit=unit.id, by=by)
@@ -644,6 +653,11 @@ class LogBuilder:
             return
         self.initiative[r] = (unit.side, line)  # reported once: the round goes on as logged
         self._error(tok, problem)
+
+    def _replayable(self) -> bool:
+        """Whether the log deploys every unit, so the engine replays it (see ``verify.replay_gap``):
+        then every loss must follow from its attacks and overheat rolls, as in the engine."""
+        return all(u.deploy_line is not None for u in self.units.values())
 
     # -- VP and the end --------------------------------------------------------------
     def _positions_known(self) -> bool:
