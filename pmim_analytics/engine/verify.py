@@ -382,8 +382,9 @@ class _Checker:
             return
         for missing in self.queue[:idx]:
             self.report(f"missing {_describe(missing)} before this event")
-        if isinstance(self.queue[idx], RoundEnd):
-            self.scored = (self.queue[idx].blue_vp, self.queue[idx].red_vp)
+        expected = self.queue[idx]
+        if isinstance(expected, RoundEnd):
+            self.scored = (expected.blue_vp, expected.red_vp)
         self.compare(self.queue[idx], ev)
         del self.queue[:idx + 1]
 
