@@ -321,19 +321,33 @@ DEMO_DIR_ENV = "PMIM_DEMO_DIR"
 
 def demo_banner() -> None:
     """While the demo still builds in the background (for this database), say so above every
-    page: how many batches of how many, and the time left. Looks again every 15 seconds."""
+    page: how many batches of how many, and the time left. Looks again every 15 seconds; once
+    more batches are stored than when the page was drawn, it says how many and offers a
+    Refresh that redraws the page from them (the cached figures are keyed on the database's
+    content, so the new games show)."""
+    root = Path(os.environ.get(DEMO_DIR_ENV) or ROOT / "replays" / "demo")
+    first = demo_status(root)
+    drawn = first.steps_done if first is not None else 0  # batches stored when the page was drawn
 
     @st.fragment(run_every=15)
     def banner() -> None:
-        s = demo_status(Path(os.environ.get(DEMO_DIR_ENV) or ROOT / "replays" / "demo"))
-        if s is None or s.state not in ("building", "stopped") or not s.db or \
-                Path(s.db).resolve() != Path(default_db()).resolve():
+        s = demo_status(root)
+        if s is None or not s.db or Path(s.db).resolve() != Path(default_db()).resolve():
             return
+        new = s.steps_done - drawn
         if s.building:
-            st.info(f"{s.sentence()}. Every page already answers from the batches stored so far; "
-                    "the newest show after a click or a reload.", icon=":material/hourglass_top:")
-        else:
+            st.info(f"{s.sentence()}. This page shows the {drawn} batches stored when it was drawn.",
+                    icon=":material/hourglass_top:")
+        elif s.state == "stopped":
             st.caption(s.sentence())
+        elif new <= 0:
+            return
+        if new > 0:
+            text, button = st.columns([4, 1], vertical_alignment="center")
+            text.warning(f"{s.steps_done} of {s.steps_total} batches stored: {new} more since this page was "
+                         "drawn. Refresh to include them.", icon=":material/refresh:")
+            if button.button("Refresh", key="demo_refresh", help="Redraw this page from every batch stored so far"):
+                st.rerun()
 
     banner()
 
