@@ -36,6 +36,7 @@ class Provenance:
     content_hash: str = ""  # of every game in the database (see frames.content_hash)
     date: str = field(default_factory=lambda: dt.date.today().isoformat())
     bot_level: str | None = None  # canonical key; None: every level (a comparison of levels)
+    other_readings: int = 0  # games of the selection played under other readings in doubt, left out
 
     @property
     def level_text(self) -> str:
@@ -46,7 +47,9 @@ class Provenance:
         """One line for under a table or figure."""
         per = ", ".join(f"{r}: {n}" for r, n in sorted(self.games_by_rules.items())) or "none"
         src = f", source {self.source}" if self.source else ""
-        return (f"{self.level_text}; {self.games} games ({per}){src}; database {self.content_hash[:12] or '-'}; "
+        other = (f"; {self.other_readings} games played under other readings in doubt left out (as written only)"
+                 if self.other_readings else "")
+        return (f"{self.level_text}; {self.games} games ({per}){src}{other}; database {self.content_hash[:12] or '-'}; "
                 f"generated {self.date}")
 
 

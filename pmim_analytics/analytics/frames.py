@@ -24,7 +24,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType | type[pl.DataType]]] = {
     "games": {
         "game_id": S, "source": S, "rules_id": S, "scenario": S, "seed": I64, "game_index": I32, "batch": S,
         "played": S, "winner": S, "reason": S, "rounds": I32, "blue_vp": I32, "red_vp": I32, "first_side": S,
-        "n_events": I32, "file": S, "not_recorded": S, "vp_estimated": B,
+        "n_events": I32, "file": S, "not_recorded": S, "vp_estimated": B, "readings": S,
     },
     "sides": {
         "game_id": S, "side": S, "composition": S, "army_hash": S, "points": I32, "bot": S, "player": S,
@@ -107,9 +107,10 @@ class Frames:
     def filtered(self, rules_ids: Iterable[str] | None = None, source: str | None = None,
                  game_ids: Iterable[str] | None = None) -> Frames:
         """Keep the games of these rules ids (all when ``None``), this source (engine|manual) and,
-        when ``game_ids`` is given, these games."""
+        when ``game_ids`` is given, these games; always only those played as the data files read
+        (``readings`` null), as the database's readers keep to them."""
         ids = None if game_ids is None else list(game_ids)
-        games = self.games
+        games = self.games.filter(pl.col("readings").is_null())
         if ids is not None:
             games = games.filter(pl.col("game_id").is_in(ids))
         if rules_ids is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import duckdb
 
 from pmim_analytics.model.events import EVENT_COLUMN_NAMES
-from pmim_analytics.store.rollups import Relations, add_rollups
+from pmim_analytics.store.rollups import Relations, add_rollups, as_written
 
 STATS_COLUMNS = ("game_id", "unit_id", "side", "rules_id", "source", "code", "type", "kind", "weapons", "pts",
                  "attacks", "hits", "damage_dealt", "overkill", "damage_taken", "kills", "destroyed",
@@ -93,7 +93,7 @@ def load_good_games(con: duckdb.DuckDBPyConnection) -> int:
         CREATE OR REPLACE TEMP TABLE st_new_games AS
         SELECT gd.game_id, sg.source, sg.rules_id, sg.scenario, sg.seed, sg.game_index, sg.batch, sg.played,
                x.winner, x.reason, x.rounds, x.blue_vp, x.red_vp, x.first_side, x.n_events, sg.file, gd.g,
-               sg.not_recorded, coalesce(contains(sg.estimated, 'vp'), false) AS vp_estimated
+               sg.not_recorded, coalesce(contains(sg.estimated, 'vp'), false) AS vp_estimated, sg.readings
         FROM st_good gd JOIN st_games sg USING (g)
         JOIN (SELECT g, count(*) AS n_events,
                      arg_min(side, seq) FILTER (WHERE type = 'round_start') AS first_side,
@@ -114,9 +114,10 @@ def load_good_games(con: duckdb.DuckDBPyConnection) -> int:
         SELECT gd.game_id, {ev_cols} FROM st_events e JOIN st_good gd USING (g)""")
     con.execute("""
         INSERT INTO games (game_id, source, rules_id, scenario, seed, game_index, batch, played, winner, reason,
-                           rounds, blue_vp, red_vp, first_side, n_events, file, not_recorded, vp_estimated)
+                           rounds, blue_vp, red_vp, first_side, n_events, file, not_recorded, vp_estimated,
+                           readings)
         SELECT game_id, source, rules_id, scenario, seed, game_index, batch, played, winner, reason,
-               rounds, blue_vp, red_vp, first_side, n_events, file, not_recorded, vp_estimated
+               rounds, blue_vp, red_vp, first_side, n_events, file, not_recorded, vp_estimated, readings
         FROM st_new_games ORDER BY g""")
     con.execute("""
         CREATE OR REPLACE TEMP TABLE st_new_sides AS
@@ -138,6 +139,6 @@ def load_good_games(con: duckdb.DuckDBPyConnection) -> int:
     con.execute(f"CREATE OR REPLACE TEMP TABLE st_new_stats AS SELECT * FROM "
                 f"({unit_stats_sql('st_new_events', 'st_new_units', 'st_new_games')}) AS x({cols})")
     con.execute(f"INSERT INTO unit_game_stats ({cols}) SELECT {cols} FROM st_new_stats")
-    add_rollups(con, Relations(games="st_new_games", sides="st_new_sides", units="st_new_units",
-                               stats="st_new_stats", events="st_new_events"))
+    add_rollups(con, as_written(Relations(games="st_new_games", sides="st_new_sides", units="st_new_units",
+                                          stats="st_new_stats", events="st_new_events")))
     return int(n_events)

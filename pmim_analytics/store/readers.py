@@ -137,17 +137,24 @@ class DuckDBData:
             self._bots = list(labels_at(self.bot_level, found["bot"].to_list())) or ["\x00none"]
         return self._bots
 
-    def _where(self, alias: str = "", by: str = "game") -> tuple[str, dict[str, Any]]:
+    def _where(self, alias: str = "", by: str = "game", as_written: bool = True) -> tuple[str, dict[str, Any]]:
         """SQL conditions on a table holding ``rules_id``/``source`` (aliased ``alias``).
 
         The bot level is tested ``by`` the table's columns: ``game`` (its ``game_id``: both
         sides of the game at the level), ``pair`` (the rollups' ``blue_bot``/``red_bot``),
         ``cells`` (the matchup cells' ``bot``/``opp_bot``) or ``none`` (rosters: the same
         whatever the level).
+
+        With ``as_written`` (always, but for counting the others) a table read ``by`` game
+        keeps to the games played as the data files read: a game played under another
+        reading in doubt (``games.readings``) is a different game and is left out, as the
+        rollups leave it out (``store.rollups.as_written``).
         """
         p = f"{alias}." if alias else ""
         conds: list[str] = ["TRUE"]
         params: dict[str, Any] = {}
+        if as_written and by == "game":
+            conds.append(f"{p}game_id NOT IN (SELECT game_id FROM games WHERE readings IS NOT NULL)")
         if self.rules_ids is not None:
             conds.append(f"list_contains($rules, {p}rules_id)")
             params["rules"] = list(self.rules_ids)
@@ -184,6 +191,9 @@ class DuckDBData:
         counts, state = self._qs([
             "SELECT rules_id, count(*) AS n FROM games WHERE {where} GROUP BY rules_id",
             "SELECT count(*) AS n, max(ingested_at)::VARCHAR AS latest FROM games"])
+        where, params = self._where(as_written=False)
+        other = queries(self.path, [f"SELECT count(*) AS n FROM games WHERE {where} AND readings IS NOT NULL"],
+                        params, self._con)[0]["n"].item()
         key = (str(self.path.resolve()), state["n"].item(), state["latest"].item())
         digest = _DIGESTS.get(key)
         if digest is None:
@@ -192,7 +202,7 @@ class DuckDBData:
             _DIGESTS[key] = digest
         by_rules = dict(zip(counts["rules_id"].to_list(), counts["n"].to_list(), strict=True))
         return Provenance(str(self.path), tuple(sorted(by_rules)), int(sum(by_rules.values())), by_rules,
-                          self.source, digest, bot_level=self.bot_level)
+                          self.source, digest, bot_level=self.bot_level, other_readings=int(other))
 
     # Every reduced frame below but game counts and winners is re-aggregated from the store's
     # rollups (pmim_analytics.store.rollups): partial aggregates the ingest keeps per batch, so a

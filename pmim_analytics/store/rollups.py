@@ -43,6 +43,16 @@ class Relations:
     events: str = "events"
 
 
+def as_written(r: Relations) -> Relations:
+    """``r`` narrowed to the games played as the data files read (``games.readings`` NULL, see
+    ``sql/009_game_readings.sql``): the rollups hold only those, so no report pools a game
+    played under another reading in doubt with the games played as written."""
+    keep = f"(SELECT game_id FROM {r.games} WHERE readings IS NULL)"
+    return Relations(games=f"(SELECT * FROM {r.games} WHERE readings IS NULL)",
+                     **{name: f"(SELECT * FROM {getattr(r, name)} WHERE game_id IN {keep})"
+                        for name in ("sides", "units", "stats", "events")})
+
+
 @dataclass(frozen=True)
 class Rollup:
     """A rollup table: its key columns, its value columns with how they re-aggregate, its SELECT.
@@ -270,7 +280,7 @@ def rebuild_rollups(con: duckdb.DuckDBPyConnection) -> None:
     try:
         for rollup in ROLLUPS:
             con.execute(f"DELETE FROM {rollup.table}")
-        add_rollups(con, Relations())
+        add_rollups(con, as_written(Relations()))
         con.execute("COMMIT")
     except BaseException:
         rollback_quietly(con)
@@ -301,7 +311,8 @@ def rollup_mismatch_sql(rollup: Rollup) -> str:
     keys = _quoted(rollup.keys)
     agg = ", ".join(f'{"min" if k == "min" else "sum"}("{v}") AS "{v}"' for v, k in rollup.values.items())
     stored = f"SELECT {keys}, {agg}, 1 AS present FROM {rollup.table} GROUP BY ALL"
-    fresh = f"SELECT {keys}, {agg}, 1 AS present FROM ({rollup.select(Relations())}) AS x({cols}) GROUP BY ALL"
+    tables = as_written(Relations())
+    fresh = f"SELECT {keys}, {agg}, 1 AS present FROM ({rollup.select(tables)}) AS x({cols}) GROUP BY ALL"
     on = " AND ".join(f'a."{k}" IS NOT DISTINCT FROM b."{k}"' for k in rollup.keys)
     diffs = " OR ".join(
         f'abs(coalesce(a."{v}", 0) - coalesce(b."{v}", 0)) > 1e-6 * (1 + abs(coalesce(b."{v}", 0)))'

@@ -32,12 +32,20 @@ GAME_COLUMNS = (("g", "INTEGER"), ("file", "VARCHAR"), ("events_file", "VARCHAR"
                 ("claimed_id", "VARCHAR"), ("game_id", "VARCHAR"), ("source", "VARCHAR"), ("rules_id", "VARCHAR"),
                 ("scenario", "VARCHAR"), ("seed", "BIGINT"), ("game_index", "BIGINT"), ("batch", "VARCHAR"),
                 ("played", "VARCHAR"), ("head_canon", "VARCHAR"), ("path", "VARCHAR"), ("kind", "VARCHAR"),
-                ("not_recorded", "VARCHAR"), ("estimated", "VARCHAR"))
+                ("not_recorded", "VARCHAR"), ("estimated", "VARCHAR"), ("readings", "VARCHAR"))
 SIDE_COLUMNS = (("g", "INTEGER"), ("side", "VARCHAR"), ("sid", "INTEGER"), ("name", "VARCHAR"), ("bot", "VARCHAR"),
                 ("player", "VARCHAR"), ("army_hash", "VARCHAR"), ("points", "BIGINT"))
 UNIT_COLUMNS = (("sid", "INTEGER"), ("pos", "INTEGER"), ("unit_id", "VARCHAR"), ("code", "VARCHAR"),
                 ("type", "VARCHAR"), ("kind", "VARCHAR"), ("weapons", "VARCHAR[]"), ("mounts", "VARCHAR[]"),
                 ("arms", "VARCHAR[]"), ("pts", "BIGINT"))
+
+
+def readings_text(readings: dict[str, Any] | None) -> str | None:
+    """The readings in doubt a header records as the games table keeps them: ``name=value``
+    sorted by name, comma-separated (``hit=beat, vp_to_win=10``); ``None`` for none (as written)."""
+    if not readings:
+        return None
+    return ", ".join(f"{k}={readings[k]}" for k in sorted(readings))
 
 
 def _ddl(name: str, cols: tuple[tuple[str, str], ...]) -> str:
@@ -105,7 +113,8 @@ class StageBuffer:
                "rules_id": header.rules, "scenario": header.scenario, "seed": header.seed,
                "game_index": header.game_index, "batch": header.batch, "played": header.played,
                "head_canon": head_canon, "path": path, "kind": kind,
-               "not_recorded": " ".join(header.not_recorded) or None, "estimated": " ".join(header.estimated) or None}
+               "not_recorded": " ".join(header.not_recorded) or None, "estimated": " ".join(header.estimated) or None,
+               "readings": readings_text(header.readings)}
         for c, v in row.items():
             self.games[c].append(v)
         for side, info in sides.items():

@@ -1,0 +1,14 @@
+-- pmim-analytics schema, migration 9: the readings in doubt each game was played under.
+--
+-- A game played with `--reading` (pmim_analytics/rules/readings.py: objective rows, VP to
+-- win, the hit rule, the weapons of an uncertain list) is not the same game as one played
+-- as the data files read. The replay header records those readings; the games table now
+-- keeps them too, as `name=value` pairs sorted by name and comma-separated
+-- ("hit=beat, vp_to_win=10"). NULL: the game was played as the data files read (every
+-- manual log, and every engine game without `--reading`).
+--
+-- Reports keep to the games played as written: the rollups hold only those games, and the
+-- readers leave the others out and count them in the caption (pmim_analytics/store/readers.py).
+-- Games ingested before this migration have NULL here: a database that took `--reading`
+-- games before it should be rebuilt from their replays to tell them apart.
+ALTER TABLE games ADD COLUMN IF NOT EXISTS readings VARCHAR;
