@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import _shared as sh
 import polars as pl
 import streamlit as st
@@ -23,7 +25,7 @@ def army_table(army: ArmyList) -> pl.DataFrame:
                          "count": [e.count for e in army.units]})
 
 
-def unit_entries(data: pl.DataFrame, rules_id: str, key: str) -> list[dict]:
+def unit_entries(data: pl.DataFrame, rules_id: str, key: str) -> list[dict[str, Any]]:
     """The builder's table of units (type picked among ``rules_id``'s, weapon codes, count),
     starting from ``data``; returns the army entries of its filled rows."""
     r = sh.rules(rules_id)

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import streamlit as st
 
@@ -27,6 +27,16 @@ from pmim_analytics.store.connection import is_lock_error, resolve_db_path
 from pmim_analytics.store.games import list_games, read_stored_game, selection_choices
 from pmim_analytics.store.info import db_info
 from pmim_analytics.store.readers import DuckDBData
+
+if TYPE_CHECKING:
+    import polars as pl
+    from pandas.io.formats.style import Styler  # pandas ships no type hints: Any to mypy
+
+    from pmim_analytics.analytics.tables import ImpactTables
+    from pmim_analytics.rules import RulesVersion
+    from pmim_analytics.rules.scenario import Scenario
+    from pmim_analytics.store.games import StoredGame
+    from pmim_analytics.store.info import DbInfo
 
 #: The repository (default folders for what the dashboard writes).
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +69,7 @@ class Filters:
     games: int
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[str, tuple[int, int], tuple[str, ...] | None, str | None]:
         """What cached results depend on."""
         return (self.db, self.version, self.rules_ids, self.source)
 
@@ -106,13 +116,13 @@ def with_retry(fn: Callable[[], T], what: str = "the database") -> T:
 
 
 @st.cache_resource(show_spinner=False)
-def rules(rules_id: str):  # noqa: ANN201 (a RulesVersion)
+def rules(rules_id: str) -> RulesVersion:
     """A rules version from the catalogue (loaded once per process)."""
     return load_rules(rules_id)
 
 
 @st.cache_resource(show_spinner=False)
-def scenario(scenario_id: str = DEFAULT_SCENARIO):  # noqa: ANN201 (a Scenario)
+def scenario(scenario_id: str = DEFAULT_SCENARIO) -> Scenario:
     """A scenario from the catalogue (loaded once per process)."""
     return load_scenario(scenario_id)
 
@@ -143,7 +153,7 @@ def _choices(db: str, version: tuple[int, int]) -> dict[str, list[str]]:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _info(db: str, version: tuple[int, int]):  # noqa: ANN202
+def _info(db: str, version: tuple[int, int]) -> DbInfo:
     return db_info(db)
 
 
@@ -177,27 +187,27 @@ def _provenance(db: str, version: tuple[int, int], rules_ids: tuple[str, ...] | 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _games(db: str, version: tuple[int, int], rules_ids: tuple[str, ...] | None, source: str | None,
-           composition: str | None, limit: int, with_events_only: bool):  # noqa: ANN202
+           composition: str | None, limit: int, with_events_only: bool) -> pl.DataFrame:
     return list_games(db, rules_ids, source, composition, limit, with_events_only)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _game(db: str, version: tuple[int, int], game_id: str):  # noqa: ANN202
+def _game(db: str, version: tuple[int, int], game_id: str) -> StoredGame:
     return read_stored_game(game_id, db)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def dice(rules_id: str):  # noqa: ANN201
+def dice(rules_id: str) -> pl.DataFrame:
     """The exact dice table of a rules id (weapon x target)."""
     return dice_table(rules(rules_id))
 
 
 @st.cache_data(show_spinner="Pairing the games…", max_entries=16)
-def _impact(db: str, version: tuple[int, int], a: str, b: str, source: str | None):  # noqa: ANN202
+def _impact(db: str, version: tuple[int, int], a: str, b: str, source: str | None) -> ImpactTables:
     return tables.impact_report(DuckDBData(db, (a, b), source), a, b, paired=True)
 
 
-def impact(f: Filters, a: str, b: str):  # noqa: ANN201 (an ImpactTables)
+def impact(f: Filters, a: str, b: str) -> ImpactTables:
     """``pmim report impact --rules A,B`` on the sidebar's source (its rules filter does not apply)."""
     return with_retry(lambda: _impact(f.db, f.version, a, b, f.source))
 
@@ -235,27 +245,27 @@ def provenance(f: Filters) -> Provenance:
     return with_retry(lambda: _provenance(*f.key))
 
 
-def games(f: Filters, limit: int = 500, with_events_only: bool = False):  # noqa: ANN201
+def games(f: Filters, limit: int = 500, with_events_only: bool = False) -> pl.DataFrame:
     """The newest games of the selection (composition filter included)."""
     return with_retry(lambda: _games(*f.key, f.composition, limit, with_events_only))
 
 
-def game_by_id(db: str, version: tuple[int, int], game_id: str):  # noqa: ANN201
+def game_by_id(db: str, version: tuple[int, int], game_id: str) -> StoredGame:
     """One stored game (cached per database version), for cached functions of a page."""
     return _game(db, version, game_id)
 
 
-def game(f: Filters, game_id: str):  # noqa: ANN201
+def game(f: Filters, game_id: str) -> StoredGame:
     """One stored game (row, units, events)."""
     return with_retry(lambda: _game(f.db, f.version, game_id))
 
 
-def info(f: Filters):  # noqa: ANN201
+def info(f: Filters) -> DbInfo:
     """``pmim db info`` numbers of the database."""
     return with_retry(lambda: _info(f.db, f.version))
 
 
-def only_composition(df, f: Filters, *cols: str):  # noqa: ANN001, ANN201
+def only_composition(df: pl.DataFrame, f: Filters, *cols: str) -> pl.DataFrame:
     """Rows of a table whose composition columns include the sidebar's composition (all if none)."""
     if f.composition is None or df.height == 0:
         return df
@@ -363,7 +373,7 @@ def sidebar() -> Filters:
     sb.header("Filters")
     db = default_db()  # fixed at start: a browser cannot point the server at another file
     version = content_version(db)
-    choices = {"rules_ids": [], "sources": [], "compositions": []}
+    choices: dict[str, list[str]] = {"rules_ids": [], "sources": [], "compositions": []}
     games_n = 0
     if Path(db).is_file():
         try:
@@ -406,8 +416,8 @@ def sidebar() -> Filters:
 MISSING = "—"
 
 
-def labelled(df, labels: dict[str, str], percent: tuple[str, ...] = (),  # noqa: ANN001, ANN201
-             digits: dict[str, int] | None = None):
+def labelled(df: pl.DataFrame, labels: dict[str, str], percent: tuple[str, ...] = (),
+             digits: dict[str, int] | None = None) -> Styler:
     """``df``'s columns named in ``labels`` (in that order), shown under their labels: shares in
     ``percent`` as percent with one decimal, floats rounded to ``digits`` (2 unless given), and
     "—" for a missing value. A pandas Styler: the cells keep their numbers, so columns still sort."""
@@ -427,7 +437,7 @@ def labelled(df, labels: dict[str, str], percent: tuple[str, ...] = (),  # noqa:
         c for c in shown.columns if c not in formats])
 
 
-def table(df, labels: dict[str, str], percent: tuple[str, ...] = (), digits: dict[str, int] | None = None,  # noqa: ANN001
+def table(df: pl.DataFrame, labels: dict[str, str], percent: tuple[str, ...] = (), digits: dict[str, int] | None = None,
           **kwargs: Any) -> None:
     """A table with human column names and "—" for missing values (see :func:`labelled`)."""
     st.dataframe(labelled(df, labels, percent, digits), hide_index=True, **kwargs)

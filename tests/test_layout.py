@@ -223,6 +223,7 @@ def test_mypy_is_strict_everywhere() -> None:
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
     assert config.get("strict") is True
+    assert set(config["files"]) == {"pmim_analytics", "app"}, config["files"]
     loose = [o["module"] for o in config.get("overrides", [])
              if o.get("ignore_errors") or o.get("strict") is False or o.get("check_untyped_defs") is False]
     assert not loose, f"modules let off strict typing: {loose}"

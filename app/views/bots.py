@@ -68,8 +68,8 @@ def robustness() -> None:
         wide, order = levels_wide(table, key)
         sh.table(wide, {"rules_id": "Rules", key: key.capitalize(), "flag": "Flag", **{b: b for b in order}},
                  key=f"robust_{key}")
-    shown = set(comps["flag"].to_list()) | set(matches["flag"].to_list())
-    sh.legend({w: m for w, m in LEGEND.items() if w in shown or w in ("flips", "vanishes", "shrinks", "holds")})
+    flags = set(comps["flag"].to_list()) | set(matches["flag"].to_list())
+    sh.legend({w: m for w, m in LEGEND.items() if w in flags or w in ("flips", "vanishes", "shrinks", "holds")})
     st.caption("Score % (a draw counts half) with 95% Wilson intervals and games, per bot level from random to "
                "the strongest; a flag is a two-proportion test of the strongest level against a weaker one, "
                "Benjamini-Hochberg adjusted over the table's rows.")

@@ -8,9 +8,11 @@ import re
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import _shared as sh
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from pmim_analytics.report.export import export_report
 from pmim_analytics.report.selection import head_markdown_files, selection_lines
@@ -34,7 +36,7 @@ def build(db: str, version: tuple[int, int], rules_ids: tuple[str, ...] | None, 
         return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def download(where, label: str, data: bytes, name: str, mime: str, key: str, **kw) -> None:  # noqa: ANN001
+def download(where: DeltaGenerator, label: str, data: bytes, name: str, mime: str, key: str, **kw: Any) -> None:
     """A download button that does not rerun the page (a rerun could drop the file mid-download)."""
     where.download_button(label, data, name, mime, key=key, on_click="ignore", **kw)
 

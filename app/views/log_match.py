@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
 import _armies
 import _shared as sh
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from pmim_analytics.errors import PmimError
 from pmim_analytics.replay.manual import LOG_SUFFIX, MAX_PASTE_BYTES, parse_log
@@ -20,6 +22,10 @@ from pmim_analytics.replay.manual.summary_form import (
 from pmim_analytics.rules import army_violations, data_dir, load_army
 from pmim_analytics.rules.army import parse_army
 from pmim_analytics.store.ingest import ingest_paths
+
+if TYPE_CHECKING:
+    from pmim_analytics.model.record import GameRecord
+    from pmim_analytics.rules import ArmyList
 
 st.title("Log a match")
 f = sh.sidebar()
@@ -40,7 +46,7 @@ result: blue vp 11-7
 """
 
 
-def army_feedback(army, rules_id: str) -> bool:  # noqa: ANN001
+def army_feedback(army: ArmyList, rules_id: str) -> bool:
     """Points and every violation of an army under a rules id; True when it is legal."""
     sc = sh.scenario()
     roster, problems = army_violations(army, rules_id, sc)
@@ -103,7 +109,7 @@ def check_and_save(text: str, key: str) -> None:
     offer_save(game, text, key)
 
 
-def offer_save(game, text: str, key: str) -> None:  # noqa: ANN001 (a GameRecord)
+def offer_save(game: GameRecord, text: str, key: str) -> None:
     """Say what the valid game is and save it on request (file under the log folder, then ingest)."""
     end = game.events[-1]
     st.success(f"Valid: {game.header.sides['blue'].name} (blue) vs {game.header.sides['red'].name} (red), "
@@ -126,7 +132,7 @@ def offer_save(game, text: str, key: str) -> None:  # noqa: ANN001 (a GameRecord
 
 def summary_form(rules_id: str) -> None:
     """The form, empty at first; each error is shown under the field it concerns."""
-    slots: dict[str, object] = {}
+    slots: dict[str, DeltaGenerator] = {}
     cols = st.columns(2)
     armies = {}
     for side, col in zip(("blue", "red"), cols, strict=True):
@@ -160,10 +166,12 @@ def summary_form(rules_id: str) -> None:
     if missing:
         st.info(f"Fill in {', '.join(missing)} to check the result.", icon="✏️")
         return
+    blue_army, red_army = armies["blue"][0], armies["red"][0]
+    assert blue_army is not None and red_army is not None and winner is not None and reason is not None  # none missing
     if counted and (blue_vp is None) != (red_vp is None):
         slots["vp"].error("Enter both VP totals, or untick 'VP counted'.", icon="🚫")
         return
-    form = SummaryForm(rules_id, armies["blue"][0], armies["red"][0], winner, reason,
+    form = SummaryForm(rules_id, blue_army, red_army, winner, reason,
                        blue_vp if counted else None, red_vp if counted else None, rounds or None,
                        tuple(destroyed.splitlines()), played.isoformat() if played else None,
                        st.session_state.get("blue_player") or None, st.session_state.get("red_player") or None,
@@ -175,10 +183,11 @@ def summary_form(rules_id: str) -> None:
             by_field.setdefault(e.field if e.field in slots else "form", []).append(
                 f"**{e.label}**: {e.message}")
         for field, messages in by_field.items():
-            slots[field].error("  \n".join(messages), icon="🚫")  # type: ignore[attr-defined]
+            slots[field].error("  \n".join(messages), icon="🚫")
         st.error(f"{len(errors)} problem{'s' if len(errors) > 1 else ''} to fix before saving (shown at "
                  "the fields above).", icon="🚫")
         return
+    assert game is not None  # no errors: the form read as a game
     offer_save(game, format_summary_log(form), "form")
 
 

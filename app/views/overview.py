@@ -28,7 +28,7 @@ def glance() -> str | None:
         st.info("No engine games where both sides played at one bot level in this selection, so no balance to "
                 "show: simulate some (Simulate page) or widen the sidebar's filters.", icon="🎲")
         return None
-    counts = dict(levels.group_by("level").agg(pl.col("games").sum()).iter_rows())
+    counts: dict[str, int] = dict(levels.group_by("level").agg(pl.col("games").sum()).iter_rows())
     names = sorted(counts, key=level_strength)
     c = st.columns([2, 3])
     level = c[0].selectbox("Bot level (both sides)", names, index=names.index(choice.key), key="overview_level",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from typing import TYPE_CHECKING, Any
 
 import _shared as sh
 import streamlit as st
@@ -16,6 +17,9 @@ from pmim_analytics.replay.steps import Step, has_positions, iter_steps, round_v
 from pmim_analytics.replay.timeline import Moment, next_kill, previous_kill, timeline
 from pmim_analytics.report.board import board_figure
 from pmim_analytics.report.dashboard_figures import game_vp_figure
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 # compact: the title, the game and the whole board fit a 1280x720 screen
 st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;} "
@@ -41,7 +45,7 @@ def _escape(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]<>#|~$])", r"\\\1", text)
 
 
-def _label(r: dict) -> str:
+def _label(r: dict[str, Any]) -> str:
     result = f"{r['winner']} won ({r['reason']})" if r["winner"] else f"draw ({r['reason']})"
     vp = f", VP {r['blue_vp']}–{r['red_vp']}" if r["blue_vp"] is not None else ""
     return f"{r['source']} · {r['rules_id']} · {r['blue']} (blue) vs {r['red']} (red) · {result}{vp} · {r['game_id']}"
@@ -102,7 +106,7 @@ def _plan(db: str, version: tuple[int, int], game_id: str) -> tuple[list[Step], 
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _board(db: str, version: tuple[int, int], game_id: str, step: int):  # noqa: ANN202 (a plotly Figure)
+def _board(db: str, version: tuple[int, int], game_id: str, step: int) -> go.Figure:
     """The board at a step, drawn once (kept per process: a step shown again costs nothing)."""
     game = sh.game_by_id(db, version, game_id)
     steps, _ = _plan(db, version, game_id)

@@ -44,12 +44,13 @@ def body() -> None:
     first = d[2].selectbox("First player", [None, *FIRST_PLAYER_SETTINGS], key="sim_first",
                            format_func=lambda v: f"the scenario's ({own})" if v is None else v,
                            help=FIRST_PLAYER_HELP)
-    if None in armies.values():
+    list_a, list_b = armies["A"], armies["B"]
+    if list_a is None or list_b is None:
         st.info("Both armies must be legal under the rules chosen to play.")
         return
     try:
-        army_a = validate_army(armies["A"], rules_id=rules_id)
-        army_b = validate_army(armies["B"], rules_id=rules_id)
+        army_a = validate_army(list_a, rules_id=rules_id)
+        army_b = validate_army(list_b, rules_id=rules_id)
     except PmimError as e:
         st.error(f"These armies cannot play under {rules_id}: {e.render()}", icon="🚫")
         return
@@ -62,10 +63,16 @@ def body() -> None:
     workers = 1 if games < 40 else max(1, min(4, os.cpu_count() or 1))
     batch = BatchSpec(rules_id, DEFAULT_SCENARIO, army_a, army_b, bot_a, bot_b, int(seed), int(games), name=name,
                       first_player=first)
+
+    def progress(_: int, played: int, total: int) -> None:
+        bar.progress(played / total, text=f"Played {played} of {total} games")
+
+    def before_ingest() -> None:
+        bar.progress(1.0, text="Ingesting…")
+
     done = simulate_and_ingest(
         [SimRun(batch, folder, part_size=max(1, min(100, int(games) // 20 or 1)))], f.db, workers=workers,
-        progress=lambda _, played, total: bar.progress(played / total, text=f"Played {played} of {total} games"),
-        before_ingest=lambda: bar.progress(1.0, text="Ingesting…"))
+        progress=progress, before_ingest=before_ingest)
     summary, result = done.summaries[0], done.ingest
     assert summary is not None and result is not None
     bar.empty()

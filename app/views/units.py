@@ -49,10 +49,10 @@ def body() -> None:
     if ids:
         c = st.columns([1, 3])
         rid = c[0].selectbox("Rules version", ids, index=ids.index("v3") if "v3" in ids else 0, key="km_rules")
-        names = dict(surv.filter(pl.col("rules_id") == rid).select("code", "type").unique().iter_rows())
+        names: dict[str, str] = dict(surv.filter(pl.col("rules_id") == rid).select("code", "type").unique().iter_rows())
         top = most_common_codes(surv, rid, 6, source)
-        codes = c[1].multiselect("Unit types", sorted(names, key=names.get), default=top, key=f"km_codes_{rid}",
-                                 format_func=names.get, max_selections=8,
+        codes = c[1].multiselect("Unit types", sorted(names, key=names.__getitem__), default=top, key=f"km_codes_{rid}",
+                                 format_func=names.__getitem__, max_selections=8,
                                  help="Up to 8 at a time, so the curves stay readable; the six most fielded "
                                       "types to start with.")
         st.plotly_chart(figures.km_figure(surv, rid, prov, codes or top, source=source), key="km")

@@ -7,6 +7,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import _armies
 import _shared as sh
@@ -35,6 +36,9 @@ from pmim_analytics.store.connection import forget_migrated
 from pmim_analytics.store.ingest import ingest_paths
 from pmim_analytics.store.readers import DuckDBData
 
+if TYPE_CHECKING:
+    from pmim_analytics.rules import ArmyList, Roster, RulesVersion
+
 st.title("What-if: change a stat, see what it does")
 f = sh.sidebar()
 EDITS = "whatif_edits"  # {(table, code, key): value} that differ from the base
@@ -43,7 +47,8 @@ PREVIEW_ID = "what-if-preview"
 
 
 def _edits() -> dict[tuple[str, str, str], int]:
-    return st.session_state.setdefault(EDITS, {})
+    edits: dict[tuple[str, str, str], int] = st.session_state.setdefault(EDITS, {})
+    return edits
 
 
 def _on_stat(table: str, code: str, key: str, base_value: int) -> None:
@@ -87,7 +92,7 @@ def editor(base: str) -> dict[str, object]:
     return slots
 
 
-def field_error(err: VariantFieldError, r) -> str:  # noqa: ANN001
+def field_error(err: VariantFieldError, r: RulesVersion) -> str:
     """The message with the field spelled as the page names it (L. Laser RPT)."""
     parts = err.field.split(".")
     if len(parts) >= 3 and parts[0] in EDITABLE:
@@ -97,7 +102,7 @@ def field_error(err: VariantFieldError, r) -> str:  # noqa: ANN001
     return err.message
 
 
-def dice_section(base: str, variant, pricing_only: bool) -> None:  # noqa: ANN001
+def dice_section(base: str, variant: RulesVersion, pricing_only: bool) -> None:
     """The exact dice maths, base against the edit, at once."""
     st.header("Dice maths: base against the edit")
     comp = dice_comparison(sh.rules(base), variant)
@@ -124,7 +129,7 @@ def dice_section(base: str, variant, pricing_only: bool) -> None:  # noqa: ANN00
     units = {u.code: u.name for u in variant.iter_units()}
     default = comp.filter(pl.col("weapon") == w)["target_code"].to_list()[:6] or ["IN", "TY", "MJ"]
     targets = c[1].multiselect("Targets (up to 6)", list(units), default=[t for t in default if t in units],
-                               format_func=units.get, max_selections=6, key=f"wi_curve_targets_{w}")
+                               format_func=units.__getitem__, max_selections=6, key=f"wi_curve_targets_{w}")
     n = c[2].number_input("Attacks", 2, 40, 12, key="wi_curve_n")
     if targets:
         curves = kill_curves([sh.rules(base), variant], w, targets, int(n))
@@ -185,7 +190,7 @@ def _stopped_message() -> None:
         st.warning(stopped, icon="⏹️")
 
 
-def _discard(run: dict) -> str:
+def _discard(run: dict[str, Any]) -> str:
     """Forget an unfinished run: its folders are removed unless its games were already loaded."""
     done, total = run["done"], run["total"]
     if run.get("loaded"):
@@ -197,10 +202,10 @@ def _discard(run: dict) -> str:
             "removed: the database is as it was before the run. Play again to simulate.")
 
 
-def _pick_variant(variants: list[str], edits: dict, base: str) -> str | None:
+def _pick_variant(variants: list[str], edits: dict[tuple[str, str, str], int], base: str) -> str | None:
     """The variant Simulate plays: the one saved from the edits (while the edits are unsaved,
     none), else one the user picks among the saved variants (none picked at first)."""
-    saved = st.session_state.get("wi_saved")
+    saved: str | None = st.session_state.get("wi_saved")
     if edits:
         if saved in variants and st.session_state.get("wi_saved_edits") == (base, edits):
             st.caption(f"Plays the variant saved from these edits: **{saved}** ({sh.rules(saved).name}).")
@@ -213,7 +218,7 @@ def _pick_variant(variants: list[str], edits: dict, base: str) -> str | None:
                         format_func=lambda v: f"{v}: {sh.rules(v).name}")
 
 
-def simulate_section(edits: dict, base_now: str) -> None:
+def simulate_section(edits: dict[tuple[str, str, str], int], base_now: str) -> None:
     """Play the same lists, bots and seeds under the base and the variant; show the paired impact."""
     variants = [r for r in sh.rules_ids() if sh.rules(r).is_variant]
     if not variants:
@@ -224,6 +229,7 @@ def simulate_section(edits: dict, base_now: str) -> None:
     if vid is None:
         return
     base = sh.rules(vid).base
+    assert base is not None  # a variant (the only choices here) has a base
     st.caption(f"Each game is played twice, once under {base} and once under {vid}: the same two lists, bots and "
                f"seeds, so the comparison is paired. The {vid} games go into the database under their own rules id; "
                f"the {base} games are kept apart (in `{whatif_db()}`), so {base}'s figures do not change.")
@@ -240,8 +246,9 @@ def simulate_section(edits: dict, base_now: str) -> None:
     if None in armies.values():
         st.info("Both armies must be legal under the variant (and its base) to simulate.")
         return
+    legal = {side: army for side, army in armies.items() if army is not None}  # both, by now
     try:
-        rosters = {rid: (validate_army(armies["A"], rules_id=rid), validate_army(armies["B"], rules_id=rid))
+        rosters = {rid: (validate_army(legal["A"], rules_id=rid), validate_army(legal["B"], rules_id=rid))
                    for rid in (base, vid)}
     except PmimError as e:
         st.error(f"These armies cannot play under both {base} and {vid}: {e.render()}", icon="🚫")
@@ -249,8 +256,8 @@ def simulate_section(edits: dict, base_now: str) -> None:
     overrides = variant_overrides(vid)
     reach = {side: edited_codes_fielded(rosters[vid][i], overrides) for i, side in enumerate(("A", "B"))}
     names = {row.code: row.name for row in (*sh.rules(vid).iter_units(), *sh.rules(vid).weapons)}
-    said = [f"{armies[s].name} fields {', '.join(names.get(c, c) for c in reach[s])}" if reach[s]
-            else f"{armies[s].name} fields none of the edited unit types or weapons" for s in ("A", "B")]
+    said = [f"{legal[s].name} fields {', '.join(names.get(c, c) for c in reach[s])}" if reach[s]
+            else f"{legal[s].name} fields none of the edited unit types or weapons" for s in ("A", "B")]
     st.caption("What the variant changes reaches these games only through what they field: " + "; ".join(said) + ".")
     if not any(reach.values()):
         st.warning("Neither list fields anything the variant changes, so their games under it are the base rules' "
@@ -260,7 +267,7 @@ def simulate_section(edits: dict, base_now: str) -> None:
         st.caption(f"At the last run's pace ({rate:.1f} games a second) this takes about "
                    f"{_duration(2 * games / rate)}.")
     if st.button(f"Play {games} games under {base} and {games} under {vid}", type="primary", key="wi_run"):
-        run_games(base, vid, armies, rosters, bot_a, bot_b, games, seed)
+        run_games(base, vid, legal, rosters, bot_a, bot_b, games, seed)
     if st.session_state.get("wi_impact", (None, None))[:2] == (base, vid):
         impact_view(*st.session_state["wi_impact"])
 
@@ -269,8 +276,8 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
-def run_games(base: str, vid: str, armies: dict, rosters: dict, bot_a: str, bot_b: str, games: int,
-              seed: int) -> None:
+def run_games(base: str, vid: str, armies: dict[str, ArmyList], rosters: dict[str, tuple[Roster, Roster]], bot_a: str,
+              bot_b: str, games: int, seed: int) -> None:
     """Play both halves with a progress bar and a Cancel button, then load them (see :func:`whatif_db`).
 
     A stopped run (Cancel, or anything else that reruns the page) removes what it wrote and says
