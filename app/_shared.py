@@ -32,9 +32,7 @@ if TYPE_CHECKING:
     import polars as pl
     from pandas.io.formats.style import Styler  # pandas ships no type hints: Any to mypy
 
-    from pmim_analytics.analytics.tables import ImpactTables
-    from pmim_analytics.rules import RulesVersion
-    from pmim_analytics.rules.scenario import Scenario
+    from pmim_analytics.rules import RulesVersion, Scenario
     from pmim_analytics.store.games import StoredGame
     from pmim_analytics.store.info import DbInfo
 
@@ -203,11 +201,11 @@ def dice(rules_id: str) -> pl.DataFrame:
 
 
 @st.cache_data(show_spinner="Pairing the games…", max_entries=16)
-def _impact(db: str, version: tuple[int, int], a: str, b: str, source: str | None) -> ImpactTables:
+def _impact(db: str, version: tuple[int, int], a: str, b: str, source: str | None) -> tables.ImpactTables:
     return tables.impact_report(DuckDBData(db, (a, b), source), a, b, paired=True)
 
 
-def impact(f: Filters, a: str, b: str) -> ImpactTables:
+def impact(f: Filters, a: str, b: str) -> tables.ImpactTables:
     """``pmim report impact --rules A,B`` on the sidebar's source (its rules filter does not apply)."""
     return with_retry(lambda: _impact(f.db, f.version, a, b, f.source))
 

@@ -21,6 +21,7 @@ from pmim_analytics.rules.catalogue import (
     usable_rules_ids,
 )
 from pmim_analytics.rules.models import RulesVersion
+from pmim_analytics.rules.scenario import Scenario
 
 __all__ = [
     "DEFAULT_SCENARIO",
@@ -28,6 +29,7 @@ __all__ = [
     "Roster",
     "RosterUnit",
     "RulesVersion",
+    "Scenario",
     "army_violations",
     "build_roster",
     "data_dir",

@@ -40,6 +40,7 @@ ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.report.figures",
     "pmim_analytics.report.selection",  # the filter selection in words (Export)
     "pmim_analytics.report.summary",
+    "pmim_analytics.model.record",  # the game record type (the Log a match page names it)
     "pmim_analytics.rules",
     "pmim_analytics.rules.army",
     "pmim_analytics.rules.diff",  # what changes from rules A to B (Rules A → B page)
