@@ -195,18 +195,6 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-#: The one cycle left (issue 32): the skill bots. greedy's near-miss play scores candidates with the
-#: search bot's evaluation (skill.scripted_activation imports search, which builds on greedy and
-#: tactician), and skill.departure_counts plays games through the driver. Breaking it means moving
-#: the evaluation and the candidate activations out of search.py and departure_counts above the
-#: bots package. A cycle among these modules is tolerated until then; any other cycle fails.
-SKILL_BOTS_CYCLE = frozenset({
-    "pmim_analytics.engine.bots", "pmim_analytics.engine.bots.greedy", "pmim_analytics.engine.bots.registry",
-    "pmim_analytics.engine.bots.search", "pmim_analytics.engine.bots.skill", "pmim_analytics.engine.bots.spec",
-    "pmim_analytics.engine.bots.tactician", "pmim_analytics.engine.driver",
-})
-
-
 def test_no_module_imports_lead_in_a_circle() -> None:
     """Module by module, counting imports inside functions and under TYPE_CHECKING too (grimp)."""
     import grimp
@@ -214,7 +202,7 @@ def test_no_module_imports_lead_in_a_circle() -> None:
     g = grimp.build_graph("pmim_analytics")
     graph = {m: {d for d in g.find_modules_directly_imported_by(m) if d in g.modules} for m in g.modules}
     cycles = _cycles(graph)
-    assert [c for c in cycles if not set(c) <= SKILL_BOTS_CYCLE] == [], cycles
+    assert cycles == [], cycles
 
 
 # -- mypy strict over the whole package and app/, no module let off (issue #32) -----------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 
 from pmim_analytics.engine.bots import Bot, BotSpec, make_bot, parse_bot_spec
+from pmim_analytics.engine.bots.skill import SkillCounter
 from pmim_analytics.engine.checks import OVER
 from pmim_analytics.engine.dice import Dice, game_streams, optional_rule_dice
 from pmim_analytics.engine.spec import GameSpec
@@ -99,3 +100,22 @@ def play_game(spec: GameSpec, blue_bot: BotSpec | str, red_bot: BotSpec | str, s
 
 
 __all__ = ["BLUE", "RED", "make_header", "play_game", "run", "side_record"]
+
+
+def departure_counts(spec: GameSpec, bot: str, opponent: str, seed: int, games: int) -> SkillCounter:
+    """Activations and departures of ``bot`` (a skill bot spec) over ``games`` games against
+    ``opponent`` on ``spec``, the bot blue in even games and red in odd ones (seeded like a batch)."""
+    total = SkillCounter()
+    for i in range(games):
+        dice, blue_rng, red_rng = game_streams(seed, i)
+        extra = optional_rule_dice(seed, i) if not spec.rules.optional.is_empty() else None
+        me = make_bot(bot, blue_rng if i % 2 == 0 else red_rng)
+        other = make_bot(opponent, red_rng if i % 2 == 0 else blue_rng)
+        run(spec, *((me, other) if i % 2 == 0 else (other, me)), dice, extra)
+        counter = getattr(me, "skill_counter", None)
+        if counter is not None:
+            total.activations += counter.activations
+            total.departures += counter.departures
+            total.misplays += counter.misplays
+            total.shortfall += counter.shortfall
+    return total

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pmim_analytics.engine.bots import BOTS, make_bot, parse_bot_spec
-from pmim_analytics.engine.bots.skill import SkillCounter, departure_counts, format_skill, near_miss, temperature
+from pmim_analytics.engine.bots.skill import SkillCounter, format_skill, near_miss, temperature
 from pmim_analytics.engine.dice import game_streams
-from pmim_analytics.engine.driver import play_game, run
+from pmim_analytics.engine.driver import departure_counts, play_game, run
 from pmim_analytics.engine.spec import GameSpec
 from tests.engine.test_verify import army
 

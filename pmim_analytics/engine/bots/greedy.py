@@ -26,8 +26,13 @@ from pmim_analytics.engine.actions import (
     RushUnit,
 )
 from pmim_analytics.engine.bots.base import Bot
-from pmim_analytics.engine.bots.skill import SkillCounter, scripted_activation
+from pmim_analytics.engine.bots.evaluation import StaticEval, candidate_activations
+from pmim_analytics.engine.bots.persona import load_persona
+from pmim_analytics.engine.bots.skill import SkillCounter, near_miss, temperature
 from pmim_analytics.engine.bots.tactics import (
+    ShotLists,
+    best_in_range,
+    firepower,
     objective_counts,
     objective_priority,
     overheat_risk,
@@ -247,24 +252,48 @@ class GreedyBot(Bot):
         return out if any(values for _, values in out) else []
 
 
-ShotLists = list[tuple[int, list[tuple[float, int]]]]
+def scripted_activation(bot: GreedyBot, state: GameState) -> Action:
+    """The activation a greedy or tactician bot of skill below 1 starts at ``state``.
+
+    Its own choice (the unit it would activate and its plan for it, made on a clone) is
+    weighed against every candidate of the common evaluation; on a departure the drawn unit
+    is activated with a plan to go to the drawn hex, firing as the bot would.
+    """
+    unit = bot._next_unit(state)
+    dest, first, rushing = _plan_on_clone(bot, state, unit, None)
+    cands = candidate_activations(state, StaticEval(state, state.to_act, load_persona(None)))
+    mine = (unit.index, dest if dest >= 0 else unit.pos, rushing)
+    best = next((i for i, (_, u, h, r) in enumerate(cands) if (u.index, h, r) == mine), -1)
+    if best < 0:
+        cands.append((max(c[0] for c in cands), unit, mine[1], rushing))
+        best = len(cands) - 1
+    scores = [c[0] for c in cands]
+    pick = near_miss(bot.rng, scores, best, temperature(bot.skill))
+    bot.skill_counter.count(scores, best, pick)
+    if pick != best:
+        _, unit, h, rushing = cands[pick]
+        dest, first, rushing = _plan_on_clone(bot, state, unit, (h, rushing))
+    bot._plan_key = (unit.id, state.round)
+    bot._dest, bot._fire_first, bot._rushing = dest, first, rushing
+    return ActivateUnit(unit.id)
 
 
-def best_in_range(rng: int, values: list[tuple[float, int]], row: tuple[int, ...]) -> float:
-    """The best value in a best-first shot list whose enemy lies within ``rng`` on distance row ``row``."""
-    for v, pos in values:
-        if row[pos] <= rng:
-            return v
-    return 0.0
-
-
-def firepower(shots: ShotLists, row: tuple[int, ...]) -> float:
-    """Sum over mounts of the best shot from the hex whose distance row is ``row`` (a plain
-    loop: bots call it for every hex a unit can reach)."""
-    total = 0.0
-    for rng, values in shots:
-        for v, pos in values:
-            if row[pos] <= rng:
-                total += v
-                break
-    return total
+def _plan_on_clone(bot: GreedyBot, state: GameState, unit: UnitState,
+                   move: tuple[int, bool] | None) -> tuple[int, list[int], bool]:
+    """(destination or -1, mounts to fire before moving, rushing) of ``bot``'s plan for
+    ``unit``, made on a clone where it is active: its own plan, or with ``move`` (hex,
+    rushing) the plan to go there."""
+    sim = state.clone()
+    sim.apply(ActivateUnit(unit.id), check=False)
+    su = sim.units[unit.index]
+    if move is None:
+        bot._plan(sim, su)
+    else:
+        h, rush = move
+        if bot._plan_start(sim, su):
+            if rush:
+                bot._dest, bot._rushing = h, True
+            else:
+                mounts = sim.fireable_mounts(su)
+                bot._set_dest(sim, su, h, mounts, bot.shot_lists(sim, su, mounts))
+    return bot._dest, bot._fire_first[:], bot._rushing

@@ -17,7 +17,8 @@ legal action, deployment included). The bot counts its activations, the ones whe
 departed from its own choice, and the misplays among those (a departure :data:`MISPLAY`
 VP or more worse by its own evaluation; many departures swap moves worth the same), so a
 report can say "misplays about 1 activation in N" (:class:`SkillCounter`,
-:func:`departure_counts`).
+:func:`~pmim_analytics.engine.driver.departure_counts`); the near-miss draw itself is
+:func:`pmim_analytics.engine.bots.greedy.scripted_activation` and the search bot's own.
 """
 
 from __future__ import annotations
@@ -25,15 +26,8 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pmim_analytics.errors import BotSpecError
-
-if TYPE_CHECKING:
-    from pmim_analytics.engine.actions import Action
-    from pmim_analytics.engine.bots.greedy import GreedyBot
-    from pmim_analytics.engine.spec import GameSpec
-    from pmim_analytics.engine.state import GameState, UnitState
 
 #: VP of temperature at skill 1/2 (T = SCALE x (1 - s) / s).
 SCALE = 0.5
@@ -117,81 +111,5 @@ class SkillCounter:
             self.misplays += cost >= MISPLAY
 
 
-def scripted_activation(bot: GreedyBot, state: GameState) -> Action:
-    """The activation a greedy or tactician bot of skill below 1 starts at ``state``.
-
-    Its own choice (the unit it would activate and its plan for it, made on a clone) is
-    weighed against every candidate of the common evaluation; on a departure the drawn unit
-    is activated with a plan to go to the drawn hex, firing as the bot would.
-    """
-    from pmim_analytics.engine.actions import ActivateUnit
-    from pmim_analytics.engine.bots.persona import load_persona
-    from pmim_analytics.engine.bots.search import _Eval, candidate_activations
-
-    unit = bot._next_unit(state)
-    dest, first, rushing = _plan_on_clone(bot, state, unit, None)
-    cands = candidate_activations(state, _Eval(state, state.to_act, load_persona(None)))
-    mine = (unit.index, dest if dest >= 0 else unit.pos, rushing)
-    best = next((i for i, (_, u, h, r) in enumerate(cands) if (u.index, h, r) == mine), -1)
-    if best < 0:
-        cands.append((max(c[0] for c in cands), unit, mine[1], rushing))
-        best = len(cands) - 1
-    scores = [c[0] for c in cands]
-    pick = near_miss(bot.rng, scores, best, temperature(bot.skill))
-    bot.skill_counter.count(scores, best, pick)
-    if pick != best:
-        _, unit, h, rushing = cands[pick]
-        dest, first, rushing = _plan_on_clone(bot, state, unit, (h, rushing))
-    bot._plan_key = (unit.id, state.round)
-    bot._dest, bot._fire_first, bot._rushing = dest, first, rushing
-    return ActivateUnit(unit.id)
-
-
-def _plan_on_clone(bot: GreedyBot, state: GameState, unit: UnitState,
-                   move: tuple[int, bool] | None) -> tuple[int, list[int], bool]:
-    """(destination or -1, mounts to fire before moving, rushing) of ``bot``'s plan for
-    ``unit``, made on a clone where it is active: its own plan, or with ``move`` (hex,
-    rushing) the plan to go there."""
-    from pmim_analytics.engine.actions import ActivateUnit
-
-    sim = state.clone()
-    sim.apply(ActivateUnit(unit.id), check=False)
-    su = sim.units[unit.index]
-    if move is None:
-        bot._plan(sim, su)
-    else:
-        h, rush = move
-        if bot._plan_start(sim, su):
-            if rush:
-                bot._dest, bot._rushing = h, True
-            else:
-                mounts = sim.fireable_mounts(su)
-                bot._set_dest(sim, su, h, mounts, bot.shot_lists(sim, su, mounts))
-    return bot._dest, bot._fire_first[:], bot._rushing
-
-
-def departure_counts(spec: GameSpec, bot: str, opponent: str, seed: int, games: int) -> SkillCounter:
-    """Activations and departures of ``bot`` (a skill bot spec) over ``games`` games against
-    ``opponent`` on ``spec``, the bot blue in even games and red in odd ones (seeded like a batch)."""
-    from pmim_analytics.engine.bots import make_bot
-    from pmim_analytics.engine.dice import game_streams, optional_rule_dice
-    from pmim_analytics.engine.driver import run
-
-    total = SkillCounter()
-    for i in range(games):
-        dice, blue_rng, red_rng = game_streams(seed, i)
-        extra = optional_rule_dice(seed, i) if not spec.rules.optional.is_empty() else None
-        me = make_bot(bot, blue_rng if i % 2 == 0 else red_rng)
-        other = make_bot(opponent, red_rng if i % 2 == 0 else blue_rng)
-        run(spec, *((me, other) if i % 2 == 0 else (other, me)), dice, extra)
-        counter = getattr(me, "skill_counter", None)
-        if counter is not None:
-            total.activations += counter.activations
-            total.departures += counter.departures
-            total.misplays += counter.misplays
-            total.shortfall += counter.shortfall
-    return total
-
-
-__all__ = ["MISPLAY", "SCALE", "SkillCounter", "departure_counts", "format_skill", "near_miss", "parse_skill",
-           "scripted_activation", "temperature"]
+__all__ = ["MISPLAY", "SCALE", "SkillCounter", "format_skill", "near_miss", "parse_skill",
+           "temperature"]

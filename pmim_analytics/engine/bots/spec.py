@@ -125,8 +125,8 @@ def canonical_bot_key(spec_or_text: BotSpec | str) -> str:
     default persona. A text naming a bot this code does not know (an old replay's) keeps its
     settings as written, sorted, so it still compares equal to itself.
     """
-    from pmim_analytics.engine.bots import BOTS
     from pmim_analytics.engine.bots.persona import DEFAULT_PERSONA
+    from pmim_analytics.engine.bots.registry import BOTS
 
     if isinstance(spec_or_text, BotSpec):
         spec: BotSpec | None = spec_or_text

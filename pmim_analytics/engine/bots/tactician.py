@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import random
 
-from pmim_analytics.engine.bots.greedy import GreedyBot, firepower
-from pmim_analytics.engine.bots.tactics import objective_priority, shot_value, unit_worths
+from pmim_analytics.engine.bots.greedy import GreedyBot
+from pmim_analytics.engine.bots.tactics import firepower, objective_priority, shot_value, unit_worths
 from pmim_analytics.engine.state import GameState, UnitState
 
 #: A kill is worth this many times the target's worth on top of the worth removed.

@@ -210,3 +210,26 @@ def spread_deployment(state: GameState, u: UnitState, choices: list[int]) -> int
         if occ[h] < 0:
             return h
     return state.deploy_hexes(u)[0]
+
+
+ShotLists = list[tuple[int, list[tuple[float, int]]]]
+
+
+def best_in_range(rng: int, values: list[tuple[float, int]], row: tuple[int, ...]) -> float:
+    """The best value in a best-first shot list whose enemy lies within ``rng`` on distance row ``row``."""
+    for v, pos in values:
+        if row[pos] <= rng:
+            return v
+    return 0.0
+
+
+def firepower(shots: ShotLists, row: tuple[int, ...]) -> float:
+    """Sum over mounts of the best shot from the hex whose distance row is ``row`` (a plain
+    loop: bots call it for every hex a unit can reach)."""
+    total = 0.0
+    for rng, values in shots:
+        for v, pos in values:
+            if row[pos] <= rng:
+                total += v
+                break
+    return total
