@@ -17,6 +17,7 @@ APP = Path(__file__).resolve().parents[2] / "app"
 ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.analytics",  # the package API: report tables, Provenance, dice table
     "pmim_analytics.analytics.costs",  # the implied-cost verdicts on the Overview
+    "pmim_analytics.analytics.implied_costs",  # the unpinned implied-cost fit (Overview, Units)
     "pmim_analytics.analytics.flags",  # the legend of the verdict words (Bots page)
     "pmim_analytics.analytics.levels",  # the bot level a figure rests on (Overview)
     "pmim_analytics.analytics.robustness",  # verdicts by bot level for the bots page
