@@ -5,7 +5,8 @@ Every pair of bots meets over every pairing of the sample armies legal under the
 such configuration ``games_per_pairing`` times with each bot as blue and as red. Games are
 determined by (seed, bots, armies, game number), never by the number of workers. Each
 game records how long each side's bot took to decide, and the events the adherence
-figures need; ratings (:mod:`pmim_analytics.analytics.ratings`) and adherence
+figures need (reduced to a few counts as soon as the game is played, so a long ladder does
+not hold its games' events); ratings (:mod:`pmim_analytics.analytics.ratings`) and adherence
 (:mod:`pmim_analytics.analytics.adherence`) are computed from them in Polars and the
 whole run is stored in one transaction (:mod:`pmim_analytics.store.ladder`).
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,21 @@ class LadderGame:
     engine_seconds: float
     events: list[tuple[Any, ...]] = field(default_factory=list)
     units: list[tuple[Any, ...]] = field(default_factory=list)
+    #: blue reachable, blue contested, red reachable, red contested (:func:`side_adherence`), once
+    #: :func:`compact` has reduced the events to them
+    adherence: tuple[int, int, int, int] | None = None
+
+
+def compact(game: LadderGame, objectives: Sequence[tuple[int, int]], radius: int) -> LadderGame:
+    """``game`` with its events reduced to the adherence counts they give and dropped: a played
+    game is kept as a few numbers, so a ladder's memory does not grow with its games' events."""
+    if game.adherence is not None:
+        return game
+    events, units = events_frames([game])
+    gf = pl.DataFrame({"game_id": [0], "rounds": [game.rounds], "blue_vp": [game.vp[0]], "red_vp": [game.vp[1]]})
+    sides = {row["side"]: (row["reachable"], row["contested"])
+             for row in side_adherence(events, units, gf, objectives, radius).iter_rows(named=True)}
+    return replace(game, events=[], units=[], adherence=(*sides["blue"], *sides["red"]))
 
 
 def play_ladder_game(batch: BatchSpec, i: int) -> LadderGame:
@@ -232,11 +248,13 @@ class LadderJob(PartJob):
         """Play the batch's games in order (stopping between games when asked)."""
         from pmim_analytics.sim.batch import PartStopped
 
+        scen = load_scenario(self.batch.scenario_id)
+        objectives = [(c, r) for c, r in scen.objectives.hexes]
         games = []
         for i in range(self.start, self.stop):
             if should_stop is not None and should_stop():
                 raise PartStopped(f"ladder batch stopped before game {i}")
-            games.append(play_ladder_game(self.batch, i))
+            games.append(compact(play_ladder_game(self.batch, i), objectives, scen.objectives.radius))
         return games
 
 
@@ -332,11 +350,15 @@ def rate(plan: LadderPlan, games: Sequence[LadderGame], bootstrap: int = 200) ->
              .with_columns(ms_per_decision=1000 * pl.col("sec") / pl.col("decisions"),
                            games_per_s=1.0 / (2 * pl.col("sec") / pl.col("n") + pl.col("engine")))
              .select("bot", "decisions", "ms_per_decision", "games_per_s"))
-    events, units = events_frames(games)
     scen = load_scenario(plan.scenario_id)
-    objectives = [tuple(h) for h in scen.objectives.hexes]
-    sides = side_adherence(events, units, gf.rename({"game_no": "game_id"}), objectives,  # type: ignore[arg-type]
-                           scen.objectives.radius)
+    objectives = [(c, r) for c, r in scen.objectives.hexes]
+    counts = [compact(g, objectives, scen.objectives.radius).adherence for g in games]
+    sides = pl.DataFrame(
+        [(n, side, c[k], c[k + 1], g.vp[j], g.rounds)
+         for n, (g, c) in enumerate(zip(games, counts, strict=True)) if c is not None
+         for j, (side, k) in enumerate((("blue", 0), ("red", 2)))],
+        schema={"game_id": pl.Int64, "side": pl.String, "reachable": pl.Int64, "contested": pl.Int64,
+                "vp": pl.Int64, "rounds": pl.Int64}, orient="row")
     bots_by_side = gf.select(pl.col("game_no").alias("game_id"), "blue_bot", "red_bot")
     sides = sides.join(bots_by_side, on="game_id").with_columns(
         bot=pl.when(pl.col("side") == "blue").then(pl.col("blue_bot")).otherwise(pl.col("red_bot")))

@@ -188,8 +188,11 @@ def _create(path: Path) -> None:
     try:
         try:
             con = duckdb.connect(str(tmp))
-        except duckdb.Error as e:
-            raise StoreError(f"cannot create the database: {_first_line(e)}", _where(path)) from e
+        except duckdb.Error as e:  # a folder it cannot write is the usual cause: say so, not DuckDB's IO Error
+            why = explain_db_error(e)
+            if why.startswith("the database could not be"):
+                why = f"cannot create the database: {_first_line(e)}"
+            raise StoreError(why, _where(path)) from e
         try:
             from pmim_analytics.store.migrate import load_rules_tables, migrate
 

@@ -88,3 +88,38 @@ def test_a_sweep_file_asking_for_10_to_the_12_games_a_pairing_is_refused(tmp_pat
     r = pmim("sweep", str(sweep), "--out", str(tmp_path / "out"), "--no-ingest", timeout=60)
     assert r.code == 2 and "games_per_pairing" in r.err and str(MAX_GAMES) in r.err, r.err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_ladder_keeps_each_played_game_as_a_few_numbers_and_rates_the_same() -> None:
+    """A ladder's games are rated together, so they stay in memory until the run ends: each is
+    reduced to its result and adherence counts as it is played (its events dropped), so a full
+    ladder of MAX_LADDER_GAMES games holds a few megabytes; the ratings are those the events give."""
+    import pickle
+
+    import polars as pl
+
+    from pmim_analytics.analytics.adherence import adherence_by, side_adherence
+    from pmim_analytics.botlab.ladder import LadderJob, events_frames, games_frame, ladder_plan, play_ladder_game, rate
+    from pmim_analytics.rules.catalogue import load_scenario
+
+    plan = ladder_plan("v3", "random,greedy", 1, 3, armies=[Path(BLUE), Path(RED)])
+    batch = plan.batches()[1]
+    kept = LadderJob(batch, 0, 0, batch.games, None).play()
+    raw = [play_ladder_game(batch, i) for i in range(batch.games)]
+    assert all(not g.events and not g.units and g.adherence is not None for g in kept)
+    assert [(g.winner, g.vp, g.rounds) for g in kept] == [(g.winner, g.vp, g.rounds) for g in raw]
+    scen = load_scenario(plan.scenario_id)
+    gf = games_frame(raw).rename({"game_no": "game_id"})
+    sides = side_adherence(*events_frames(raw), gf, [(c, r) for c, r in scen.objectives.hexes],
+                           scen.objectives.radius)
+    sides = sides.join(gf.select("game_id", "blue_bot", "red_bot"), on="game_id").with_columns(
+        bot=pl.when(pl.col("side") == "blue").then(pl.col("blue_bot")).otherwise(pl.col("red_bot")))
+    want = adherence_by(sides, "bot").sort("bot")
+    got = rate(plan, kept, bootstrap=0)[1].select("bot", "adherence", "vp_per_round").sort("bot")
+    assert got.to_dicts() == want.to_dicts()
+    timing = ["ms_per_decision", "games_per_s"]  # each game was played twice: its thinking time differs
+    assert rate(plan, raw, bootstrap=0)[1].drop(timing).equals(rate(plan, kept, bootstrap=0)[1].drop(timing))
+    size = max(len(pickle.dumps(g)) for g in kept)
+    print(f"a ladder game is kept in {size} bytes pickled (with its events: {max(len(pickle.dumps(g)) for g in raw)}); "
+          f"{MAX_LADDER_GAMES:,} games: {size * MAX_LADDER_GAMES / 1e6:.1f} MB")
+    assert size < 1024

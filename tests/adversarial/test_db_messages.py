@@ -7,13 +7,19 @@ left byte for byte as it was; ``ingest`` never exits 0 having loaded nothing int
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from pmim_analytics.store.connection import rollback_quietly
-from tests.adversarial.test_cli_attacks import good_replays, pmim
+from tests.adversarial.test_cli_attacks import PMIM, Run, _cap, good_replays, pmim
 
 __all__ = ["good_replays"]
 
@@ -49,3 +55,61 @@ def test_a_rollback_with_no_transaction_hides_nothing() -> None:
     con.execute("CREATE TABLE t (x INT)")
     rollback_quietly(con)
     assert con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 't'").fetchall() == [(0,)]
+
+
+#: Run the command line as user nobody: Python and the program are loaded while still root (the
+#: interpreter may live where nobody cannot read), then the process drops to uid/gid 65534.
+AS_NOBODY = """import os, sys
+import pmim_analytics.cli as cli, pmim_analytics.store.ingest, pmim_analytics.store.info  # noqa: E401
+os.setgroups([]); os.setgid(65534); os.setuid(65534)
+sys.argv = ["pmim", *sys.argv[1:]]
+sys.exit(cli.main())
+"""
+
+
+def _unprivileged(args: list[str], cwd: Path) -> Run:
+    """``pmim ARGS`` as a user the file permissions hold back: nobody when we are root, else
+    ourselves; capped and timed as :func:`tests.adversarial.test_cli_attacks.pmim` runs it."""
+    cmd = [sys.executable, "-c", AS_NOBODY, *args] if os.geteuid() == 0 else [PMIM, *args]
+    started = time.monotonic()
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120, preexec_fn=_cap,
+                       env={**os.environ, "HOME": str(cwd), "COLUMNS": "200"})
+    return Run(r.returncode, r.stdout, r.stderr, 0.0, time.monotonic() - started)
+
+
+def test_a_database_in_a_read_only_folder_is_one_sentence(good_replays: list[Path], whole: Path) -> None:
+    """A real read-only folder: the command runs as a user that cannot write there (root ignores
+    the permission bits, so as root the command drops to nobody)."""
+    top = Path(tempfile.mkdtemp(prefix="pmim-ro-"))  # not under pytest's own folder, which nobody cannot enter
+    try:
+        top.chmod(0o777)
+        folder = top / "ro"
+        folder.mkdir()
+        shutil.copy(whole, folder / "pmim.duckdb")
+        replay = shutil.copy(good_replays[0], top / "good.jsonl")
+        for p in (folder / "pmim.duckdb", replay):
+            p.chmod(0o644)
+        folder.chmod(0o555)
+        if os.geteuid() != 0:
+            try:
+                (folder / "probe").touch()
+            except PermissionError:
+                pass
+            else:
+                (folder / "probe").unlink()
+                pytest.skip("this user can write into a folder with no write permission, and is not root "
+                            "(so cannot become a user who cannot)")
+        before = (folder / "pmim.duckdb").read_bytes()
+        for db in ("ro/pmim.duckdb", "ro/new.duckdb"):  # a database there, and a new one
+            r = _unprivileged(["ingest", "good.jsonl", "--db", db, "-q"], top)
+            print(f"ingest into {db} in a read-only folder: refused in {r.seconds:.2f} s")
+            assert r.code == 2, (db, r.code, r.out, r.err)
+            assert "cannot be written" in r.err and "Traceback" not in r.err, r.err
+            assert "no transaction is active" not in r.err and "TransactionContext" not in r.err
+            assert r.err.strip().count("\n") == 0, r.err  # one sentence
+        assert (folder / "pmim.duckdb").read_bytes() == before and not (folder / "new.duckdb").exists()
+        info = _unprivileged(["db", "info", "--db", "ro/pmim.duckdb"], top)  # reading it needs no write
+        assert info.code == 0 and "Traceback" not in info.err, info.err
+    finally:
+        os.chmod(top / "ro", 0o755)
+        shutil.rmtree(top, ignore_errors=True)
