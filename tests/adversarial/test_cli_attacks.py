@@ -2,9 +2,14 @@
 
 Every command runs in a child process whose address space is capped
 (``resource.setrlimit(RLIMIT_AS)`` in the child), so an input that makes pmim allocate
-without bound fails fast here instead of exhausting the machine; its peak memory is read
-back (``os.wait4``) and must stay under :data:`MAX_RSS_MB`. Each case checks the one-sentence
-refusal, the documented exit code, and that the good inputs of the same run are stored.
+without bound fails fast here instead of exhausting the machine. Where memory is the point
+(:func:`_rss_of`) the child's data is also capped at :data:`MAX_RSS_MB` (``RLIMIT_DATA``: the
+heap and every private mapping; the address space itself cannot be, DuckDB and the libraries
+reserve more than that without using it), it must exit with its refusal, and its peak memory
+is read back (``os.wait4``) and must stay under :data:`MAX_RSS_MB`. Each case checks the
+one-sentence refusal, the documented exit code, and that the good inputs of the same run are
+stored. Every run prints its exit code and how long it took (the time to refusal of a hostile
+input: printed, never asserted; see them with ``pytest -s``).
 """
 
 from __future__ import annotations
@@ -47,6 +52,11 @@ def _cap() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (AS_LIMIT, AS_LIMIT))
 
 
+def _short(args: list[str] | tuple[str, ...]) -> str:
+    """The command line with each path cut to its file name (for the printed figures)."""
+    return " ".join(Path(a).name if "/" in a else a for a in args)
+
+
 def pmim(*args: str, cwd: Path | None = None, timeout: float = 600, env: dict[str, str] | None = None) -> Run:
     """Run ``pmim ARGS`` capped; return exit code, output and its peak memory."""
     started = time.monotonic()
@@ -59,21 +69,30 @@ def pmim(*args: str, cwd: Path | None = None, timeout: float = 600, env: dict[st
         proc.communicate()
         raise AssertionError(f"pmim {' '.join(args)} hung for {timeout} s") from None
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return Run(proc.returncode, out, err, rss, time.monotonic() - started)
+    seconds = time.monotonic() - started
+    print(f"pmim {_short(args)}: exit {proc.returncode} after {seconds:.2f} s")
+    return Run(proc.returncode, out, err, rss, seconds)
 
 
-def _rss_of(args: list[str], cwd: Path) -> float:
-    """Peak memory (MB) of one run, measured on that child alone."""
+def _rss_of(args: list[str], cwd: Path, code: int = 2) -> float:
+    """Peak memory (MB) of one run, measured on that child alone, its data capped at
+    :data:`MAX_RSS_MB`; the run must end with exit ``code`` (its refusal), not a MemoryError."""
+    started = time.monotonic()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         _cap()
+        resource.setrlimit(resource.RLIMIT_DATA, (MAX_RSS_MB * 1024**2, MAX_RSS_MB * 1024**2))
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
         os.chdir(cwd)
         os.execv(PMIM, [PMIM, *args])
-    _, _, usage = os.wait4(pid, 0)
-    return usage.ru_maxrss / 1024
+    _, status, usage = os.wait4(pid, 0)
+    rss = usage.ru_maxrss / 1024
+    print(f"pmim {_short(args)}: exit {os.waitstatus_to_exitcode(status)} after "
+          f"{time.monotonic() - started:.2f} s, peak {rss:.0f} MB (data capped at {MAX_RSS_MB} MB)")
+    assert os.waitstatus_to_exitcode(status) == code, f"pmim {' '.join(args)} did not end with exit {code}"
+    return rss
 
 
 def games_in(db: Path) -> int:

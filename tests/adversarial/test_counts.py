@@ -47,6 +47,9 @@ def db(tmp_path_factory: pytest.TempPathFactory, good_replays: list[Path]) -> Pa
     (["bots", "ladder", "--bootstrap", HUGE, "--no-store"], f"{MAX_BOOTSTRAP:,}"),
     (["simulate", "--blue", BLUE, "--red", RED, "--workers", HUGE], str(MAX_WORKERS)),
     (["bots", "ladder", "--workers", "100000", "--no-store"], str(MAX_WORKERS)),
+    (["bots", "ladder", "--bots", f"random,search:budget={HUGE}", "--no-store"], "use 0 to 100000"),
+    (["simulate", "--blue", BLUE, "--red", RED, "--blue-bot", f"search:budget={HUGE}", "--games", "1"],
+     "use 0 to 100000"),
 ])
 def test_a_count_over_its_ceiling_is_refused_before_any_work(tmp_path: Path, args: list[str], says: str) -> None:
     r = pmim(*args, cwd=tmp_path, timeout=60)
@@ -123,3 +126,20 @@ def test_a_ladder_keeps_each_played_game_as_a_few_numbers_and_rates_the_same() -
     print(f"a ladder game is kept in {size} bytes pickled (with its events: {max(len(pickle.dumps(g)) for g in raw)}); "
           f"{MAX_LADDER_GAMES:,} games: {size * MAX_LADDER_GAMES / 1e6:.1f} MB")
     assert size < 1024
+
+
+def test_every_ceiling_is_documented_with_its_value() -> None:
+    """docs/limits.md names every MAX_ constant of pmim_analytics.limits, with its value."""
+    import re
+
+    from pmim_analytics import limits
+
+    doc = (REPO_ROOT / "docs" / "limits.md").read_text(encoding="utf-8")
+    names = sorted(n for n in vars(limits) if n.startswith("MAX_") and isinstance(getattr(limits, n), int))
+    assert "MAX_LADDER_GAMES" in names and "MAX_BOOTSTRAP" in names
+    for name in names:
+        row = next((line for line in doc.splitlines() if f"`{name}`" in line), None)
+        assert row is not None, f"{name} is not in docs/limits.md"
+        value = getattr(limits, name)
+        shown = {f"{value:,}", str(value)} | ({f"{value // 1024**2} MB"} if value % 1024**2 == 0 else set())
+        assert any(re.search(rf"\|\s*{re.escape(v)}\s*\|", row) for v in shown), (name, value, row)

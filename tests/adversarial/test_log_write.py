@@ -52,8 +52,16 @@ def _dead_unit_moves(head: dict[str, Any], events: list[dict[str, Any]]) -> None
     move["unit"] = dead["unit"]
 
 
-@pytest.mark.parametrize("change", [_flip_winner, _teleport, _vp_to_the_wrong_side, _dead_unit_moves],
-                         ids=["winner flipped", "teleport", "VP to the wrong side", "dead unit moves"])
+def _double_attack(head: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """The first missed attack made twice by the same unit and weapon (a miss changes nothing else)."""
+    i = next(k for k, e in enumerate(events) if e["type"] == "attack" and not e["hit"])
+    events.insert(i + 1, dict(events[i]))
+    for e in events[i + 1:]:
+        e["seq"] += 1
+
+
+@pytest.mark.parametrize("change", [_flip_winner, _teleport, _double_attack, _vp_to_the_wrong_side, _dead_unit_moves],
+                         ids=["winner flipped", "teleport", "double attack", "VP to the wrong side", "dead unit moves"])
 def test_a_rules_breaking_replay_is_refused_with_its_first_violation(
         tmp_path: Path, good_replays: list[Path], change: Callable[..., None]) -> None:
     bad = edited(good_replays[0], tmp_path / "bad.jsonl", change)
