@@ -20,8 +20,11 @@ included) can be flagged, but the kind as a whole cannot.
 
 Intervals. The whole chain (Huber fit, anchoring, scale, implied costs) is refitted on
 ``RESAMPLES`` bootstrap samples of the *games* (drawn with replacement), so every interval
-carries the uncertainty of the scale as well as of the type. The interval is the estimate ±
-1.96 bootstrap standard errors.
+carries the uncertainty of the scale as well as of the type. Games are drawn in clusters: all
+the games between the same two armies (either side blue) are drawn together, since they share
+whatever the model leaves out about that matchup (a random pair plays twice, sides swapped;
+two fixed lists play many times). The interval is the estimate ± 1.96 bootstrap standard
+errors.
 
 Verdicts. For each type that can be priced, z = (implied - listed) / bootstrap SE tests
 "implied cost = listed cost" (two-sided normal p). The p-values of every priced row of the
@@ -186,6 +189,7 @@ class _Design:
     x: np.ndarray  # games x (1 + K): intercept, Δn
     y: np.ndarray  # VP margin
     dpts: np.ndarray
+    cluster: np.ndarray  # per game, the index of its pair of armies (whichever side each played)
 
 
 def _design(lineups: pl.DataFrame, rosters: pl.DataFrame) -> _Design:
@@ -203,7 +207,10 @@ def _design(lineups: pl.DataFrame, rosters: pl.DataFrame) -> _Design:
         if codes else np.zeros((g.height, 0))
     x = np.column_stack([np.ones(g.height), dn])
     y = (g["blue_vp"] - g["red_vp"]).to_numpy().astype(float)
-    return _Design(codes, x, y, (g["pts"] - g["pts_red"]).to_numpy().astype(float))
+    pair = pl.concat_str(pl.min_horizontal("blue_hash", "red_hash"), pl.max_horizontal("blue_hash", "red_hash"),
+                         separator="|")
+    cluster = np.unique(g.select(pair).to_series().to_numpy(), return_inverse=True)[1]
+    return _Design(codes, x, y, (g["pts"] - g["pts_red"]).to_numpy().astype(float), cluster)
 
 
 def fit_implied_costs(lineups: pl.DataFrame, rosters: pl.DataFrame, resamples: int = RESAMPLES,
@@ -287,8 +294,9 @@ def _fit_one(rid: str, lineups: pl.DataFrame, rosters: pl.DataFrame, resamples: 
     boot_c = np.full((resamples, len(pts)), np.nan)
     boot_b = np.full((resamples, len(pts)), np.nan)
     boot_lam = np.full(resamples, np.nan)
+    clusters = int(d.cluster.max()) + 1
     for b in range(resamples):
-        wb = rng.multinomial(games, np.full(games, 1.0 / games)).astype(float)
+        wb = rng.multinomial(clusters, np.full(clusters, 1.0 / clusters)).astype(float)[d.cluster]
         th = huber_fit(d.x, d.y, wb, scale_s, theta)
         lb, bb = implied_scale(th[1:], pts, used, usable, classes)
         boot_lam[b], boot_b[b] = lb, bb
@@ -320,7 +328,8 @@ def _fit_one(rid: str, lineups: pl.DataFrame, rosters: pl.DataFrame, resamples: 
                      "excess_pts": est - float(pts[j]), "p": math.erfc(abs(z) / math.sqrt(2)) if z == z else 1.0})
     summary.update(points_sd=points_sd, scale=lam, scale_lo=lam - Z95 * lam_se, scale_hi=lam + Z95 * lam_se,
                    priced=priced, message=_message(games, points_sd, lam, lam_se, lam_ok, resamples, list(fixed),
-                                                   [c for c, bad in zip(d.codes, confounded, strict=True) if bad]))
+                                                   [c for c, bad in zip(d.codes, confounded & enough, strict=True)
+                                                    if bad]))
     return rows, summary
 
 
