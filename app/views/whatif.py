@@ -13,6 +13,7 @@ import _armies
 import _shared as sh
 import polars as pl
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from pmim_analytics.analytics import impact, tables
 from pmim_analytics.analytics.whatif import dice_comparison, kill_curves
@@ -66,7 +67,7 @@ def _clear() -> None:
         del st.session_state[k]
 
 
-def editor(base: str) -> dict[str, object]:
+def editor(base: str) -> dict[str, DeltaGenerator]:
     """Pick a weapon or unit type and edit its stats; edits pile up across items.
 
     Returns a slot under each shown stat input, by its field path (``weapons.LL.rpt``), for errors.
@@ -80,7 +81,7 @@ def editor(base: str) -> dict[str, object]:
     if table == "warmechs":
         stats = {k: v for k, v in stats.items() if not k.startswith("hp.") or current_value(r, table, code, k)}
     cols = st.columns(len(stats))
-    slots: dict[str, object] = {}
+    slots: dict[str, DeltaGenerator] = {}
     for col, (key, label) in zip(cols, stats.items(), strict=True):
         base_value = current_value(r, table, code, key)
         wkey = f"wi_{table}_{code}_{key}"
@@ -374,7 +375,10 @@ def body() -> None:
         except VariantFieldError as e:
             message = f"**{field_error(e, sh.rules(base))}** — the rules refuse this value."
             slot = slots.get(e.field)
-            (slot if slot is not None else st).error(message, icon="🚫")  # type: ignore[attr-defined]
+            if slot is not None:
+                slot.error(message, icon="🚫")
+            else:
+                st.error(message, icon="🚫")
             variant = None
         if variant is not None:
             pricing = is_pricing_only(nest_overrides(edits))

@@ -48,12 +48,13 @@ def bh_adjust(pvalues: Sequence[float | None]) -> list[float | None]:
 
     Example: ``bh_adjust([0.01, 0.04, 0.03])`` is ``[0.03, 0.04, 0.04]``.
     """
-    idx = [i for i, p in enumerate(pvalues) if p is not None]
+    present = {i: p for i, p in enumerate(pvalues) if p is not None}
+    idx = list(present)
     m = len(idx)
     out: list[float | None] = [None] * len(pvalues)
     if not m:
         return out
-    order = sorted(idx, key=lambda i: pvalues[i])  # type: ignore[arg-type,return-value]
+    order = sorted(idx, key=present.__getitem__)
     running = 1.0
     for rank in range(m, 0, -1):
         i = order[rank - 1]

@@ -34,6 +34,7 @@ from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import GameState
 from pmim_analytics.errors import InvalidArmyError, Location, PmimError, display_path
 from pmim_analytics.limits import MAX_BOOTSTRAP, MAX_GAMES_PER_PAIRING, MAX_LADDER_GAMES
+from pmim_analytics.model.events import GameEnd
 from pmim_analytics.rules import data_dir, load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.catalogue import DEFAULT_SCENARIO, load_scenario
@@ -227,6 +228,8 @@ def play_ladder_game(batch: BatchSpec, i: int) -> LadderGame:
     state = run(spec, bots[0], bots[1], dice, extra)
     total = time.perf_counter() - t0
     end = state.events[-1]
+    # an engine game ends with its game_end, which knows the rounds and both VP totals
+    assert isinstance(end, GameEnd) and end.rounds is not None and end.blue_vp is not None and end.red_vp is not None
     names = batch.name.split("|") if batch.name else ["", "", "", ""]
     army_a, army_b = names[2], names[3]
     armies = (army_b, army_a) if i % 2 else (army_a, army_b)
@@ -234,8 +237,8 @@ def play_ladder_game(batch: BatchSpec, i: int) -> LadderGame:
                *(getattr(e, "hex", None) or getattr(e, "to_hex", None) or (None, None)))
               for e in state.events if e.type in _KEEP]
     units = [(p.id, "blue" if p.side == 0 else "red", p.mov) for p in spec.profiles]
-    return LadderGame(batch.name or "", i, (blue_bot, red_bot), armies, end.winner, end.reason,  # type: ignore[attr-defined]
-                      end.rounds, (end.blue_vp, end.red_vp),  # type: ignore[attr-defined]
+    return LadderGame(batch.name or "", i, (blue_bot, red_bot), armies, end.winner, end.reason,
+                      end.rounds, (end.blue_vp, end.red_vp),
                       (bots[0].seconds, bots[1].seconds), (bots[0].decisions, bots[1].decisions),
                       max(0.0, total - bots[0].seconds - bots[1].seconds), events, units)
 

@@ -261,7 +261,7 @@ def _score_members(members: Sequence[Member], forecasts: pl.DataFrame) -> tuple[
                                       "log10_likelihood": pl.Float64, "flagged": pl.Int64})
     if not forecasts.height:
         return frame.with_columns(relative=pl.lit(None, pl.Float64)), None
-    top = float(frame["log10_likelihood"].max())  # type: ignore[arg-type]
+    top = float(frame.select(pl.col("log10_likelihood").max()).item())
     frame = frame.with_columns(relative=10 ** (pl.col("log10_likelihood") - top))
     best_name = frame.sort("log10_likelihood", descending=True, maintain_order=True)["member"][0]
     return frame, by_name[best_name]

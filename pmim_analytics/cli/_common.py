@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import ParamSpec, TypeVar
 
 import typer
 from rich.console import Console, ConsoleDimensions
@@ -40,14 +40,15 @@ class PipeSafeConsole(Console):
 out = PipeSafeConsole()
 err = PipeSafeConsole(stderr=True)
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def guarded(func: F) -> F:
+def guarded(func: Callable[P, R]) -> Callable[P, R]:
     """Render library errors as one red sentence on stderr and exit with their code."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
         except PmimError as e:
@@ -57,4 +58,4 @@ def guarded(func: F) -> F:
             err.print("[yellow]interrupted[/]")
             raise typer.Exit(130) from None
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper

@@ -21,6 +21,7 @@ from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.verify import verify_game
 from pmim_analytics.errors import InvalidArmyError, Location, PmimError, ReplayError, display_path
 from pmim_analytics.limits import MAX_WORKERS
+from pmim_analytics.model.events import GameEnd
 from pmim_analytics.pipeline import SimRun, simulate_and_ingest
 from pmim_analytics.replay.format import write_game
 from pmim_analytics.replay.show import describe_event, iter_play_by_play
@@ -57,7 +58,7 @@ def load_side(path: Path, rules: str | None, scenario: str, weapons: str | None 
                         e.where) from None
 
 
-def _result_line(winner: str | None, reason: str, rounds: int, blue_vp: int, red_vp: int) -> str:
+def _result_line(winner: str | None, reason: str, rounds: int | None, blue_vp: int | None, red_vp: int | None) -> str:
     what = f"{winner} wins ({reason})" if winner else f"draw ({reason})"
     return f"{what} after {rounds} rounds, VP blue {blue_vp} - red {red_vp}"
 
@@ -101,7 +102,8 @@ def play(
     spec = GameSpec.create(rules_id, scenario, blue_roster, red_roster, first_player, readings=readings)
     record = play_game(spec, blue_bot, red_bot, seed, 0)
     end = record.events[-1]
-    out.print(_result_line(end.winner, end.reason, end.rounds, end.blue_vp, end.red_vp),  # type: ignore[attr-defined]
+    assert isinstance(end, GameEnd)  # a played game ends with its game_end event
+    out.print(_result_line(end.winner, end.reason, end.rounds, end.blue_vp, end.red_vp),
               highlight=False)
     out.print(f"game {record.header.game_id}: {blue_roster.name} ({blue_bot}) vs {red_roster.name} ({red_bot}), "
               f"rules {rules_id}, seed {seed}, {len(record.events)} events"

@@ -37,12 +37,12 @@ def data_dir() -> Path:
     return Path(os.environ.get("PMIM_DATA", REPO_ROOT / "data"))
 
 
-class YamlLimitError(yaml.MarkedYAMLError):  # type: ignore[misc]
+class YamlLimitError(yaml.MarkedYAMLError):  # type: ignore[misc]  # PyYAML has no type hints here: its classes are Any
     """A YAML file beyond :data:`MAX_YAML_DEPTH` or :data:`MAX_YAML_VALUES`, or one whose
     aliases refer to themselves: refused before any value is built."""
 
 
-class BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]
+class BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML has no type hints here: its classes are Any
     """PyYAML's safe loader with bounds: nesting over :data:`MAX_YAML_DEPTH` levels is refused
     while the file is read (never a ``RecursionError``), and before any value is built the
     document's size with every alias expanded is counted, so an alias bomb (a few lines that

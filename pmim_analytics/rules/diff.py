@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+from pydantic import BaseModel
 
 from pmim_analytics.rules.models import Chassis, RulesVersion, Warmech, Weapon
 from pmim_analytics.rules.optional import OPTIONAL_RULE_NAMES
@@ -32,21 +35,22 @@ def _fmt(v: object) -> str:
 
 
 def _compare_rows(
-    a: RulesVersion, b: RulesVersion, table: str, rows_a: dict[str, object], rows_b: dict[str, object],
+    a: RulesVersion, b: RulesVersion, table: str, rows_a: Mapping[str, Chassis | Warmech | Weapon],
+    rows_b: Mapping[str, Chassis | Warmech | Weapon],
     stats: tuple[str, ...],
 ) -> list[Change]:
     out: list[Change] = []
     for code, new in rows_b.items():
         old = rows_a.get(code)
         if old is None:
-            out.append(Change(table, new.name, "added", "", _describe(new, b)))  # type: ignore[attr-defined]
+            out.append(Change(table, new.name, "added", "", _describe(new, b)))
             continue
-        if old.name != new.name:  # type: ignore[attr-defined]
-            out.append(Change(table, new.name, "renamed", old.name, new.name))  # type: ignore[attr-defined]
+        if old.name != new.name:
+            out.append(Change(table, new.name, "renamed", old.name, new.name))
         for stat in stats:
             va, vb = getattr(old, stat), getattr(new, stat)
             if va != vb:
-                out.append(Change(table, new.name, _stat_label(b, stat), _fmt(va), _fmt(vb)))  # type: ignore[attr-defined]
+                out.append(Change(table, new.name, _stat_label(b, stat), _fmt(va), _fmt(vb)))
         if isinstance(old, Warmech) and isinstance(new, Warmech):
             for part in ("arm", "leg", "torso", "center"):
                 va, vb = getattr(old.hp, part), getattr(new.hp, part)
@@ -54,7 +58,7 @@ def _compare_rows(
                     out.append(Change(table, new.name, f"HP {part}", _fmt(va), _fmt(vb)))
     for code, old in rows_a.items():
         if code not in rows_b:
-            out.append(Change(table, old.name, "removed", _describe(old, a), ""))  # type: ignore[attr-defined]
+            out.append(Change(table, old.name, "removed", _describe(old, a), ""))
     return out
 
 
@@ -120,10 +124,10 @@ def _chart(chart: tuple[str, ...] | None) -> str:
     return " ".join(f"{i + 1}:{loc}" for i, loc in enumerate(chart))
 
 
-def _rule(rule: object) -> str:
+def _rule(rule: BaseModel | None) -> str:
     if rule is None:
         return "-"
-    return ", ".join(f"{k}={v}" for k, v in rule.model_dump().items())  # type: ignore[attr-defined]
+    return ", ".join(f"{k}={v}" for k, v in rule.model_dump().items())
 
 
 def format_diff_markdown(a: RulesVersion, b: RulesVersion, changes: list[Change]) -> str:

@@ -30,7 +30,7 @@ from pmim_analytics.rules.army import (
     unit_points,
 )
 from pmim_analytics.rules.catalogue import DEFAULT_SCENARIO, find_unit, find_weapon, load_rules, load_scenario
-from pmim_analytics.rules.models import RulesVersion, Weapon
+from pmim_analytics.rules.models import Chassis, RulesVersion, Warmech, Weapon
 
 
 @dataclass(frozen=True)
@@ -49,10 +49,14 @@ class Translation:
         return not self.findings
 
 
-def _by_code(rules: RulesVersion, code: str, kind: str) -> object | None:
-    """The unit or weapon with this code in ``rules``, or ``None``."""
-    items = rules.iter_units() if kind == "unit" else rules.weapons
-    return next((x for x in items if x.code == code), None)
+def _unit_by_code(rules: RulesVersion, code: str) -> Chassis | Warmech | None:
+    """The unit type with this code in ``rules``, or ``None``."""
+    return next((x for x in rules.iter_units() if x.code == code), None)
+
+
+def _weapon_by_code(rules: RulesVersion, code: str) -> Weapon | None:
+    """The weapon with this code in ``rules``, or ``None``."""
+    return next((x for x in rules.weapons if x.code == code), None)
 
 
 def _implied_weapons(rules: RulesVersion, unit_code: str, entry: ArmyEntry) -> list[str]:
@@ -81,7 +85,7 @@ def translate_army(army: ArmyList, to_rules: str, scenario_id: str | None = DEFA
         except UnknownNameError as e:
             findings.append(f"{label}: {e.message}; left out")
             continue
-        new_unit = _by_code(dst, unit.code, "unit")
+        new_unit = _unit_by_code(dst, unit.code)
         if new_unit is None:
             findings.append(f"{label}: {dst.id} has no {unit.name} (code {unit.code}); left out")
             continue
@@ -95,28 +99,28 @@ def translate_army(army: ArmyList, to_rules: str, scenario_id: str | None = DEFA
                 findings.append(f"{label}: {e.message}; unit left out")
                 ok = False
                 continue
-            nw = _by_code(dst, w.code, "weapon")
+            nw = _weapon_by_code(dst, w.code)
             if nw is None:
                 findings.append(f"{label}: {dst.id} has no {w.name} ({w.code}); unit left out")
                 ok = False
                 continue
             old_weapons.append(w)
-            new_weapons.append(nw)  # type: ignore[arg-type]
-            if nw.name != w.name:  # type: ignore[attr-defined]
-                changes.append(f"{label}: weapon {w.name} is now {nw.name}")  # type: ignore[attr-defined]
+            new_weapons.append(nw)
+            if nw.name != w.name:
+                changes.append(f"{label}: weapon {w.name} is now {nw.name}")
         if not ok:
             continue
         old_pts = unit_points(src, unit, old_weapons)
-        new_pts = unit_points(dst, new_unit, new_weapons)  # type: ignore[arg-type]
-        if new_unit.name != unit.name:  # type: ignore[attr-defined]
-            changes.append(f"{label}: {unit.name} is now {new_unit.name}")  # type: ignore[attr-defined]
+        new_pts = unit_points(dst, new_unit, new_weapons)
+        if new_unit.name != unit.name:
+            changes.append(f"{label}: {unit.name} is now {new_unit.name}")
         if new_pts != old_pts:
             changes.append(f"{label}: {old_pts} -> {new_pts} points each"
                            + (f" (x{entry.count})" if entry.count > 1 else ""))
         sa = dst.special_rules.small_arms
         keep_weapons = () if (sa and unit.code in sa.units and [w.code for w in new_weapons] == [sa.weapon]
                               and not entry.weapons) else tuple(w.code for w in new_weapons)
-        entries.append(ArmyEntry(type=new_unit.name, weapons=keep_weapons, count=entry.count))  # type: ignore[attr-defined]
+        entries.append(ArmyEntry(type=new_unit.name, weapons=keep_weapons, count=entry.count))
     src_roster = build_roster(army)
     origin = TranslatedFrom(rules=army.rules, name=army.name, file=file, army_hash=src_roster.content_hash(),
                             list_key=src_roster.list_key())

@@ -21,6 +21,7 @@ from pathlib import Path
 from pmim_analytics.engine.driver import play_game
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.errors import PmimError
+from pmim_analytics.model.events import GameEnd
 from pmim_analytics.replay.format import GameRecord, write_game
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.readings import Readings
@@ -97,8 +98,10 @@ def outcome_from_end(game_index: int, winner: str | None, reason: str, rounds: i
 def outcome_of(batch: BatchSpec, record: GameRecord) -> GameOutcome:
     """The result of a played game, seen from army A and army B."""
     end = record.events[-1]
-    return outcome_from_end(record.header.game_index or 0, end.winner, end.reason, end.rounds,  # type: ignore[attr-defined]
-                            end.blue_vp, end.red_vp)  # type: ignore[attr-defined]
+    # an engine game ends with its game_end, which knows the rounds and both VP totals
+    assert isinstance(end, GameEnd) and end.rounds is not None and end.blue_vp is not None and end.red_vp is not None
+    return outcome_from_end(record.header.game_index or 0, end.winner, end.reason, end.rounds,
+                            end.blue_vp, end.red_vp)
 
 
 def part_files(out: Path, fmt: str, part: int, start: int, stop: int) -> list[Path]:
