@@ -11,6 +11,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -112,20 +113,26 @@ def test_two_variants_based_on_each_other_are_one_sentence(data: Path) -> None:
     assert listing.code == 0 and "v3-rush" in listing.out and listing.err.count("cycle") == 2
 
 
-def test_a_replay_recording_a_huge_rush_factor_is_refused_before_it_is_replayed(
-        tmp_path: Path, good_replays: list[Path]) -> None:
+@pytest.mark.parametrize(("setting", "key"), [
+    ({"rush": {"factor": 10**12}}, "optional_rules.rush.factor"),
+    ({"catch_up": {"ratio": 2, "activations": 10**12}}, "optional_rules.catch_up.activations"),
+    ({"rolled_initiative": {"die": 10**12}}, "optional_rules.rolled_initiative.die"),
+], ids=["rush factor", "catch-up activations", "initiative die"])
+def test_a_replay_recording_a_huge_setting_is_refused_before_it_is_replayed(
+        tmp_path: Path, good_replays: list[Path], setting: dict[str, Any], key: str) -> None:
+    """Every setting a replay header records is bounded as a variant file's is, before a replay."""
     lines = good_replays[0].read_text(encoding="utf-8").splitlines()
     head = json.loads(lines[0])
-    head.update(version=2, optional_rules={"rush": {"factor": 10**12}})
+    head.update(version=2, optional_rules=setting)
     record = read_game(good_replays[0])
     head["game_id"] = compute_game_id(head, record.events)  # the id fits the edited content
     bad = tmp_path / "rush.jsonl"
     bad.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n", encoding="utf-8")
     v = pmim("replay", "verify", str(bad), timeout=60)
-    assert v.code == 2 and "optional_rules.rush.factor" in v.err and "Traceback" not in v.err, v.err
+    assert v.code == 2 and key in v.err and "Traceback" not in v.err, v.err
     db = tmp_path / "pmim.duckdb"
     r = pmim("ingest", str(bad), *map(str, good_replays[1:]), "--db", str(db), "-q", timeout=60)
-    assert r.code == 1 and "optional_rules.rush.factor" in r.err, r.err
+    assert r.code == 1 and key in r.err, r.err
     assert games_in(db) == len(good_replays) - 1
 
 
