@@ -13,6 +13,7 @@ from pmim_analytics.engine.actions import Action, ActivateUnit, FireWeapon, Move
 from pmim_analytics.errors import IllegalActionError
 from pmim_analytics.model.hexes import Hex
 from pmim_analytics.model.vocab import SIDES
+from pmim_analytics.rules import mechanics
 
 if TYPE_CHECKING:
     from pmim_analytics.engine.spec import UnitProfile
@@ -159,7 +160,7 @@ class RuleChecks(Generic[U]):
     def _check_rush(self, u: U, h: Hex) -> None:
         if self._rush is None:
             raise IllegalActionError(f"{u.id} cannot rush: rushing is not a rule of this game")
-        if self.attacks > 0:
+        if not mechanics.may_rush(self.attacks):
             raise IllegalActionError(f"{u.id} cannot rush: it has already attacked this activation")
         if self.moved:
             raise IllegalActionError(f"{u.id} has already moved this activation")
@@ -183,10 +184,10 @@ class RuleChecks(Generic[U]):
 
     def _check_fire(self, u: U, mount: str, target_id: str) -> None:
         m = self.mount_index(u, mount)
-        if self.rushed:
-            raise IllegalActionError(f"{u.id} rushed this activation and may not attack")
-        if self.attacks >= u.p.max_attacks:
-            raise IllegalActionError(f"{u.id} has already made {self.attacks} attack(s) this activation")
+        if not mechanics.attacks_left(u.p.max_attacks, self.attacks, self.rushed):
+            why = "rushed this activation and may not attack" if self.rushed else \
+                f"has already made {self.attacks} attack(s) this activation"
+            raise IllegalActionError(f"{u.id} {why}")
         if (self.fired >> m) & 1:
             raise IllegalActionError(f"{u.id} has already fired its {mount} weapon this activation")
         if (u.lost >> m) & 1:

@@ -368,7 +368,7 @@ class GameState(RuleChecks[UnitState]):
 
     def can_rush(self, u: UnitState) -> bool:
         """True when rushing is on and ``u`` could move and has not attacked this activation."""
-        return self._rush is not None and self.can_move(u) and self.attacks == 0
+        return self._rush is not None and self.can_move(u) and mechanics.may_rush(self.attacks)
 
     def rush_reachable(self, u: UnitState) -> dict[int, int]:
         """Hexes ``u`` may end a rush on (up to the rush distance), with the shortest legal path;
@@ -441,7 +441,7 @@ class GameState(RuleChecks[UnitState]):
 
     def fireable_mounts(self, u: UnitState) -> list[int]:
         """Mounts the active unit may still fire this activation (ignoring targets)."""
-        if u is not self.active or self.attacks >= u.p.max_attacks or self.rushed:
+        if u is not self.active or not mechanics.attacks_left(u.p.max_attacks, self.attacks, self.rushed):
             return []
         fired = self.fired
         return [m for m in range(len(u.p.mounts)) if not (fired >> m) & 1 and u.can_use(m)]
@@ -657,8 +657,7 @@ class GameState(RuleChecks[UnitState]):
     # ----------------------------------------------------------------- optional rules' dice
     def _heats_up(self, att: UnitState, m: int, heat: int) -> bool:
         """Heat: add an attack's heat to the activation's; True when an overheat roll is now due."""
-        self.heat += heat
-        excess = mechanics.overheat_excess(self.heat, att.p.heat_rating)
+        self.heat, excess = mechanics.activation_heat(self.heat, heat, att.p.heat_rating)
         if excess <= 0:
             return False
         self._overheat = (att, m, excess)
@@ -713,9 +712,8 @@ class GameState(RuleChecks[UnitState]):
                                  overkill=overkill))
         if damage > 0 and att.loc_hp[li] == 0:
             self._location_lost(att, location, None)
-        elif not att.disarmed and combat.is_disarmed([not att.can_use(k) for k in range(len(att.p.mounts))]):
-            att.disarmed = True
-            events.append(Disarmed(seq=len(events) + 1, round=self.round, unit=att.id, by=None))
+        else:  # the weapon lost may be the last one
+            self._loss_follows(att, None)
         if self.phase != OVER:
             self._maybe_auto_end()
 
@@ -725,15 +723,23 @@ class GameState(RuleChecks[UnitState]):
         by = None if att is None else att.id
         events.append(LocationDestroyed(seq=len(events) + 1, round=self.round, unit=tgt.id, location=location,
                                         by=by))
-        if combat.is_mech_destroyed(tgt.p.body, tgt.loc_hp):  # type: ignore[arg-type]
-            self._destroy(tgt, att)
-            return
-        if not tgt.immobilized and combat.is_mech_immobilized(tgt.loc_hp):
-            tgt.immobilized = True
-            events.append(Immobilized(seq=len(events) + 1, round=self.round, unit=tgt.id, by=by))
-        if not tgt.disarmed and combat.is_disarmed([not tgt.can_use(k) for k in range(len(tgt.p.mounts))]):
-            tgt.disarmed = True
-            events.append(Disarmed(seq=len(events) + 1, round=self.round, unit=tgt.id, by=by))
+        self._loss_follows(tgt, att)
+
+    def _loss_follows(self, tgt: UnitState, att: UnitState | None) -> None:
+        """Apply what ``tgt``'s loss leads to (:func:`~pmim_analytics.model.combat.location_loss_follows`)."""
+        by = None if att is None else att.id
+        events = self.events
+        lost = [not tgt.can_use(k) for k in range(len(tgt.p.mounts))]
+        for what in combat.location_loss_follows(tgt.p.body, tgt.loc_hp, tgt.immobilized,  # type: ignore[arg-type]
+                                                 tgt.disarmed, lost):
+            if what == "unit_destroyed":
+                self._destroy(tgt, att)
+            elif what == "immobilized":
+                tgt.immobilized = True
+                events.append(Immobilized(seq=len(events) + 1, round=self.round, unit=tgt.id, by=by))
+            else:
+                tgt.disarmed = True
+                events.append(Disarmed(seq=len(events) + 1, round=self.round, unit=tgt.id, by=by))
 
     def _destroy(self, tgt: UnitState, by: UnitState | None) -> None:
         tgt.alive = False
@@ -757,7 +763,7 @@ class GameState(RuleChecks[UnitState]):
             return
         if not self.moved and not u.immobilized and u.p.mov > 0:
             return
-        if self.attacks < u.p.max_attacks:
+        if mechanics.attacks_left(u.p.max_attacks, self.attacks, self.rushed):
             dist_row = self.grid.dist[u.pos]
             enemies = self.side_units[1 - u.side]
             for m in self.fireable_mounts(u):

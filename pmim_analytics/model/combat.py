@@ -96,6 +96,23 @@ def is_disarmed(mount_lost: list[bool] | tuple[bool, ...]) -> bool:
     return all(mount_lost)
 
 
+def location_loss_follows(body: str, loc_hp: list[int] | tuple[int, ...], immobilized: bool, disarmed: bool,
+                          mount_lost: list[bool] | tuple[bool, ...]) -> tuple[str, ...]:
+    """What a Warmech's loss (a location destroyed, or a weapon lost to overheating) leads to, in
+    the order the events come: ``("unit_destroyed",)`` when the body is destroyed; otherwise
+    ``"immobilized"`` and then ``"disarmed"``, each when it newly holds (``immobilized`` and
+    ``disarmed`` say what held before). ``loc_hp`` in :data:`LOCATIONS` order; ``mount_lost[m]``
+    for each weapon mount."""
+    if is_mech_destroyed(body, loc_hp):
+        return ("unit_destroyed",)
+    out: tuple[str, ...] = ()
+    if not immobilized and is_mech_immobilized(loc_hp):
+        out += ("immobilized",)
+    if not disarmed and is_disarmed(mount_lost):
+        out += ("disarmed",)
+    return out
+
+
 __all__ = ["CT", "IMMOBILIZING", "KILL_CONDITIONS", "LA", "LL", "LOCATIONS", "LOC_INDEX", "LT", "RA", "RL", "RT",
            "absorb", "attack_damage", "hit_probability", "is_disarmed", "is_hit", "is_mech_destroyed",
-           "is_mech_immobilized", "location_is_hittable", "roll_hits", "two_d6_at_least"]
+           "is_mech_immobilized", "location_is_hittable", "location_loss_follows", "roll_hits", "two_d6_at_least"]

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from pmim_analytics.model.hexes import Hex
 from pmim_analytics.replay.fold import BoardView
+from pmim_analytics.rules.mechanics import deployment_rows, in_capture_zone
 from pmim_analytics.rules.scenario import Scenario
 
 SIDE_COLOURS = {"blue": "#1f5fbf", "red": "#c8322a"}
@@ -54,10 +55,7 @@ def _hex_trace(hexes: list[tuple[int, int]], fill: str, line: str, name: str, wi
 
 def zone_rows(scenario: Scenario, side: str, kind: str) -> range:
     """Rows a side may deploy a kind of unit in (the rows nearest its edge)."""
-    depth = getattr(scenario.deployment.depth, kind)
-    edge = getattr(scenario.deployment, side).edge
-    rows = scenario.map.rows
-    return range(0, depth) if edge == "north" else range(rows - depth, rows)
+    return deployment_rows(scenario, side, kind)
 
 
 def objective_zone(scenario: Scenario, index: int) -> list[tuple[int, int]]:
@@ -66,7 +64,7 @@ def objective_zone(scenario: Scenario, index: int) -> list[tuple[int, int]]:
     out = []
     for c in range(scenario.map.columns):
         for r in range(scenario.map.rows):
-            if Hex(c, r).distance((oc, orow)) <= scenario.objectives.radius:
+            if in_capture_zone(scenario, Hex(c, r).distance((oc, orow))):
                 out.append((c, r))
     return out
 

@@ -59,6 +59,19 @@ def attacks_per_activation(kind: str) -> int:
     return ATTACKS_PER_ACTIVATION[kind]
 
 
+def attacks_left(max_attacks: int, made: int, rushed: bool) -> int:
+    """The attacks a unit may still make this activation: its number per activation less those
+    made, and none after a rush (a rush gives up the activation's attacks; see :func:`may_rush`)."""
+    if rushed or made >= max_attacks:
+        return 0
+    return max_attacks - made
+
+
+def may_rush(attacks_made: int) -> bool:
+    """A rush gives up the activation's attacks, so a unit that has attacked may not rush."""
+    return attacks_made == 0
+
+
 def deployment_rows(scenario: Scenario, side: int | str, kind: str) -> range:
     """The rows a unit kind of a side (index or name) deploys in: the ``depth`` rows nearest its edge."""
     name = SIDES[side] if isinstance(side, int) else side
@@ -141,6 +154,14 @@ def weapon_heat(rules: RulesVersion, weapon_code: str) -> int:
     return 0 if heat is None else heat.heat_of(rules, weapon_code)
 
 
+def activation_heat(heat_so_far: int, attack_heat: int, rating: int) -> tuple[int, int]:
+    """Heat per activation: an attack adds its weapon's heat to what the Warmech's activation
+    has made so far. Returns the new total and its excess over the rating (the overheat roll's
+    target; 0 at or within the rating, when no roll is made)."""
+    heat = heat_so_far + attack_heat
+    return heat, overheat_excess(heat, rating)
+
+
 def overheat_excess(heat: int, rating: int) -> int:
     """How far an activation's heat so far stands above the rating (0 at or below it): the
     overheat roll's target. It is cumulative: it counts all the heat of the activation."""
@@ -173,8 +194,7 @@ def firing_sequence_overheat(rating: int, heats: list[int] | tuple[int, ...]) ->
     out: list[tuple[int, Fraction]] = []
     total = 0
     for h in heats:
-        total += h
-        excess = overheat_excess(total, rating)
+        total, excess = activation_heat(total, h, rating)
         out.append((excess, overheat_chance(excess)))
     return out
 
@@ -202,7 +222,8 @@ def rush_distance(rule: RushRule | None, mov: int) -> int:
     return 0 if rule is None else rule.factor * mov
 
 
-__all__ = ["ATTACKS_PER_ACTIVATION", "OVERHEAT_DIE", "activations_per_turn", "firing_sequence_overheat",
+__all__ = ["ATTACKS_PER_ACTIVATION", "OVERHEAT_DIE", "activation_heat", "activations_per_turn", "attacks_left",
+           "may_rush", "firing_sequence_overheat",
            "heat_rating", "initiative_first", "is_overheated", "overheat_chance", "overheat_damage",
            "overheat_excess", "rush_distance", "weapon_heat", "attacks_per_activation", "chart_codes",
            "deployment_rows", "hit_needed", "in_capture_zone",

@@ -92,7 +92,7 @@ def overheat_risk(state: GameState, u: UnitState, m: int) -> float:
     if rating < 0:
         return 0.0
     wm = u.p.mounts[m]
-    excess = mechanics.overheat_excess(state.heat + wm.heat, rating)
+    _, excess = mechanics.activation_heat(state.heat, wm.heat, rating)
     if excess <= 0:
         return 0.0
     dmg = mechanics.overheat_damage(wm.strength, wm.rpt)

@@ -79,10 +79,14 @@ from pmim_analytics.replay.manual.state import (
 )
 from pmim_analytics.rules import find_unit
 from pmim_analytics.rules.mechanics import (
+    activation_heat,
+    attacks_left,
     attacks_per_activation,
+    deployment_rows,
+    initiative_first,
     is_overheated,
+    may_rush,
     overheat_damage,
-    overheat_excess,
     rush_distance,
     vp_winner,
     weapon_heat,
@@ -296,7 +300,7 @@ class LogBuilder:
         self._check_hex(s.hex, s.hex_tok)
         kind = "infantry" if unit.spec.kind == "infantry" else unit.spec.kind  # type: ignore[attr-defined]
         if not in_deployment_zone(s.hex, unit.side, kind, self.scenario):
-            depth = getattr(self.scenario.deployment.depth, kind)
+            depth = len(deployment_rows(self.scenario, unit.side, kind))
             edge = getattr(self.scenario.deployment, unit.side).edge
             raise Reject(s.hex_tok, f"hex {s.hex_tok.text!r} is outside {unit.side}'s deployment zone "
                          f"({kind} deploy within {depth} rows of the {edge} edge)")
@@ -326,7 +330,7 @@ class LogBuilder:
         if act is not None and act.moves >= 1:
             raise Reject(s.unit, f"{s.unit.text!r} already moved in this activation (line {act.line}); "
                          f"a unit moves once")
-        if s.rush and act is not None and act.attacks:
+        if s.rush and act is not None and not may_rush(act.attacks):
             raise Reject(s.unit, f"{s.unit.text!r} already attacked in this activation, so it cannot rush "
                          f"(a rush gives up the activation's attacks)")
         if unit.immobilized:
@@ -408,11 +412,11 @@ class LogBuilder:
         act = self._activation(s, unit, "attack", staged)
         weapon, mount = resolve_weapon(unit, s, self.rules)
         if act is not None:
-            if act.rushed:
+            limit = attacks_per_activation(unit.spec.kind)  # type: ignore[attr-defined]
+            if not attacks_left(limit, act.attacks, bool(act.rushed)) and act.rushed:
                 raise Reject(s.weapon, f"{s.unit.text!r} rushed in this activation (line {act.rushed}), so "
                              f"{s.weapon.text!r} cannot fire (a rush gives up the activation's attacks)")
-            limit = attacks_per_activation(unit.spec.kind)  # type: ignore[attr-defined]
-            if act.attacks >= limit:
+            if not attacks_left(limit, act.attacks, bool(act.rushed)):
                 raise Reject(s.weapon, f"{s.unit.text!r} already made {act.attacks} attack"
                              f"{'s' if act.attacks > 1 else ''} this activation (at most {limit}), so "
                              f"{s.weapon.text!r} cannot fire")
@@ -446,8 +450,7 @@ class LogBuilder:
             act.mounts.add(mount)
             rating = unit.heat_rating(self.rules)
             if rating is not None:
-                act.heat += weapon_heat(self.rules, weapon.code)
-                excess = overheat_excess(act.heat, rating)
+                act.heat, excess = activation_heat(act.heat, weapon_heat(self.rules, weapon.code), rating)
                 if excess > 0 and self.ended is None:
                     act.overheat_due = (weapon.code, mount, excess, s.line)
         return staged
@@ -599,8 +602,8 @@ class LogBuilder:
                          f"ignoring ARM")
         unit.heat_lost[mount] = s.line
         overkill, follows = unit.take_damage(damage, location) if damage else (0, [])
-        if not follows and not unit.disarmed and unit.all_weapons_lost():
-            follows = [("disarmed", None)]
+        if not follows:  # the weapon lost may be the last one
+            follows = unit.loss_follows()
         self._emit(staged, WeaponLost, s.round, unit=unit.id, weapon=code, mount=mount, location=location,
                    location_rolls=s.location_rolls, damage=damage, overkill=overkill)
         self._follow(staged, unit, follows, None, s)
@@ -627,7 +630,8 @@ class LogBuilder:
                          f"(line {got[1]}), and only a tie is rolled again")
         if not (1 <= s.blue <= rule.die and 1 <= s.red <= rule.die):
             raise Reject(tok, f"each initiative die is 1 to {rule.die} (a d{rule.die}), got {tok.text!r}")
-        first = "blue" if s.blue > s.red else "red" if s.red > s.blue else None
+        won = initiative_first(s.blue, s.red)
+        first = None if won is None else SIDES[won]
         staged: list[Event] = []
         self._emit(staged, InitiativeRoll, r, blue_roll=s.blue, red_roll=s.red, first=first)
         self.initiative[r] = (first, s.line)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pmim_analytics.model.combat import absorb, is_disarmed, is_mech_destroyed, is_mech_immobilized
+from pmim_analytics.model.combat import absorb, location_loss_follows
 from pmim_analytics.model.hexes import Hex as GridHex
 from pmim_analytics.model.vocab import LOCATION_CODES, LOCATION_WORDS, LOCATIONS
 from pmim_analytics.rules.mechanics import chart_codes, deployment_rows, heat_rating, weapon_range
@@ -120,20 +120,15 @@ class UnitState:
         """Destroy a location; return it and its consequences (destroyed, immobilised, disarmed)."""
         if not already_zero:
             self.loc_hp[location] = 0
-        out: list[tuple[str, str | None]] = [("location_destroyed", location)]
-        hp = self._hp_list()
-        if is_mech_destroyed(self.spec.body, hp):  # type: ignore[attr-defined]
-            out.append(("unit_destroyed", None))
-            return out
-        if not self.immobilized and is_mech_immobilized(hp):
-            out.append(("immobilized", None))
-        if not self.disarmed and self.all_weapons_lost():
-            out.append(("disarmed", None))
-        return out
+        return [("location_destroyed", location), *self.loss_follows()]
 
-    def all_weapons_lost(self) -> bool:
-        """Whether every weapon is gone: its location destroyed, or lost to overheating."""
-        return is_disarmed([self.is_lost(m) or m in self.heat_lost for m in self.mounts])
+    def loss_follows(self) -> list[tuple[str, str | None]]:
+        """What the unit's losses so far newly lead to (destroyed, immobilized, disarmed), by the
+        engine's rule :func:`~pmim_analytics.model.combat.location_loss_follows`."""
+        lost = [self.is_lost(m) or m in self.heat_lost for m in self.mounts]
+        follows = location_loss_follows(self.spec.body, self._hp_list(), self.immobilized,  # type: ignore[attr-defined]
+                                        self.disarmed, lost)
+        return [(what, None) for what in follows]
 
     def location_names(self) -> str:
         """The body's location codes, for messages."""
