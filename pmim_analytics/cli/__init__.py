@@ -9,6 +9,9 @@ import inspect
 import os
 import shutil
 import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 
 # Ctrl-C while the command's libraries load (about a second): leave quietly with the
@@ -17,50 +20,132 @@ def _quit_while_loading(signum: int, frame: object) -> None:
     os._exit(130)
 
 
-try:
-    _loading_handler = signal.signal(signal.SIGINT, _quit_while_loading)
-except ValueError:  # imported outside the main thread: leave signals alone
-    _loading_handler = None
+@contextmanager
+def _quiet_ctrl_c_while_loading() -> Iterator[None]:
+    try:
+        previous = signal.signal(signal.SIGINT, _quit_while_loading)
+    except ValueError:  # imported outside the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
-import typer  # noqa: E402
-import typer.core  # noqa: E402
 
-from pmim_analytics.cli import (  # noqa: E402
-    army_cmd,
-    bots_cmd,
-    db_cmd,
-    demo_cmd,
-    log_cmd,
-    play_cmd,
-    report_cmd,
-    rules_cmd,
-    sweep_cmd,
+with _quiet_ctrl_c_while_loading():
+    import typer
+    import typer.core
+
+
+# Each command module is imported only when its commands are wanted: `pmim rules show v3` loads
+# the rules commands, not the analytics, DuckDB and the engine behind the others (each pmim
+# started seconds sooner). Help and unknown commands load them all. The loaders run in this order,
+# which is the order of the commands in `pmim --help`.
+def _load_rules(root: typer.Typer) -> None:
+    from pmim_analytics.cli import rules_cmd
+
+    root.add_typer(rules_cmd.app, name="rules")
+
+
+def _load_army(root: typer.Typer) -> None:
+    from pmim_analytics.cli import army_cmd
+
+    root.add_typer(army_cmd.app, name="army")
+
+
+def _load_log(root: typer.Typer) -> None:
+    from pmim_analytics.cli import log_cmd
+
+    root.add_typer(log_cmd.app, name="log")
+
+
+def _load_play(root: typer.Typer) -> None:
+    from pmim_analytics.cli import play_cmd
+
+    root.command("play")(play_cmd.play)
+    root.command("simulate")(play_cmd.simulate)
+    root.add_typer(play_cmd.replay_app, name="replay")
+
+
+def _load_db(root: typer.Typer) -> None:
+    from pmim_analytics.cli import db_cmd
+
+    db_cmd.register(root)
+
+
+def _load_report(root: typer.Typer) -> None:
+    from pmim_analytics.cli import meta_cmd as _meta_cmd  # noqa: F401 (adds `report meta` and `report power`)
+    from pmim_analytics.cli import report_cmd
+
+    report_cmd.register(root)
+
+
+def _load_demo(root: typer.Typer) -> None:
+    from pmim_analytics.cli import demo_cmd
+
+    root.command("demo")(demo_cmd.demo)
+
+
+def _load_sweep(root: typer.Typer) -> None:
+    from pmim_analytics.cli import sweep_cmd
+
+    root.command("sweep")(sweep_cmd.sweep)
+
+
+def _load_bots(root: typer.Typer) -> None:
+    from pmim_analytics.cli import bots_cmd
+
+    bots_cmd.register(root)
+
+
+#: (the top-level names a loader serves, the loader); `report` is served by two (robustness is a bots command)
+_LOADERS: tuple[tuple[frozenset[str], Callable[[typer.Typer], None]], ...] = (
+    (frozenset({"rules"}), _load_rules),
+    (frozenset({"army"}), _load_army),
+    (frozenset({"log"}), _load_log),
+    (frozenset({"play", "simulate", "replay"}), _load_play),
+    (frozenset({"ingest", "db"}), _load_db),
+    (frozenset({"report", "dice", "export"}), _load_report),
+    (frozenset({"demo"}), _load_demo),
+    (frozenset({"sweep"}), _load_sweep),
+    (frozenset({"bots", "calibrate", "report"}), _load_bots),
 )
-from pmim_analytics.cli import meta_cmd as _meta_cmd  # noqa: E402, F401 (adds `report meta` and `report power`)
+COMMAND_NAMES = frozenset().union(*(names for names, _ in _LOADERS))
 
-if _loading_handler is not None:
-    signal.signal(signal.SIGINT, _loading_handler)
 
-app = typer.Typer(
-    name="pmim",
-    help="Playtest analytics and replay database for Plastic Mechs and Iron Men.\n\n"
-    "Example: pmim rules diff v2 v3",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
-)
-app.add_typer(rules_cmd.app, name="rules")
-app.add_typer(army_cmd.app, name="army")
-app.add_typer(log_cmd.app, name="log")
-app.command("play")(play_cmd.play)
-app.command("simulate")(play_cmd.simulate)
-app.add_typer(play_cmd.replay_app, name="replay")
-db_cmd.register(app)
-report_cmd.register(app)
-app.command("demo")(demo_cmd.demo)
-app.command("sweep")(sweep_cmd.sweep)
-bots_cmd.register(app)
+def build_app(command: str | None = None) -> typer.Typer:
+    """The ``pmim`` app: with ``command`` (a top-level command name) only the modules it needs are
+    imported; with None, every command. Run it as a group (``typer.main.get_group``): an app
+    holding one command alone would take that command's place."""
+    root = typer.Typer(
+        name="pmim",
+        help="Playtest analytics and replay database for Plastic Mechs and Iron Men.\n\n"
+        "Example: pmim rules diff v2 v3",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode="rich",
+    )
+    with _quiet_ctrl_c_while_loading():
+        for names, load in _LOADERS:
+            if command is None or command in names:
+                load(root)
+    _reflow_all(root)
+    return root
+
+
+_full_app: typer.Typer | None = None
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``: the whole ``pmim`` app, built (every command module imported) on first use."""
+    global _full_app
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if _full_app is None:
+        _full_app = build_app()
+    return _full_app
 
 
 def reflow_help(text: str) -> str:
@@ -101,8 +186,6 @@ def _reflow_all(t: typer.Typer) -> None:
             _reflow_all(group.typer_instance)
 
 
-_reflow_all(app)
-
 
 #: Below this many columns help is click's plain text, which wraps cleanly at any width;
 #: rich's boxed help would cut option names and texts short.
@@ -118,6 +201,13 @@ def use_plain_help_if_narrow(columns: int | None = None) -> bool:
 
 
 def main() -> None:
-    """Entry point of the ``pmim`` console script."""
+    """Entry point of the ``pmim`` console script: loads only the command asked for (see
+    :func:`build_app`); help, no command or an unknown one load them all."""
     use_plain_help_if_narrow()
-    app()
+    command = sys.argv[1] if len(sys.argv) > 1 else None
+    if _full_app is not None or command not in COMMAND_NAMES:
+        root = __getattr__("app")
+    else:
+        root = build_app(command)
+    # always run as a group: typer would make an app of one command (`demo`) that command itself
+    typer.main.get_group(root)()
