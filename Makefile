@@ -46,7 +46,7 @@ test: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	scripts/ensure-chromium.sh
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadscope --durations=15
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder --durations=15
 
 ## make test-busy: make test with two CPU-bound processes running beside it (a busy machine)
 test-busy: $(STAMP)

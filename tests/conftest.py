@@ -62,3 +62,43 @@ def small_demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                                      ("v3-balanced", "v3-tank-heavy", "v3-fast-gev"), 6),),
                random_plans=(), workers=1)
     return db
+
+
+# -- longest modules first under xdist (tests/support/longest_first.py) ---------------------------
+_recorder = None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    global _recorder
+    from tests.support.longest_first import Recorder
+
+    if not hasattr(session.config, "workerinput"):
+        _recorder = Recorder()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:  # noqa: ANN001 (an xdist WorkerController)
+    """The controller tells each xdist worker the modules' seconds from the last run."""
+    from tests.support.longest_first import WORKER_KEY, last_seconds
+
+    seconds = last_seconds(node.config)
+    if seconds is not None:
+        node.workerinput[WORKER_KEY] = seconds
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    from tests.support.longest_first import WORKER_KEY, longest_first
+
+    seconds = getattr(config, "workerinput", {}).get(WORKER_KEY)
+    if seconds is not None:
+        items[:] = longest_first(items, seconds)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if _recorder is not None:
+        _recorder.add(report)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _recorder is not None:
+        _recorder.save(session.config)
