@@ -19,7 +19,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[test,distributed]'
+	$(BIN)/pip install -q --no-compile -e '.[test,distributed]'
 	touch $(STAMP) $(RUN_STAMP)
 
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
