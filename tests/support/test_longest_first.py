@@ -1,4 +1,4 @@
-"""The xdist order of tests/support/longest_first.py: whole modules, the longest first, every test
+"""The xdist order of longest_first.py: whole modules, the longest first, every test
 kept; the controller's record of a run's seconds per module."""
 
 from __future__ import annotations
