@@ -64,6 +64,19 @@ def play_run(games: int, bot: str, seed: int, label: str, workers: int) -> Frame
     return rows_to_frames(parts)
 
 
+def cached_run(args: argparse.Namespace, seed: int) -> Frames:
+    """A main run, read from ``--cache`` when it holds this run's games (same games, bot and seed)."""
+    if args.cache is None:
+        return play_run(args.games, args.bot, seed, f"run{seed}", args.workers)
+    folder = args.cache / f"{args.bot}-{args.games}-seed{seed}"
+    if not (folder / "units.parquet").exists():
+        f = play_run(args.games, args.bot, seed, f"run{seed}", args.workers)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("games", "sides", "units"):
+            getattr(f, name).write_parquet(folder / f"{name}.parquet")
+    return Frames.of(**{name: pl.read_parquet(folder / f"{name}.parquet") for name in ("games", "sides", "units")})
+
+
 def binomial_outside(n: int, p: float, lo: float, hi: float) -> float:
     """P(X / n < lo or X / n > hi) for X ~ Binomial(n, p), exactly."""
     def pmf(k: int) -> float:
@@ -113,6 +126,8 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=200, help="bootstrap samples of games (default 200)")
     parser.add_argument("--null-runs", type=int, default=0, help="extra pairs of runs for the null rate (default 0)")
     parser.add_argument("--null-games", type=int, default=400, help="games per extra null run (default 400)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="a folder to keep the two main runs' games in (Parquet) and read them back from")
     parser.add_argument("--synthetic-null", type=int, default=0,
                         help="synthetic data sets (3000 games, right prices) for the verdict's null rate")
     args = parser.parse_args()
@@ -121,7 +136,7 @@ def main() -> None:
     print(f"cost verdict stability: two runs of {args.games} engine games each, random v3 armies (56-72 points), "
           f"bot level {args.bot} on both sides, seeds 1 and 2; {args.resamples} bootstrap samples; "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, {args.workers} workers")
-    runs = [play_run(args.games, args.bot, seed, f"run{seed}", args.workers) for seed in (1, 2)]
+    runs = [cached_run(args, seed) for seed in (1, 2)]
     played = time.perf_counter() - t0
     new = [cost_report(FrameData(f), args.resamples) for f in runs]
     old = [pinned_cost_report(FrameData(f)) for f in runs]

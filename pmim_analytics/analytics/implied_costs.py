@@ -26,8 +26,11 @@ whatever the model leaves out about that matchup (a random pair plays twice, sid
 two fixed lists play many times). The interval is the estimate ± 1.96 bootstrap standard
 errors.
 
-Verdicts. For each type that can be priced, z = (implied - listed) / bootstrap SE tests
-"implied cost = listed cost" (two-sided normal p). The p-values of every priced row of the
+Verdicts. Costs are whole points, so a listed cost within half a point (:data:`MARGIN`) of the
+implied cost is already the nearest price there is. For each type that can be priced the test
+is of "|implied - listed| <= 1/2" against "more than that": p = Φ((1/2 - |implied - listed|) / SE)
+with the bootstrap SE (the normal tail at the nearer edge of the margin, a level-5% test at the
+edge). The p-values of every priced row of the
 table are adjusted together with Benjamini-Hochberg (:func:`.flags.bh_adjust`); a type is
 ``mis-priced`` when its q is at most :data:`.flags.FDR`, ``in line`` otherwise. The family
 size is in every row (``family``) and in the summary.
@@ -60,12 +63,15 @@ HUBER_K = 1.345
 RESAMPLES = 200
 #: The bootstrap's seed: the same games give the same intervals.
 SEED = 20261203
+#: Points within which an implied cost counts as the listed one (prices are whole points).
+MARGIN = 0.5
 
 #: The verdict words of the cost table, each with what it means (the dashboard's and CLI's legend).
 COST_VERDICTS = {
-    "mis-priced": "the implied cost differs from the listed cost: z-test on the bootstrap SE, Benjamini-Hochberg "
-                  f"adjusted over every priced type of the table, q <= {FDR:g} (direction: under- or overcosted)",
-    "in line": "no significant difference between the implied and the listed cost after the adjustment",
+    "mis-priced": f"the implied cost is more than {MARGIN:g} point from the listed cost: z-test on the bootstrap "
+                  f"SE, Benjamini-Hochberg adjusted over every priced type of the table, q <= {FDR:g} (direction: "
+                  "under- or overcosted)",
+    "in line": f"not shown to be more than {MARGIN:g} point from the listed cost after the adjustment",
     "not enough games": f"fewer than {MIN_GAMES} games, or fewer than {MIN_GAMES_PER_TYPE} in which the sides "
                         "field different numbers of the type",
     "not priced": "the games rank the type but cannot put a price on a point (the sides' points hardly differ)",
@@ -323,9 +329,9 @@ def _fit_one(rid: str, lineups: pl.DataFrame, rosters: pl.DataFrame, resamples: 
             continue
         est = float(beta[j] / lam)
         se = float(np.nanstd(boot_c[:, j], ddof=1)) if np.isfinite(boot_c[:, j]).sum() > 1 else math.nan
-        z = (est - pts[j]) / se if se > 0 else math.inf * np.sign(est - pts[j])
+        z = (abs(est - pts[j]) - MARGIN) / se if se > 0 else math.copysign(math.inf, abs(est - pts[j]) - MARGIN)
         rows.append({**row, "suggested_pts": est, "suggested_lo": est - Z95 * se, "suggested_hi": est + Z95 * se,
-                     "excess_pts": est - float(pts[j]), "p": math.erfc(abs(z) / math.sqrt(2)) if z == z else 1.0})
+                     "excess_pts": est - float(pts[j]), "p": 0.5 * math.erfc(z / math.sqrt(2)) if z == z else 1.0})
     summary.update(points_sd=points_sd, scale=lam, scale_lo=lam - Z95 * lam_se, scale_hi=lam + Z95 * lam_se,
                    priced=priced, message=_message(games, points_sd, lam, lam_se, lam_ok, resamples, list(fixed),
                                                    [c for c, bad in zip(d.codes, confounded & enough, strict=True)
@@ -378,5 +384,5 @@ def cost_changes(fit_a: CostFit, fit_b: CostFit, rules_a: str, rules_b: str) -> 
         flag=pl.Series([qq is not None and qq <= FDR for qq in q], dtype=pl.Boolean))
 
 
-__all__ = ["COST_VERDICTS", "HUBER_K", "RESAMPLES", "SEED", "cost_changes", "fit_implied_costs", "huber_fit",
+__all__ = ["COST_VERDICTS", "HUBER_K", "MARGIN", "RESAMPLES", "SEED", "cost_changes", "fit_implied_costs", "huber_fit",
            "huber_center", "implied_scale", "robust_scale"]
