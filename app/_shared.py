@@ -16,9 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import polars as pl
 import streamlit as st
 
 from pmim_analytics.analytics import Provenance, dice_table, tables
+from pmim_analytics.analytics.levels import (
+    MIXED,
+    BotLevelError,
+    LevelChoice,
+    choose_bot_level,
+    level_name,
+    level_of,
+    level_strength,
+)
 from pmim_analytics.demo import demo_status
 from pmim_analytics.engine.bots import BOTS, DEFAULT_PERSONA, BotSpec, bot_names, parse_bot_spec, persona_names
 from pmim_analytics.errors import PmimError, StoreError
@@ -29,7 +39,6 @@ from pmim_analytics.store.info import db_info
 from pmim_analytics.store.readers import DuckDBData
 
 if TYPE_CHECKING:
-    import polars as pl
     from pandas.io.formats.style import Styler  # pandas ships no type hints: Any to mypy
 
     from pmim_analytics.rules import RulesVersion, Scenario
@@ -65,11 +74,34 @@ class Filters:
     source: str | None
     composition: str | None
     games: int
+    #: The bot level every figure rests on (canonical key); None when the selection has none.
+    level: str | None = None
+    #: How it was chosen (the default's reason, its games, the rules ids without games at it).
+    level_choice: LevelChoice | None = None
+    #: The level the user picked in the sidebar (None: the default, which follows the selection).
+    picked_level: str | None = None
+    #: Why there is no level (every game mixed), when ``level`` is None with games selected.
+    level_error: str | None = None
 
     @property
-    def key(self) -> tuple[str, tuple[int, int], tuple[str, ...] | None, str | None]:
-        """What cached results depend on."""
-        return (self.db, self.version, self.rules_ids, self.source)
+    def key(self) -> tuple[str, tuple[int, int], tuple[str, ...] | None, str | None, str | None]:
+        """What cached results depend on: the selection at its bot level (levels never pooled)."""
+        return (self.db, self.version, self.rules_ids, self.source, self.level)
+
+    @property
+    def level_text(self) -> str:
+        """``search:budget=100, skill 1``: the level and skill the page's figures rest on."""
+        return level_name(self.level) if self.level else "no bot level"
+
+    def level_for(self, rules_ids: tuple[str, ...] | list[str]) -> LevelChoice:
+        """The level a comparison of ``rules_ids`` (outside the sidebar's rules filter) rests on:
+        the one picked in the sidebar, else :func:`choose_bot_level`'s for these rules ids,
+        exactly as ``pmim report ... --rules A,B`` chooses. Raises :class:`BotLevelError`."""
+        levels = with_retry(lambda: _levels(self.db, self.version, tuple(rules_ids), self.source))
+        picked = self.picked_level
+        if picked is not None and picked not in set(levels["level"].to_list()):
+            picked = None  # the level picked has no games here: the default, said by the caller's caption
+        return choose_bot_level(levels, picked, list(rules_ids))
 
 
 def content_version(db: str | Path) -> tuple[int, int]:
@@ -173,14 +205,21 @@ REPORTS: dict[str, Callable[[DuckDBData], Any]] = {
 
 @st.cache_data(show_spinner="Computing…", max_entries=128)
 def _report(name: str, db: str, version: tuple[int, int], rules_ids: tuple[str, ...] | None,
-            source: str | None) -> Any:
-    return REPORTS[name](DuckDBData(db, rules_ids, source))
+            source: str | None, level: str | None) -> Any:
+    return REPORTS[name](DuckDBData(db, rules_ids, source, bot_level=level))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _provenance(db: str, version: tuple[int, int], rules_ids: tuple[str, ...] | None,
-                source: str | None) -> Provenance:
-    return DuckDBData(db, rules_ids, source).provenance()
+                source: str | None, level: str | None) -> Provenance:
+    return DuckDBData(db, rules_ids, source, bot_level=level).provenance()
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _levels(db: str, version: tuple[int, int], rules_ids: tuple[str, ...] | None, source: str | None
+            ) -> pl.DataFrame:
+    """Games per rules id, source and bot level of a selection (every level)."""
+    return DuckDBData(db, rules_ids, source).bot_levels()
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -201,13 +240,15 @@ def dice(rules_id: str) -> pl.DataFrame:
 
 
 @st.cache_data(show_spinner="Pairing the games…", max_entries=16)
-def _impact(db: str, version: tuple[int, int], a: str, b: str, source: str | None) -> tables.ImpactTables:
-    return tables.impact_report(DuckDBData(db, (a, b), source), a, b, paired=True)
+def _impact(db: str, version: tuple[int, int], a: str, b: str, source: str | None, level: str
+            ) -> tables.ImpactTables:
+    return tables.impact_report(DuckDBData(db, (a, b), source, bot_level=level), a, b, paired=True)
 
 
-def impact(f: Filters, a: str, b: str) -> tables.ImpactTables:
-    """``pmim report impact --rules A,B`` on the sidebar's source (its rules filter does not apply)."""
-    return with_retry(lambda: _impact(f.db, f.version, a, b, f.source))
+def impact(f: Filters, a: str, b: str, level: str) -> tables.ImpactTables:
+    """``pmim report impact --rules A,B --bot LEVEL`` on the sidebar's source (its rules filter
+    does not apply; the level is :meth:`Filters.level_for`'s)."""
+    return with_retry(lambda: _impact(f.db, f.version, a, b, f.source, level))
 
 
 def database_rules_ids(f: Filters) -> list[str]:
@@ -239,13 +280,18 @@ def report(name: str, f: Filters) -> Any:
 
 
 def provenance(f: Filters) -> Provenance:
-    """What the selection rests on, for captions."""
+    """What the selection rests on (its bot level included), for captions and figure subtitles."""
     return with_retry(lambda: _provenance(*f.key))
+
+
+def provenance_of(f: Filters, rules_ids: tuple[str, ...], level: str) -> Provenance:
+    """What a comparison of ``rules_ids`` at bot ``level`` rests on (the sidebar's source)."""
+    return with_retry(lambda: _provenance(f.db, f.version, rules_ids, f.source, level))
 
 
 def games(f: Filters, limit: int = 500, with_events_only: bool = False) -> pl.DataFrame:
     """The newest games of the selection (composition filter included)."""
-    return with_retry(lambda: _games(*f.key, f.composition, limit, with_events_only))
+    return with_retry(lambda: _games(*f.key[:4], f.composition, limit, with_events_only))
 
 
 def game_by_id(db: str, version: tuple[int, int], game_id: str) -> StoredGame:
@@ -292,7 +338,8 @@ def default_db() -> str:
 
 
 #: Filter widgets whose value is kept across pages and in the URL: widget key -> query parameter.
-URL_FILTERS = {"rules_filter": "rules", "source_filter": "source", "composition_filter": "composition"}
+URL_FILTERS = {"rules_filter": "rules", "source_filter": "source", "composition_filter": "composition",
+               "level_filter": "bot"}
 SOURCES = ["all", "engine", "manual"]
 
 
@@ -311,10 +358,11 @@ def _restore(key: str, from_url: Callable[[], Any]) -> None:
             st.session_state[key] = st.session_state[f"kept_{key}"] = value
 
 
-def _write_url(picked: list[str], all_ids: list[str], src: str, comp: str) -> None:
+def _write_url(picked: list[str], all_ids: list[str], src: str, comp: str, level: str | None = None) -> None:
     """Put the selection in the URL's query parameters (defaults left out)."""
     wanted = {"rules": ",".join(picked) if set(picked) != set(all_ids) else None,
-              "source": src if src != "all" else None, "composition": comp if comp != ALL else None}
+              "source": src if src != "all" else None, "composition": comp if comp != ALL else None,
+              "bot": level}
     for name, value in wanted.items():
         if value is None:
             if name in st.query_params:
@@ -400,14 +448,61 @@ def sidebar() -> Filters:
     comp = sb.selectbox("Composition", comps, key="composition_filter", on_change=_keep,
                         args=("composition_filter",),
                         help="Limits composition tables and game lists to games with this army list.")
-    sb.caption((f"{games_n:,} games in {db}" if games_n else f"No games in {db} yet.")
-               + " (the database is chosen at start: `-- --db PATH` or `$PMIM_DB`)")
-    sb.caption("The filters are in the page's address: bookmark it or share it to come back to this view.")
-    _write_url(list(picked), all_ids, src, comp)
     ids = tuple(picked) if picked and len(picked) < len(all_ids) else None
     if picked == [] and all_ids:
         ids = ("<none>",)
-    return Filters(db, version, ids, None if src == "all" else src, None if comp == ALL else comp, games_n)
+    source = None if src == "all" else src
+    level, choice, chosen, error = _level_filter(db, version, ids, source, games_n)
+    sb.caption((f"{games_n:,} games in {db}" if games_n else f"No games in {db} yet.")
+               + " (the database is chosen at start: `-- --db PATH` or `$PMIM_DB`)")
+    sb.caption("The filters are in the page's address: bookmark it or share it to come back to this view.")
+    _write_url(list(picked), all_ids, src, comp, chosen)
+    return Filters(db, version, ids, source, None if comp == ALL else comp, games_n, level, choice, chosen, error)
+
+
+def _url_level(text: str, names: list[str]) -> str | None:
+    """The level a ``?bot=`` names (any spelling of a spec), if the selection has games at it."""
+    try:
+        key = level_of(text)
+    except PmimError:
+        return None
+    return key if key in names else None
+
+
+def _level_filter(db: str, version: tuple[int, int], ids: tuple[str, ...] | None, source: str | None,
+                  games_n: int) -> tuple[str | None, LevelChoice | None, str | None, str | None]:
+    """The sidebar's bot level: (level, how it was chosen, the level the user picked or None,
+    why there is none). Its default is :func:`choose_bot_level`'s for the selection (the
+    strongest level with enough games under every rules id selected) and follows the selection
+    until the user picks one; a pick is kept across pages and in the address (``?bot=``)."""
+    sb = st.sidebar
+    key = "level_filter"
+    if not games_n or ids == ("<none>",):
+        st.session_state.pop(key, None)
+        return None, None, None, None
+    levels = with_retry(lambda: _levels(db, version, ids, source))
+    counts = dict(levels.filter(pl.col("level") != MIXED).group_by("level").agg(pl.col("games").sum()).iter_rows())
+    names = sorted(counts, key=level_strength, reverse=True)  # strongest first
+    try:
+        default = choose_bot_level(levels, None, list(ids) if ids else None)
+    except BotLevelError as e:
+        st.session_state.pop(key, None)
+        sb.warning(f"No bot level: {e}.", icon="🤖")
+        return None, None, None, str(e)
+    _restore(key, lambda: _url_level(st.query_params["bot"], names))
+    kept = st.session_state.get(f"kept_{key}")
+    chosen = kept if kept in names and kept != default.key else None
+    st.session_state[key] = chosen or default.key  # untouched, the default follows the selection
+    level = sb.selectbox(
+        "Bot level (both sides)", names, key=key, on_change=_keep, args=(key,),
+        format_func=lambda k: f"{level_name(k)} ({counts[k]:,} games)",
+        help="Every figure and table rests on the games where both sides played at this level (and skill): "
+             f"levels are never pooled. The default is {default.text()}.")
+    choice = default if level == default.key else choose_bot_level(levels, level, list(ids) if ids else None)
+    if choice.missing:
+        sb.caption(f":material/warning: No games at {level_name(level)} under {', '.join(choice.missing)}: left out "
+                   "of every figure (pick a level they share to compare them).")
+    return level, choice, chosen, None
 
 
 #: What an empty cell reads everywhere in the dashboard.
@@ -451,8 +546,20 @@ def empty_state(f: Filters, what: str = "this page") -> bool:
     return True
 
 
+def level_caption(f: Filters) -> None:
+    """One line under a page's title: the bot level and skill its figures rest on, and why."""
+    if f.level is None:
+        return
+    why = "picked in the sidebar" if f.picked_level else f.level_choice.reason if f.level_choice else ""
+    st.caption(f"Every figure and table here rests on bot level **{f.level_text}** (both sides; {why}); levels "
+               "are never pooled. Pick another level in the sidebar.")
+
+
 def no_selection(f: Filters, prov: Provenance) -> bool:
-    """Say so when the filters select no games; True when the page should stop."""
+    """Say so when the filters select no games, or no bot level; True when the page should stop."""
+    if f.level is None and f.level_error:
+        st.warning(f"No figure: {f.level_error}.", icon="🤖")
+        return True
     if prov.games:
         return False
     st.warning("The filters select no games: widen the rules versions or the source in the sidebar.", icon="🔎")

@@ -53,6 +53,8 @@ def robustness() -> None:
     st.header("Do verdicts hold as the bots get stronger?")
     if sh.empty_state(f, "the robustness comparison"):
         return
+    st.caption("This section compares bot levels, so it reads every level of the selection, each in a column of "
+               "its own (never pooled); the sidebar's bot level does not apply here.")
     data = DuckDBData(f.db, f.rules_ids, "engine")
     comps, matches = sh.with_retry(lambda: robustness_tables(data.matchup_cells()), "the robustness tables")
     if comps.height == 0:

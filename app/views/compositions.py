@@ -19,6 +19,7 @@ def body() -> None:
     prov = sh.provenance(f)
     if sh.no_selection(f, prov):
         return
+    sh.level_caption(f)
     comps = sh.report("compositions", f)
     by_games = comps.group_by("composition").agg(pl.col("games").sum()).sort(["games", "composition"],
                                                                              descending=[True, False])

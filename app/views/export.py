@@ -27,11 +27,11 @@ f = sh.sidebar()
 
 
 @st.cache_data(show_spinner="Writing the report…", max_entries=4)
-def build(db: str, version: tuple[int, int], rules_ids: tuple[str, ...] | None, source: str | None
-          ) -> dict[str, bytes]:
-    """Every file of an export, by its relative path."""
+def build(db: str, version: tuple[int, int], rules_ids: tuple[str, ...] | None, source: str | None,
+          level: str | None) -> dict[str, bytes]:
+    """Every file of an export at bot ``level`` (the sidebar's), by its relative path."""
     with tempfile.TemporaryDirectory() as tmp:
-        export_report(db, list(rules_ids) if rules_ids else None, tmp, source=source)
+        export_report(db, list(rules_ids) if rules_ids else None, tmp, source=source, bot=level)
         root = Path(tmp)
         return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
@@ -49,9 +49,9 @@ def body() -> None:
         return
     lines = selection_lines(f.rules_ids, f.source, f.composition, prov)
     st.markdown("  \n".join(lines))
-    st.caption("This export uses the sidebar's selection above (kept across pages and in the address); the first "
-               "rules version is the baseline the others are compared with. The same lines head note.md and "
-               "report.md.")
+    st.caption("This export uses the sidebar's selection above (kept across pages and in the address) at its bot "
+               f"level, {f.level_text}: every figure and table rests on that level alone. The first rules version is "
+               "the baseline the others are compared with. The same lines head note.md and report.md.")
     if not st.toggle("Prepare the export", key="export_go", help="Runs every report table once (a few seconds)."):
         return
     files = head_markdown_files(sh.with_retry(lambda: build(*f.key)), lines)

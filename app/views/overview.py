@@ -10,7 +10,7 @@ import streamlit as st
 from pmim_analytics.analytics import balance
 from pmim_analytics.analytics.flags import family_note
 from pmim_analytics.analytics.implied_costs import COST_VERDICTS
-from pmim_analytics.analytics.levels import level_label, level_strength
+from pmim_analytics.analytics.levels import level_name
 from pmim_analytics.report.dashboard_figures import balance_figure, games_figure
 from pmim_analytics.report.summary import composition_signals, cost_caveats, cost_signals, side_signals
 
@@ -19,51 +19,49 @@ f = sh.sidebar()
 
 
 def glance() -> str | None:
-    """The first screen: per rules id at one bot level, the compositions by win rate and the movers."""
-    cells = sh.report("cells", f)
-    levels = balance.level_games(cells)
-    choice = balance.pick_level(levels)
+    """The first screen: per rules id at the sidebar's bot level, the compositions by win rate and the movers."""
     st.header("Balance at a glance")
-    if choice is None:
+    cells = sh.report("cells", f)  # at the sidebar's level
+    level = f.level
+    if level is None or balance.level_games(cells).height == 0:
         st.info("No engine games where both sides played at one bot level in this selection, so no balance to "
-                "show: simulate some (Simulate page) or widen the sidebar's filters.", icon="🎲")
+                "show: simulate some (Simulate page), widen the sidebar's filters or pick another bot level.",
+                icon="🎲")
         return None
-    counts: dict[str, int] = dict(levels.group_by("level").agg(pl.col("games").sum()).iter_rows())
-    names = sorted(counts, key=level_strength)
+    name = level_name(level)
+    st.caption(f"Bot level **{name}** (both sides), from the sidebar: "
+               + (f"{f.level_choice.reason}." if f.level_choice and f.picked_level is None else "picked there.")
+               + " Levels are never pooled: another level is another question.")
     c = st.columns([2, 3])
-    level = c[0].selectbox("Bot level (both sides)", names, index=names.index(choice.key), key="overview_level",
-                           format_func=lambda b: f"{level_label(b)} ({counts[b]:,} games)",
-                           help="Every figure here rests on engine games where both sides played at this level; "
-                                f"levels are never pooled. The default: {choice.reason}.")
     table = balance.balance_table(cells, level)
     ids = table.filter(pl.col("games") > 0)["rules_id"].unique(maintain_order=True).to_list()
-    lines = [h for rid in ids if (h := balance.headline(table, rid, level_label(level)))]
+    lines = [h for rid in ids if (h := balance.headline(table, rid, name))]
     for line in lines:
         st.markdown(f"- **{line.split(':', 1)[0]}**:{line.split(':', 1)[1]}")
     st.caption("Win rate of each composition over its games (mirrors left out, a draw is not a win), "
                "95% Wilson interval in brackets; the same numbers as `pmim report compositions` on these games.")
     if not ids:
         return level
-    rid = c[1].selectbox("Rules version to chart", ids, index=ids.index("v3") if "v3" in ids else 0,
+    rid = c[0].selectbox("Rules version to chart", ids, index=ids.index("v3") if "v3" in ids else 0,
                          key="overview_rules")
     left, right = st.columns([3, 2])
-    left.plotly_chart(balance_figure(table, rid, level_label(level)), key="balance")
+    left.plotly_chart(balance_figure(table, rid, name, sh.provenance(f)), key="balance")
     with right:
         prev = balance.previous_rules(rid, ids)
         st.subheader(f"Movers: {prev} → {rid}" if prev else "Movers")
         if prev is None:
-            st.write(f"No earlier rules version (or base of the variant) has games at {level} to compare {rid} "
+            st.write(f"No earlier rules version (or base of the variant) has games at {name} to compare {rid} "
                      "with.")
             return level
         moved = balance.movers(table, rid, prev)
         if moved.height == 0:
-            st.write(f"No composition was played under both {prev} and {rid} at {level}.")
+            st.write(f"No composition was played under both {prev} and {rid} at {name}.")
             return level
         sh.table(moved, {"composition": "Composition", "games_before": f"Games {prev}",
                          "win_before": f"Win % {prev}", "games": f"Games {rid}", "win_rate": f"Win % {rid}",
                          "change": "Change (points)", "change_lo": "95% from", "change_hi": "95% to"},
                  percent=("win_before", "win_rate", "change", "change_lo", "change_hi"), key="movers")
-        st.caption(f"The compositions whose win rate changed most from {prev} to {rid}, both at {level}. "
+        st.caption(f"The compositions whose win rate changed most from {prev} to {rid}, both at {name}. "
                    "Separate games, not paired: the interval is Newcombe's. The **Rules A → B** page pairs the "
                    "games.")
     return level
@@ -83,6 +81,8 @@ def body() -> None:
     c[2].metric("Manual games (logged)", f"{manual:,}")
     c[3].metric("Rules versions and variants", len({r for _, r, _, _ in info.by_source_rules}))
     st.plotly_chart(games_figure([(s, r, n) for s, r, n, _ in info.by_source_rules]))
+    st.caption("Games stored, every bot level and table play counted: an inventory, not a balance figure. "
+               "Every figure below rests on the sidebar's bot level alone.")
 
     prov = sh.provenance(f)
     if sh.no_selection(f, prov):
@@ -93,7 +93,7 @@ def body() -> None:
     fit = sh.report("costs", f)
     left, right = st.container(), st.container()  # full width each: every column fits at 1440 px
     with left:
-        st.subheader("Largest win-rate gaps" + (f" at {level}" if level else ""))
+        st.subheader("Largest win-rate gaps" + (f" at {level_name(level)}" if level else ""))
         at_level = balance.balance_table(sh.report("cells", f), level) if level else comps.clear()
         gaps = sh.only_composition(at_level, f).filter(pl.col("games") >= 10).with_columns(
             gap=(pl.col("win_rate") - 0.5).abs()).sort("gap", descending=True).head(8)
@@ -106,7 +106,7 @@ def body() -> None:
         for s in composition_signals(at_level)[:4] + side_signals(sh.report("sides", f))[:2]:
             st.markdown(f"- {s}")
     with right:
-        st.subheader("Cost suggestions")
+        st.subheader("Cost suggestions" + (f" at {f.level_text}" if f.level else ""))
         priced = fit.table.filter(pl.col("verdict") == "mis-priced")
         tested = int(fit.table["p"].is_not_null().sum())
         if priced.height:

@@ -8,6 +8,7 @@ import polars as pl
 import streamlit as st
 
 from pmim_analytics.analytics import impact
+from pmim_analytics.analytics.levels import BotLevelError, level_name
 from pmim_analytics.errors import PmimError
 from pmim_analytics.report.dashboard_figures import impact_figure
 from pmim_analytics.rules import load_rules, rules_label
@@ -52,7 +53,7 @@ def body() -> None:
         st.info("Pick two different rules ids.", icon="⚖️")
         return
     st.caption("This page's address names A and B: share it to show this comparison. The sidebar's source filter "
-               "applies; its rules filter does not.")
+               "and bot level apply; its rules filter does not.")
 
     st.header("What the rules change")
     try:
@@ -68,8 +69,24 @@ def body() -> None:
         else:
             st.write(f"{a} and {b} have the same rules.")
 
-    imp = sh.impact(f, a, b)
+    try:
+        choice = f.level_for((a, b))
+    except BotLevelError as e:
+        st.warning(f"No paired comparison: {e}.", icon="🤖")
+        return
     st.header("Paired change per list")
+    name = level_name(choice.key)
+    if choice.missing:
+        st.info(f"No bars: {', '.join(choice.missing)} {'has' if len(choice.missing) == 1 else 'have'} no games "
+                f"at bot level {name}, and levels are never pooled; pick a level both have in the sidebar.",
+                icon="🤖")
+        return
+    picked = f.picked_level is not None and f.picked_level == choice.key
+    st.caption(f"Both rules ids at bot level **{name}** (both sides; "
+               + ("picked in the sidebar" if picked else choice.reason)
+               + f"; games {', '.join(f'{r}: {n:,}' for r, n in sorted(choice.games.items()))}), as "
+               f"`pmim report impact --rules {a},{b} --bot {choice.level}` reads them.")
+    imp = sh.impact(f, a, b, choice.key)
     comps = impact.with_verdicts(imp.compositions)
     if comps.height == 0:
         st.info("No list played the same matchup with the same bots and sides under both rules ids, so nothing "
@@ -77,7 +94,7 @@ def body() -> None:
     else:
         for line in comps.sort("list")["verdict_line"].to_list():
             st.markdown(f"- {line}")
-        st.plotly_chart(impact_figure(comps), key="ab_impact")
+        st.plotly_chart(impact_figure(comps, provenance=sh.provenance_of(f, (a, b), choice.key)), key="ab_impact")
         sh.table(comps, {"source": "Source", "list": "List", "games_a": f"Games {a}", "games_b": f"Games {b}",
                          "win_a": f"Win % {a}", "win_b": f"Win % {b}", "win_diff": "Change (points)",
                          "win_diff_lo": "95% from", "win_diff_hi": "95% to", "vp_margin_diff": "VP margin change",
@@ -95,6 +112,10 @@ def body() -> None:
         sh.impact_units_table(imp.units, a, b, pts_digits=0, key="ab_units")
 
     st.header("Games paired, and the lists left out")
+    if imp.pairing.height == 0:
+        st.write(f"Neither {a} nor {b} has engine games at {name}: only engine games are paired (a logged game "
+                 "has no seed to pair it on), so there is nothing to pair here.")
+        return
     sh.table(imp.pairing, {"rules_id": "Rules", "games": "Games", "paired": "Paired", "strata": "Pairings",
                            "left_out": "Left out", **{r: r.capitalize() for r in impact.REASONS}}, key="ab_pairing")
     if imp.unpaired.height:

@@ -32,6 +32,7 @@ def body() -> None:
     prov = sh.provenance(f)
     if sh.no_selection(f, prov):
         return
+    sh.level_caption(f)
     units = sh.report("units", f)
     sources = sorted(units["source"].unique().to_list())
     source = st.radio("Games from", sources, index=sources.index("engine") if "engine" in sources else 0,

@@ -36,6 +36,7 @@ def body() -> None:
     prov = sh.provenance(f)
     if sh.no_selection(f, prov):
         return
+    sh.level_caption(f)
     w = sh.report("weapons", f)
     st.plotly_chart(figures.hit_rate_figure(w, prov), key="hit_rates")
     with st.expander("Weapon table"):

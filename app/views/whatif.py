@@ -16,6 +16,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from pmim_analytics.analytics import impact, tables
+from pmim_analytics.analytics.levels import MIXED, game_level, level_name
 from pmim_analytics.analytics.whatif import dice_comparison, kill_curves
 from pmim_analytics.errors import PmimError
 from pmim_analytics.pipeline import SimRun, simulate_and_ingest
@@ -322,23 +323,26 @@ def run_games(base: str, vid: str, armies: dict[str, ArmyList], rosters: dict[st
     st.session_state.pop("wi_running", None)
     bar.empty()
     cancel.empty()
-    st.session_state["wi_impact"] = (base, vid, armies["A"].name, armies["B"].name)
+    st.session_state["wi_impact"] = (base, vid, armies["A"].name, armies["B"].name, game_level(bot_a, bot_b))
     st.session_state["wi_land"] = True  # scroll to the impact once it is drawn
     st.success(f"Played {total} games; {vid}: {result.summary()} (the {base} games are kept apart).", icon="✅")
 
 
-def impact_view(base: str, vid: str, army_a: str, army_b: str) -> None:
-    """The paired impact of the variant: per list and per unit type, with intervals."""
+def impact_view(base: str, vid: str, army_a: str, army_b: str, level: str = MIXED) -> None:
+    """The paired impact of the variant at the bot ``level`` just played (both sides one level;
+    ``mixed`` when the two armies had different bots): per list and per unit type, with intervals."""
     st.header(f"Paired impact: {base} → {vid}", anchor="paired-impact")
     if st.session_state.pop("wi_land", False):  # just simulated: land on the impact, not above it
         st.html("<script>setTimeout(() => window.parent.document.getElementById('paired-impact')"
                 "?.scrollIntoView({block: 'start'}), 300)</script>", unsafe_allow_javascript=True)
     db = whatif_db()
-    imp = sh.with_retry(lambda: tables.impact_report(DuckDBData(db, (base, vid)), base, vid, paired=True))
+    data = DuckDBData(db, (base, vid), bot_level=None if level == MIXED else level)
+    imp = sh.with_retry(lambda: tables.impact_report(data, base, vid, paired=True))
     comps = imp.compositions
     picked = [army_a, army_b]
     mine = comps.filter(pl.col("composition_a").is_in(picked) | pl.col("composition_b").is_in(picked))
-    st.plotly_chart(impact_figure(mine if mine.height else comps), key="wi_impact_fig")
+    st.plotly_chart(impact_figure(mine if mine.height else comps, provenance=sh.with_retry(data.provenance)),
+                    key="wi_impact_fig")
     comps = impact.with_verdicts(comps)
     sh.table(comps, {"source": "Source", "list": "List", "games_a": f"Games {base}", "games_b": f"Games {vid}",
                      "win_a": f"Win % {base}", "win_b": f"Win % {vid}", "win_diff": "Change (points)",
@@ -346,8 +350,10 @@ def impact_view(base: str, vid: str, army_a: str, army_b: str) -> None:
              percent=("win_a", "win_b", "win_diff", "win_diff_lo", "win_diff_hi"), key="wi_impact_table")
     sh.legend(impact.VERDICTS)
     st.caption("Paired: only games whose lists (by content), bots and sides were also played under the other rules "
-               "id count (every what-if game that fits, not only the ones just played). Intervals are 95%, "
-               "clustered by game.")
+               "id count (every what-if game that fits, not only the ones just played)"
+               + (f", at bot level {level_name(level)} alone (both sides)" if level != MIXED else
+                  "; the two armies had different bots, so the pairs are kept apart by the bots that played them")
+               + ". Intervals are 95%, clustered by game.")
     with st.expander("Per unit type"):
         sh.impact_units_table(imp.units, base, vid, pts_digits=1)
 

@@ -20,7 +20,7 @@ import polars as pl
 
 from pmim_analytics.analytics import compositions, costs, lineups, luck, optional_rules, quality, units, weapons
 from pmim_analytics.analytics.frames import Frames, content_hash
-from pmim_analytics.analytics.levels import game_levels, level_label, levels_from_pairs
+from pmim_analytics.analytics.levels import game_levels, level_name, levels_from_pairs
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
 
 
@@ -40,8 +40,9 @@ class Provenance:
 
     @property
     def level_text(self) -> str:
-        """``bot level search:budget=100``, or ``every bot level`` when the selection keeps them all."""
-        return f"bot level {level_label(self.bot_level)}" if self.bot_level else "every bot level"
+        """``bot level search:budget=100, skill 1`` (the level and its skill, :func:`~.levels.level_name`),
+        or ``every bot level`` when the selection keeps them all."""
+        return f"bot level {level_name(self.bot_level)}" if self.bot_level else "every bot level"
 
     def caption(self) -> str:
         """One line for under a table or figure."""

@@ -16,7 +16,7 @@ level with enough games under every rules id compared.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import polars as pl
@@ -82,6 +82,24 @@ def level_label(key: str) -> str:
         return parse_bot_spec(key).label()
     except PmimError:
         return key
+
+
+def level_name(key: str) -> str:
+    """How a figure names a level with its skill: ``search:budget=100, skill 1`` (the bot at its
+    best play), ``search:budget=100, skill 0.75``, ``tactician (no skill setting)`` for a bot
+    that takes none, ``human (table play)``."""
+    if key in (HUMAN, MIXED):
+        return level_label(key)
+    try:
+        spec = parse_bot_spec(key)
+    except PmimError:
+        return key
+    from pmim_analytics.engine.bots.registry import BOTS
+    from pmim_analytics.engine.bots.skill import format_skill
+
+    if not BOTS[spec.name].takes_skill:
+        return f"{spec.label()} (no skill setting)"
+    return f"{replace(spec, skill=1.0).label()}, skill {format_skill(spec.skill)}"
 
 
 def game_levels(sides: pl.DataFrame) -> pl.DataFrame:
@@ -196,5 +214,5 @@ def choose_bot_level(levels: pl.DataFrame, requested: str | None = None,
 
 
 __all__ = ["HUMAN", "MIN_GAMES", "MIXED", "BotLevelError", "LevelChoice", "choose_bot_level", "game_level",
-           "game_levels", "labels_at", "level_label", "level_of", "level_strength", "levels_from_pairs",
+           "game_levels", "labels_at", "level_label", "level_name", "level_of", "level_strength", "levels_from_pairs",
            "present_text"]

@@ -262,15 +262,17 @@ def kill_curve_figure(curves: pl.DataFrame, base: str, variant: str, variant_lab
     return _finish(fig, title, None, 140 + 260 * rows)
 
 
-def impact_figure(impact: pl.DataFrame, source: str | None = None) -> go.Figure:
-    """Paired win-rate change per list (B minus A), with its 95% interval, one source."""
+def impact_figure(impact: pl.DataFrame, source: str | None = None, provenance: Provenance | None = None
+                  ) -> go.Figure:
+    """Paired win-rate change per list (B minus A), with its 95% interval, one source;
+    ``provenance`` (both rules ids at one bot level) is its subtitle."""
     source = source or main_source(impact)
     t = impact.filter(pl.col("source") == source) if source else impact
     rules_a = t["rules_a"][0] if t.height else "A"
     rules_b = t["rules_b"][0] if t.height else "B"
     title = f"Win-rate change from {rules_a} to {rules_b} (paired: same lists, bots and sides; {source} games)"
     if t.height == 0:
-        return _empty(title, None)
+        return _empty(title, provenance)
     t = t.sort("win_diff")
     fig = go.Figure(go.Bar(
         x=(t["win_diff"] * 100).to_list(), y=t["list"].to_list(), orientation="h",
@@ -283,16 +285,18 @@ def impact_figure(impact: pl.DataFrame, source: str | None = None) -> go.Figure:
     fig.add_vline(x=0, line={"color": "#999"})
     fig.update_xaxes(title="win-rate change, percentage points (bars: 95% interval)")
     fig.update_yaxes(title="list", automargin=True)
-    return _finish(fig, title, None, 200 + 40 * t.height)
+    return _finish(fig, title, provenance, 200 + 40 * t.height)
 
 
-def balance_figure(table: pl.DataFrame, rules_id: str, level: str) -> go.Figure:
+def balance_figure(table: pl.DataFrame, rules_id: str, level: str, provenance: Provenance | None = None
+                   ) -> go.Figure:
     """Win rate per composition under one rules id at one bot level, highest first, with 95%
-    Wilson bars and the games behind each bar (:func:`~pmim_analytics.analytics.balance.balance_table`)."""
+    Wilson bars and the games behind each bar (:func:`~pmim_analytics.analytics.balance.balance_table`);
+    ``provenance`` (the selection at that level) is its subtitle."""
     title = f"Win rate by composition, {rules_id}, both sides {level}"
     t = table.filter((pl.col("rules_id") == rules_id) & (pl.col("games") > 0))
     if t.height == 0:
-        return _empty(title, None)
+        return _empty(title, provenance)
     t = t.sort("win_rate")  # plotly draws the first bar at the bottom: highest on top
     fig = go.Figure(go.Bar(
         x=(t["win_rate"] * 100).to_list(), y=t["composition"].to_list(), orientation="h",
@@ -308,4 +312,4 @@ def balance_figure(table: pl.DataFrame, rules_id: str, level: str) -> go.Figure:
     fig.add_vline(x=50, line={"dash": "dot", "color": "#888"})
     fig.update_xaxes(title="win % (bars: 95% interval; mirrors left out)", range=[0, 100])
     fig.update_yaxes(title="", automargin=True)
-    return _finish(fig, title, None, 140 + 30 * t.height)
+    return _finish(fig, title, provenance, 140 + 30 * t.height)

@@ -146,7 +146,7 @@ def test_a_level_holds_only_its_games(db: Path) -> None:
     data = DuckDBData(db, ["v3"]).at_level("search:budget=0")
     prov = data.provenance()
     assert prov.games == 12 and prov.bot_level == "search:budget=0"
-    assert "bot level search:budget=0" in prov.caption()
+    assert "bot level search:budget=0, skill 1" in prov.caption()
     assert data.game_counts()["n"].sum() == 12
     assert set(data.game_lineups()["blue_bot"].to_list()) == {"search:budget=0", "search:budget=0,persona=balanced"}
 
@@ -180,7 +180,8 @@ def test_every_report_names_its_level(db: Path) -> None:
     assert code == 0, output
     assert "Bot level: search:budget=0 (the strongest level with at least 10 games under every rules id" in output
     code, output = run("report", "units", "--db", str(db))
-    assert code == 0 and "bot level search:budget=0; 24 games" in output  # 12 a rules id; the ladder game is mixed
+    # 12 games a rules id; the ladder game is mixed
+    assert code == 0 and "bot level search:budget=0, skill 1; 24 games" in output
     code, output = run("report", "units", "--bot", "greedy", "--rules", "v3-llaser-rpt4", "--db", str(db))
     assert code == 2 and "no games at bot level 'greedy'" in output and "search:budget=0 (12)" in output
 
@@ -193,7 +194,7 @@ def test_export_draws_every_rules_id_at_one_level(db: Path, tmp_path: Path) -> N
     heavy = comps.filter((pl.col("composition") == "Heavy") & (pl.col("rules_id") == "v3")).row(0, named=True)
     assert heavy["games"] == 8 and heavy["wins"] == 1  # search games only, not the 12 weaker-level wins
     fig = (tmp_path / "n" / "figures" / "win_rates.html").read_text()
-    assert "Source: bot level search:budget=0; 24 games (v3: 12, v3-llaser-rpt4: 12)" in fig
+    assert "Source: bot level search:budget=0, skill 1; 24 games (v3: 12, v3-llaser-rpt4: 12)" in fig
     assert '"text":["12 games"]' in fig  # Light's bar (Heavy's 8 games are under the figure's minimum)
     code, output = run("export", "--rules", "v3,v3-llaser-rpt4", "--out", str(tmp_path / "t"), "--no-png",
                        "--bot", "tactician", "--db", str(db))

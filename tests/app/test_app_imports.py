@@ -19,7 +19,7 @@ ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.analytics.costs",  # the implied-cost verdicts on the Overview
     "pmim_analytics.analytics.implied_costs",  # the unpinned implied-cost fit (Overview, Units)
     "pmim_analytics.analytics.flags",  # the legend of the verdict words (Bots page)
-    "pmim_analytics.analytics.levels",  # the bot level a figure rests on (Overview)
+    "pmim_analytics.analytics.levels",  # the bot level a figure rests on (the sidebar, every page)
     "pmim_analytics.analytics.robustness",  # verdicts by bot level for the bots page
     "pmim_analytics.analytics.skill_axis",  # each composition at skills 0.5 to 1 (Bots page)
     "pmim_analytics.analytics.stats",  # Wilson intervals of a simulation's results

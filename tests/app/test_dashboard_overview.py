@@ -18,13 +18,13 @@ def test_headline_names_the_level_and_matches_the_composition_report(
     at = open_page("overview", small_demo_db, monkeypatch, tmp_path)
     assert problems(at) == []
     assert at.header[0].value == "Balance at a glance"
-    assert at.selectbox(key="overview_level").value == "tactician"  # the demo's only level here
+    assert at.sidebar.selectbox(key="level_filter").value == "tactician"  # the demo's only level here
     report = tables.composition_report(DuckDBData(small_demo_db, ("v3",), "engine"))
     top = report.sort(["win_rate", "composition"], descending=[True, False]).row(0, named=True)
     low = report.sort("win_rate").row(0, named=True)
     want = (f"**v3**: {top['composition']} wins {top['win_rate'] * 100:.0f}% [{top['win_lo'] * 100:.0f}, "
-            f"{top['win_hi'] * 100:.0f}] of {top['games']} games at tactician; {low['composition']} "
-            f"{low['win_rate'] * 100:.0f}%")
+            f"{top['win_hi'] * 100:.0f}] of {top['games']} games at tactician, skill 1; "
+            f"{low['composition']} {low['win_rate'] * 100:.0f}%")
     lines = [m.value for m in at.markdown]
     assert f"- {want}" in lines, lines
     assert any(m.startswith("- **v3-llaser-rpt4**:") for m in lines)

@@ -42,7 +42,7 @@ def test_the_page_shows_the_paired_impact_of_pmim_report_impact(small_demo_db: P
     assert "Rules A → B" in at.title[0].value
 
 
-def test_a_and_b_come_from_the_address_and_unpaired_lists_are_named(
+def test_a_and_b_come_from_the_address_and_rest_on_one_bot_level(
         small_demo_db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from streamlit.testing.v1 import AppTest
 
@@ -56,6 +56,10 @@ def test_a_and_b_come_from_the_address_and_unpaired_lists_are_named(
     at.run()
     assert problems(at) == []
     assert (at.selectbox(key="ab_a").value, at.selectbox(key="ab_b").value) == ("v2", "v3")
-    left_out = frame_with(at, "Why left out")
-    assert len(left_out) > 0 and set(left_out["Why left out"]) <= set(impact.REASONS)
-    assert any("What the words mean" in c.value and "list not played" in c.value for c in at.caption)
+    # v2 has table play only: at the default level (tactician) there is nothing to pair, said in one sentence
+    assert any("v2 has no games at bot level tactician, skill 1" in i.value for i in at.info)
+    assert not at.get("plotly_chart")
+    at.sidebar.selectbox(key="level_filter").set_value("human").run()  # table play, under both
+    assert problems(at) == []
+    assert any("bot level **human (table play)**" in c.value for c in at.caption)
+    assert any("only engine games are paired" in m.value for m in at.markdown)  # logged games carry no seeds

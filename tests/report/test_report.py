@@ -38,7 +38,7 @@ def test_report_has_every_section_and_its_provenance(exported) -> None:
         assert heading in md, heading
     prov = result.provenance
     assert prov.games == 15 and prov.games_by_rules == {"v3": 14, "v3-llaser-rpt4": 1}
-    caption = ("bot level greedy; 15 games (v3: 14, v3-llaser-rpt4: 1); database " + prov.content_hash[:12]
+    caption = ("bot level greedy, skill 1; 15 games (v3: 14, v3-llaser-rpt4: 1); database " + prov.content_hash[:12]
                + "; generated 2026-11-30")
     assert caption in md
     assert md.count("_Source: " + caption) == len(result.figures) + 1  # the header and every figure

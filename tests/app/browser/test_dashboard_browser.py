@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from pmim_analytics.analytics.levels import level_name, level_of
 from tests.support.browser import (
     CHROMIUM,
     LONG_WAIT_MS,
@@ -121,19 +123,35 @@ def _cli_json(*args: str) -> dict:
     return json.loads(out.stdout)
 
 
+def _cli_level(*args: str) -> str:
+    """The bot level ``pmim report compositions`` picks by default for a selection (its stderr's first line)."""
+    out = subprocess.run([sys.executable, "-m", "pmim_analytics", "report", "compositions", *args, "--format", "json",
+                          "--db", os.environ["PMIM_BROWSER_DB_COPY"]], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PMIM_DATA": os.environ["PMIM_BROWSER_DATA"], "COLUMNS": "300"})
+    found = re.search(r"Bot level: (\S+) \(", out.stderr)
+    assert found, out.stderr
+    return level_of(found.group(1))
+
+
 def test_overview_headline_matches_pmim_report_compositions(page, server: str) -> None:  # noqa: ANN001
+    """The first screen's headline is `pmim report compositions` at the same bot level: the one the
+    CLI picks for the whole database (the sidebar's default), named with its skill in the headline,
+    the sidebar and the chart's subtitle."""
     page.goto(f"{server}/")
     page.get_by_role("heading", name="Balance at a glance").first.wait_for(timeout=60_000)
-    settle(page)
-    level = page.get_by_role("combobox", name="Bot level (both sides)").input_value() or \
-        page.locator("[data-testid='stSelectbox']").filter(has_text="Bot level").inner_text()
-    rows = [r for r in _cli_json("report", "compositions", "--rules", "v3", "--source", "engine",
-                                 "--db", os.environ["PMIM_BROWSER_DB_COPY"])["compositions"]]
+    key = _cli_level()
+    name = level_name(key)
+    rows = _cli_json("report", "compositions", "--rules", "v3", "--source", "engine", "--bot", key,
+                     "--db", os.environ["PMIM_BROWSER_DB_COPY"])["compositions"]
     top = max(rows, key=lambda r: (r["win_rate"], [-ord(c) for c in r["composition"]]))
     want = (f"{top['composition']} wins {top['win_rate'] * 100:.0f}% [{top['win_lo'] * 100:.0f}, "
-            f"{top['win_hi'] * 100:.0f}] of {top['games']} games at ")
-    line = page.locator("[data-testid='stMarkdown'] li").filter(has_text="v3:").first.inner_text()
-    assert want in line and line.split(" at ", 1)[1].split(";")[0] in level, (line, want, level)
+            f"{top['win_hi'] * 100:.0f}] of {top['games']} games at {name}")
+    items = page.locator("[data-testid='stMarkdown'] li")
+    expect(items.filter(has_text="v3:").first).to_contain_text(want, timeout=WAIT_MS)
+    expect(items.filter(has_text="v3-llaser-rpt4:").first).to_contain_text(f"games at {name}", timeout=WAIT_MS)
+    level_box = page.locator("[data-testid='stSidebar']").get_by_role("combobox", name="Bot level (both sides)")
+    expect(level_box).to_have_value(re.compile(re.escape(name)), timeout=WAIT_MS)
+    expect(page.locator(".js-plotly-plot").first).to_contain_text(f"bot level {name}", timeout=WAIT_MS)
     screenshot(page, "overview-glance", full=False)
 
 

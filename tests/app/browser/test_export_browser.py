@@ -4,12 +4,15 @@ chart's PNG) and checks what lands on disk: Markdown with the selection at its h
 questions, narrow tables and only links that resolve inside the zip; PNG figures that decode at
 the export's size with a chart drawn on them. The database is a copy of the small demo plus a few
 real engine games of an army whose name a user typed as a spreadsheet formula, HTML and a
-Markdown link: the export must keep it inert.
+Markdown link (the export must keep it inert), and a few v3 games at a weaker bot level (random)
+that the variant never played: the export and the Overview's first screen must draw v3 and the
+variant at the one level both have, and say which, never pooling the random games in.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import subprocess
@@ -20,6 +23,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from playwright.sync_api import expect
 
 from tests.support.browser import CHROMIUM, LONG_WAIT_MS, ROOT, WAIT_MS, scratch_copy, settle, streamlit_server
 
@@ -49,8 +53,25 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
           # at the demo's bot level, the one the export's figures and tables rest on (never pooled)
           "--blue-bot", "tactician", "--red-bot", "tactician")
     _pmim("ingest", str(tmp / "hostile-games"), "--db", str(db))
-    with streamlit_server(db, data, tmp) as url:
-        yield url
+    sweep = tmp / "random.yaml"  # v3 only, at a level the variant lacks: every pairing, 2 games each
+    sweep.write_text("name: random-v3\nseed: 7\nrules: [v3]\ncompositions: [v3-balanced, v3-tank-heavy, "
+                     "v3-fast-gev]\nbots: [random]\ngames_per_pairing: 2\n", encoding="utf-8")
+    _pmim("sweep", str(sweep), "--workers", "1", "--out", str(tmp / "random-games"), "--db", str(db))
+    os.environ["PMIM_EXPORT_DB_COPY"] = str(db)  # the database the server reads, for the CLI checks
+    try:
+        with streamlit_server(db, data, tmp) as url:
+            yield url
+    finally:
+        os.environ.pop("PMIM_EXPORT_DB_COPY", None)
+
+
+def _compositions_at(level: str) -> list[dict]:
+    """The rows of `pmim report compositions` at bot ``level`` on the export's selection."""
+    r = subprocess.run([sys.executable, "-m", "pmim_analytics", "report", "compositions", "--rules",
+                        "v3,v3-llaser-rpt4", "--source", "engine", "--bot", level, "--db",
+                        os.environ["PMIM_EXPORT_DB_COPY"], "--format", "json"],
+                       capture_output=True, text=True, cwd=ROOT, check=True)
+    return json.loads(r.stdout)["compositions"]
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -150,6 +171,15 @@ def test_export_downloads_the_note_the_report_and_png_figures(page, server: str,
     assert [rel for _, rel in MD_IMAGE.findall(note)] == ["figures/win_rates.png"]
     assert _png(png_path.read_bytes(), png_path.name)[0] == PNG_WIDTH
 
+    # v3 and the variant at the one level both have, said in the figure's subtitle; the random games left out
+    level = "bot level tactician, skill 1"
+    assert f"Source: {level}; " in files["figures/win_rates.html"].decode("utf-8")
+    assert f"**Games**: {level};" in note
+    comps_csv = pl.read_csv(io.BytesIO(files["tables/compositions.csv"]))
+    exported = {(r["rules_id"], r["composition"].lstrip("'")): r["games"] for r in comps_csv.iter_rows(named=True)}
+    assert exported == {(x["rules_id"], x["composition"]): x["games"] for x in _compositions_at("tactician")}
+    assert _compositions_at("random")  # the random games are in the database, and were left out
+
     # the army name a user typed stays text: no tag, no live link, no formula a spreadsheet would run
     for md in (note, report):
         assert "<img" not in md and not re.search(r"(?<!\\)\]\(http://example\.invalid\)", md)
@@ -163,3 +193,25 @@ def test_export_downloads_the_note_the_report_and_png_figures(page, server: str,
                 assert not any(c.startswith(("=", "+", "@")) for c in cells), (name, col)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "export.png"), full_page=True)
+
+
+def test_overview_first_screen_draws_v3_and_the_variant_at_one_named_level(page, server: str) -> None:  # noqa: ANN001
+    """v3 has tactician and random games, the variant tactician only: the first screen rests on
+    tactician for both, says so in the sidebar, each headline and the chart's subtitle, and its
+    headline counts tactician's games alone."""
+    page.goto(f"{server}/")
+    page.get_by_role("heading", name="Balance at a glance").first.wait_for(timeout=WAIT_MS)
+    name = "tactician, skill 1"
+    v3 = [r for r in _compositions_at("tactician") if r["rules_id"] == "v3" and r["games"]]
+    top = max(v3, key=lambda r: (r["win_rate"], [-ord(c) for c in r["composition"]]))  # the headline's order
+    items = page.locator("[data-testid='stMarkdown'] li")
+    for rid in ("v3", "v3-llaser-rpt4"):
+        expect(items.filter(has_text=f"{rid}:").first).to_contain_text(f"games at {name}", timeout=WAIT_MS)
+    # tactician's games alone: with the random games pooled in, every v3 list would have more
+    expect(items.filter(has_text="v3:").first).to_contain_text(
+        f"wins {top['win_rate'] * 100:.0f}% [{top['win_lo'] * 100:.0f}, {top['win_hi'] * 100:.0f}] of {top['games']} "
+        f"games at {name}", timeout=WAIT_MS)
+    level_box = page.locator("[data-testid='stSidebar']").get_by_role("combobox", name="Bot level (both sides)")
+    expect(level_box).to_have_value(re.compile(re.escape(name)), timeout=WAIT_MS)
+    expect(page.locator(".js-plotly-plot").first).to_contain_text(f"bot level {name}", timeout=WAIT_MS)
+    assert page.locator("[data-testid='stException']").count() == 0
