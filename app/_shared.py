@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import polars as pl
+import pandas  # noqa: F401  (imported whole up front: plotly peeks at sys.modules for pandas without importing
+import polars as pl  # it, and met a half-imported pandas while another run was importing it: AttributeError)
 import streamlit as st
 
 from pmim_analytics.analytics import Provenance, dice_table, tables

@@ -68,7 +68,7 @@ def server(small_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 def _compositions_at(level: str) -> list[dict]:
     """The rows of `pmim report compositions` at bot ``level`` on the export's selection."""
     r = subprocess.run([sys.executable, "-m", "pmim_analytics", "report", "compositions", "--rules",
-                        "v3,v3-llaser-rpt4", "--source", "engine", "--bot", level, "--db",
+                        "v3,v3-llaser-rpt4", "--source", "engine", "--bot", level, "--min-games", "1", "--db",
                         os.environ["PMIM_EXPORT_DB_COPY"], "--format", "json"],
                        capture_output=True, text=True, cwd=ROOT, check=True)
     return json.loads(r.stdout)["compositions"]
