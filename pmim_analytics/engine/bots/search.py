@@ -57,7 +57,7 @@ from pmim_analytics.engine.bots.evaluation import (
 from pmim_analytics.engine.bots.persona import Persona, load_persona
 from pmim_analytics.engine.bots.skill import SkillCounter, near_miss, temperature
 from pmim_analytics.engine.bots.tactician import TacticianBot
-from pmim_analytics.engine.bots.tactics import overheat_risk, unit_worths, zone_gaps
+from pmim_analytics.engine.bots.tactics import next_to_deploy, overheat_risk, unit_worths
 from pmim_analytics.engine.checks import DEPLOY, OVER
 from pmim_analytics.engine.state import GameState, UnitState
 
@@ -93,12 +93,20 @@ class RolloutBot(TacticianBot):
         super().__init__(rng)
         self._ranking = order
         self._memo = memo if memo is not None else {}
+        self._mechs: list[int] | None = None
 
     def _plan(self, state: GameState, u: UnitState) -> None:
         """The tactician's plan for ``u``, from the memo when it met this board before."""
         units = state.units
-        key = (u.index, tuple([x.pos * 256 + x.hp if x.alive else -1 for x in units]),
-               tuple([(x.lost, *x.loc_hp) for x in units if x.p.body is not None]))
+        mechs = self._mechs
+        if mechs is None:  # the Warmechs' unit numbers, found once per playout
+            mechs = self._mechs = [x.index for x in units if x.p.body is not None]
+        board = [x.pos * 256 + x.hp if x.alive else -1 for x in units]
+        for i in mechs:
+            x = units[i]
+            board.append(x.lost)
+            board.extend(x.loc_hp)
+        key = (u.index, *board)
         got = self._memo.get(key)
         if got is None:
             super()._plan(state, u)
@@ -218,20 +226,11 @@ class SearchBot(Bot):
         """Place a unit where it reaches a capture zone soonest, spreading the side's units over
         the objectives. The rules leave the order free: units that can take a zone in round 1
         from a free hex go first, the fastest first, so the few hexes from which a fast unit
-        reaches a zone in round 1 are theirs, not a slow unit's; then the rest in roster order."""
-        units = state.units_to_place()
+        reaches a zone in round 1 are theirs, not a slow unit's; then the rest in roster order
+        (:func:`~pmim_analytics.engine.bots.tactics.next_to_deploy`)."""
         ods = state.board.objective_dist
         radius = state.spec.scenario.objectives.radius
-        gaps = zone_gaps(state)
-        quick = []
-        seen: dict[tuple[str, int], bool] = {}
-        for w in units:
-            kind_mov = (w.p.kind, w.p.mov)
-            if kind_mov not in seen:
-                seen[kind_mov] = w.p.mov > 0 and any(gaps[h] <= w.p.mov for h in state.deploy_hexes(w))
-            if seen[kind_mov]:
-                quick.append(w)
-        u = max(quick, key=lambda w: (w.p.mov, -w.index)) if quick else units[0]
+        u = next_to_deploy(state)
         free = state.deploy_hexes(u)
         mov = max(1, u.p.mov)
         aimed = [0.0] * len(ods)

@@ -131,14 +131,18 @@ class TacticianBot(GreedyBot):
         out = []
         table = state.spec.shot_table
         worths = unit_worths(state.spec)
+        ui = u.index
         for e in state.side_units[1 - u.side]:
             if not e.alive:
                 continue
             emov = 0 if e.immobilized else e.p.mov
             d = near[e.pos] - mov
+            row = table[e.index]
             for m, wm in enumerate(e.p.mounts):
                 reach = emov + wm.rng
-                if d <= reach and e.can_use(m):
+                # row[m][ui][1]: the weapon's damage to u (none: no threat, skipped before the
+                # costlier checks; shot_value is 0 then)
+                if d <= reach and row[m][ui][1] and e.can_use(m):
                     v = shot_value(e, m, u, table, worths)
                     if v > 0:
                         out.append((e.pos, reach, THREAT_WEIGHT * v))

@@ -184,6 +184,24 @@ def zone_gaps(state: GameState) -> tuple[int, ...]:
     return entry[1]
 
 
+def next_to_deploy(state: GameState) -> UnitState:
+    """The unit the side to place puts down next. The rules leave the order free: the units
+    that can take a capture zone in round 1 from a free deployment hex go first, the fastest
+    first (the lowest roster number among equals), so the few hexes from which a fast unit
+    reaches a zone in round 1 are theirs, not a slow unit's; then the rest in roster order."""
+    units = state.units_to_place()
+    gaps = zone_gaps(state)
+    quick = []
+    seen: dict[tuple[str, int], bool] = {}
+    for w in units:
+        kind_mov = (w.p.kind, w.p.mov)
+        if kind_mov not in seen:
+            seen[kind_mov] = w.p.mov > 0 and any(gaps[h] <= w.p.mov for h in state.deploy_hexes(w))
+        if seen[kind_mov]:
+            quick.append(w)
+    return max(quick, key=lambda w: (w.p.mov, -w.index)) if quick else units[0]
+
+
 def nearest_objective(state: GameState, pos: int) -> int:
     """Index of the objective nearest to hex ``pos`` (lowest index on ties)."""
     best_k, best = 0, 1 << 30
