@@ -25,7 +25,7 @@ def engine_games() -> list[GameRecord]:
     for rules in RULES:
         rng = random.Random(f"chunk/{rules}")
         a, b = (validate_army(random_army(rules, rng), rules) for _ in range(2))
-        seed = 7 if rules == "v3-heat" else 5  # seeds whose games have the optional rules' rolls
+        seed = 16 if rules == "v3-heat" else 5  # seeds whose games have the optional rules' rolls
         out.append(play_batch_game(BatchSpec(rules, "take-and-hold", a, b, "greedy", "tactician", seed=seed, games=1),
                                    0))
     return out

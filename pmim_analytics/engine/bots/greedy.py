@@ -1,8 +1,10 @@
 """``greedy``: heads for the contested objectives and takes the best shot it has.
 
-Each activation it picks one objective -- the one where one more unit matters most (a
-tie it would break, a VP it would deny), nearer ones first -- and moves as close to its
-capture zone as it can; among equally good hexes it takes the one with the best shots.
+It deploys first the units that can take a capture zone in round 1, the fastest first
+(the rules leave the order free: :func:`~pmim_analytics.engine.bots.tactics.next_to_deploy`),
+each near the objective its side has aimed fewest units at. Each activation it picks one
+objective -- the one where one more unit matters most (a tie it would break, a VP it would
+deny), nearer ones first -- and moves as close to its capture zone as it can; among equally good hexes it takes the one with the best shots.
 Each weapon fires at the target with the highest expected points removed (damage, with a
 bonus for a kill), before the move when the start hex offers the better shot. Under the
 optional rules it holds fire when a shot's overheat risk is worth more than the shot, and
@@ -33,6 +35,7 @@ from pmim_analytics.engine.bots.tactics import (
     ShotLists,
     best_in_range,
     firepower,
+    next_to_deploy,
     objective_counts,
     objective_priority,
     overheat_risk,
@@ -76,8 +79,7 @@ class GreedyBot(Bot):
             if state.phase != DEPLOY and state.active is None:
                 return scripted_activation(self, state)
         if state.phase == DEPLOY:
-            u = state.next_to_place()
-            assert u is not None
+            u = next_to_deploy(state)
             ks = list(range(len(state.board.objectives)))
             self.rng.shuffle(ks)
             return PlaceUnit(u.id, state.grid.hexes[spread_deployment(state, u, ks)])
