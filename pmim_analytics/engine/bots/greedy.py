@@ -4,7 +4,8 @@ It deploys first the units that can take a capture zone in round 1, the fastest 
 (the rules leave the order free: :func:`~pmim_analytics.engine.bots.tactics.next_to_deploy`),
 each near the objective its side has aimed fewest units at. Each activation it picks one
 objective -- the one where one more unit matters most (a tie it would break, a VP it would
-deny), nearer ones first -- and moves as close to its capture zone as it can; among equally good hexes it takes the one with the best shots.
+deny), nearer ones first -- and moves as close to its capture zone as it can; among equally
+good hexes it takes the one with the best shots.
 Each weapon fires at the target with the highest expected points removed (damage, with a
 bonus for a kill), before the move when the start hex offers the better shot. Under the
 optional rules it holds fire when a shot's overheat risk is worth more than the shot, and
