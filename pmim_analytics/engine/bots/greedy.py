@@ -80,10 +80,10 @@ class GreedyBot(Bot):
             if state.phase != DEPLOY and state.active is None:
                 return scripted_activation(self, state)
         if state.phase == DEPLOY:
-            u = next_to_deploy(state)
+            placed = next_to_deploy(state)
             ks = list(range(len(state.board.objectives)))
             self.rng.shuffle(ks)
-            return PlaceUnit(u.id, state.grid.hexes[spread_deployment(state, u, ks)])
+            return PlaceUnit(placed.id, state.grid.hexes[spread_deployment(state, placed, ks)])
         u = state.active
         if u is None:
             return ActivateUnit(self._next_unit(state).id)
