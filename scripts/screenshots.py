@@ -25,6 +25,7 @@ from tests.support.browser import (  # noqa: E402 (the repository root is put on
     ARGS,
     CHROMIUM,
     ROOT,
+    WAIT_MS,
     enter_a_blue_vp_win_at_7_11,
     full_page_height,
     number,
@@ -59,12 +60,12 @@ def top_of(page, locator) -> int:  # noqa: ANN001
 
 def whatif(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.goto(f"{url}/whatif")
-    page.get_by_role("heading", name="What-if: change a stat, see what it does").first.wait_for(timeout=120_000)
+    page.get_by_role("heading", name="What-if: change a stat, see what it does").first.wait_for(timeout=WAIT_MS)
     settle(page)
     pick(page, "Which", "L. Laser (LL)")
     number(page, "RPT (base 3)", 4)
-    page.get_by_text("18/13").first.wait_for(state="attached", timeout=60_000)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    page.get_by_text("18/13").first.wait_for(state="attached", timeout=WAIT_MS)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=WAIT_MS)
     settle(page)
     end = top_of(page, page.get_by_role("heading", name="Save as a variant").first)
     shoot(page, out, "whatif-edit", height=end + 60)
@@ -73,7 +74,7 @@ def whatif(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.get_by_label("Name", exact=True).press("Enter")
     settle(page)
     page.get_by_role("button", name="Save the variant").click()
-    page.get_by_text("rules id v3-llaser-rpt4-page").first.wait_for(timeout=60_000)
+    page.get_by_text("rules id v3-llaser-rpt4-page").first.wait_for(timeout=WAIT_MS)
     settle(page)
     pick(page, "Army A", "Balanced")
     pick(page, "Army B", "Infantry swarm")
@@ -81,7 +82,7 @@ def whatif(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.get_by_role("button", name="Play 40 games under v3 and 40 under v3-llaser-rpt4-page").click()
     heading = page.get_by_role("heading", name="Paired impact: v3 → v3-llaser-rpt4-page").first
     heading.wait_for(timeout=600_000)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=WAIT_MS)
     settle(page)
     start = top_of(page, page.get_by_role("heading", name="Simulate it against chosen lists").first)
     shoot(page, out, "whatif-impact", top=max(0, start - 20))
@@ -90,8 +91,8 @@ def whatif(page, url: str, out: Path) -> None:  # noqa: ANN001
 def overview(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.set_viewport_size(SCREEN)
     page.goto(f"{url}/")
-    page.get_by_role("heading", name="Balance at a glance").first.wait_for(timeout=120_000)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+    page.get_by_role("heading", name="Balance at a glance").first.wait_for(timeout=WAIT_MS)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=WAIT_MS)
     settle(page)
     page.wait_for_timeout(1000)
     page.screenshot(path=str(out / "overview.png"))  # the first screen at 1440x900
@@ -100,8 +101,8 @@ def overview(page, url: str, out: Path) -> None:  # noqa: ANN001
 
 def rules_ab(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.goto(f"{url}/rules_ab?a=v3&b=v3-llaser-rpt4")
-    page.get_by_role("heading", name="Paired change per list").first.wait_for(timeout=120_000)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+    page.get_by_role("heading", name="Paired change per list").first.wait_for(timeout=WAIT_MS)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=WAIT_MS)
     settle(page)
     end = top_of(page, page.get_by_role("heading", name="Paired change per unit type").first)
     shoot(page, out, "rules-a-b", height=end + 60)
@@ -109,8 +110,8 @@ def rules_ab(page, url: str, out: Path) -> None:  # noqa: ANN001
 
 def compositions(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.goto(f"{url}/compositions?rules=v2,v3&source=engine")
-    page.get_by_role("heading", name="Compositions across rules versions").first.wait_for(timeout=120_000)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+    page.get_by_role("heading", name="Compositions across rules versions").first.wait_for(timeout=WAIT_MS)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=WAIT_MS)
     settle(page)
     picks = page.locator("[data-testid='stMultiSelect']").filter(has_text="Compositions to compare")
     picker = picks.locator("input").first
@@ -131,8 +132,8 @@ def compositions(page, url: str, out: Path) -> None:  # noqa: ANN001
 def replay(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.set_viewport_size(SCREEN)
     page.goto(f"{url}/replay?source=engine")
-    page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=120_000)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=WAIT_MS)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=WAIT_MS)
     settle(page)
     page.get_by_role("button", name="Kill ▶").click()  # the first kill, from the timeline's button
     settle(page)
@@ -144,10 +145,10 @@ def replay(page, url: str, out: Path) -> None:  # noqa: ANN001
 
 def summary_form(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.goto(f"{url}/log_match")
-    page.get_by_role("heading", name="Log a match").first.wait_for(timeout=120_000)
+    page.get_by_role("heading", name="Log a match").first.wait_for(timeout=WAIT_MS)
     settle(page)
     enter_a_blue_vp_win_at_7_11(page)
-    page.locator("[data-testid='stAlertContentError']").first.wait_for(timeout=60_000)
+    page.locator("[data-testid='stAlertContentError']").first.wait_for(timeout=WAIT_MS)
     settle(page)
     start = top_of(page, page.get_by_role("heading", name="Result").first)
     shoot(page, out, "summary-form", top=max(0, start - 380), height=860)
@@ -155,13 +156,13 @@ def summary_form(page, url: str, out: Path) -> None:  # noqa: ANN001
 
 def export(page, url: str, out: Path) -> None:  # noqa: ANN001
     page.goto(f"{url}/export?rules=v3,v3-llaser-rpt4,v3-heavy-def6,v2&source=engine")
-    page.get_by_role("heading", name="Export for design notes").first.wait_for(timeout=120_000)
+    page.get_by_role("heading", name="Export for design notes").first.wait_for(timeout=WAIT_MS)
     settle(page)
     page.get_by_text("Prepare the export", exact=True).click()
     page.get_by_role("button", name="Design note (note.md)").wait_for(timeout=600_000)
     settle(page)
     page.get_by_text("Preview of note.md").click()
-    page.wait_for_selector("[data-testid='stImage'] img", timeout=60_000)
+    page.wait_for_selector("[data-testid='stImage'] img", timeout=WAIT_MS)
     settle(page)
     shoot(page, out, "export")
 
