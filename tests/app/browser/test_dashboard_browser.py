@@ -297,7 +297,8 @@ def test_replay_timeline_next_kill_autoplay_and_link(page, server: str) -> None:
     # the current step's events hold the kill the timeline names first
     first = page.locator(".st-key-replay_timeline label").filter(has_text="✕ kill").first.inner_text()
     victim = first.split(" · ")[-1].split(" is destroyed")[0]
-    assert any(victim in t and "destroyed" in t for t in page.locator(".st-key-replay_events strong").all_inner_texts())
+    current = page.locator(".st-key-replay_events strong").filter(has_text=victim).filter(has_text="destroyed")
+    current.first.wait_for(timeout=60_000)  # the events box is redrawn after the heading: wait for it
     link = page.url
     page.get_by_role("button", name="▶ Play").click()
     page.get_by_role("heading", name=f"Step {step + 2} of").first.wait_for(timeout=60_000)
