@@ -40,8 +40,8 @@ from pmim_analytics.analytics.dataset import FrameData  # noqa: E402
 from pmim_analytics.analytics.frames import Frames  # noqa: E402
 from pmim_analytics.analytics.implied_costs import cost_changes  # noqa: E402
 from pmim_analytics.analytics.tables import cost_report, pinned_cost_report  # noqa: E402
-from tests.support.engine_costs import Rows, random_army_rows, rows_to_frames  # noqa: E402
-from tests.support.synthetic_costs import synthetic_cost_frames  # noqa: E402
+from pmim_analytics.botlab.cost_games import Rows, random_army_rows, rows_to_frames  # noqa: E402
+from pmim_analytics.botlab.synthetic_costs import synthetic_cost_frames  # noqa: E402
 
 CHUNK = 50  # pairs of random armies per worker task
 

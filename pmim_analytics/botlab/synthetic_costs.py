@@ -60,10 +60,10 @@ def synthetic_cost_frames(n_games: int, seed: int = 1, planted: str = "TW", boos
         latent = kappa * (worth["blue"] - worth["red"]) + math.log(u / (1 - u))  # logistic noise
         margin = round(latent * 3)
         winner = None if margin == 0 else ("blue" if margin > 0 else "red")
+        blue_vp = max(0, 8 + margin)
         games.append({"game_id": gid, "source": "engine", "rules_id": rules_id, "scenario": "take-and-hold",
-                      "winner": winner, "reason": "vp", "rounds": 10, "blue_vp": max(0, 8 + margin),
-                      "red_vp": max(0, 8 - margin) if margin < 0 else 8, "first_side": "blue", "n_events": 0})
-        games[-1]["red_vp"] = games[-1]["blue_vp"] - margin
+                      "winner": winner, "reason": "vp", "rounds": 10, "blue_vp": blue_vp,
+                      "red_vp": blue_vp - margin, "first_side": "blue", "n_events": 0})
         for side, army in armies.items():
             result = "draw" if winner is None else ("win" if winner == side else "loss")
             sides.append({"game_id": gid, "side": side, "composition": "random", "army_hash": f"{gid}-{side}",

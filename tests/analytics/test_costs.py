@@ -6,7 +6,7 @@ import polars as pl
 
 from pmim_analytics.analytics.costs import MIN_GAMES, army_rosters, fit_costs, game_cells
 from pmim_analytics.analytics.frames import Frames
-from tests.support.synthetic_costs import synthetic_cost_frames
+from pmim_analytics.botlab.synthetic_costs import synthetic_cost_frames
 
 
 def fit(f: Frames):

@@ -17,7 +17,7 @@ from pmim_analytics.analytics.implied_costs import (
     implied_scale,
 )
 from pmim_analytics.analytics.tables import cost_report
-from tests.support.synthetic_costs import synthetic_cost_frames
+from pmim_analytics.botlab.synthetic_costs import synthetic_cost_frames
 
 
 def fit(f: Frames, resamples: int = 60):

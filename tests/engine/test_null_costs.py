@@ -19,7 +19,7 @@ from pmim_analytics.analytics.dataset import FrameData
 from pmim_analytics.analytics.frames import Frames
 from pmim_analytics.analytics.implied_costs import cost_changes
 from pmim_analytics.analytics.tables import cost_report
-from tests.support.engine_costs import random_army_frames
+from pmim_analytics.botlab.cost_games import random_army_frames
 
 BOT = "greedy"
 PAIRS = 120  # two games each: 240 games a run

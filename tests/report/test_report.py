@@ -12,6 +12,7 @@ from pmim_analytics.analytics import tables
 from pmim_analytics.analytics.dataset import FrameData
 from pmim_analytics.analytics.dice import dice_table
 from pmim_analytics.analytics.frames import Frames
+from pmim_analytics.botlab.synthetic_costs import synthetic_cost_frames
 from pmim_analytics.errors import StoreError
 from pmim_analytics.report import figures
 from pmim_analytics.report.export import export_report
@@ -19,7 +20,6 @@ from pmim_analytics.report.markdown import Col, field, markdown_table, pct, text
 from pmim_analytics.rules import load_rules
 from tests.store.test_readers import mixed_games
 from tests.support.gamebuilder import frames_of
-from tests.support.synthetic_costs import synthetic_cost_frames
 
 
 @pytest.fixture(scope="module")
