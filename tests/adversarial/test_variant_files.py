@@ -128,10 +128,10 @@ def test_a_replay_recording_a_huge_setting_is_refused_before_it_is_replayed(
     head["game_id"] = compute_game_id(head, record.events)  # the id fits the edited content
     bad = tmp_path / "rush.jsonl"
     bad.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n", encoding="utf-8")
-    v = pmim("replay", "verify", str(bad), timeout=60)
+    v = pmim("replay", "verify", str(bad), timeout=300)
     assert v.code == 2 and key in v.err and "Traceback" not in v.err, v.err
     db = tmp_path / "pmim.duckdb"
-    r = pmim("ingest", str(bad), *map(str, good_replays[1:]), "--db", str(db), "-q", timeout=60)
+    r = pmim("ingest", str(bad), *map(str, good_replays[1:]), "--db", str(db), "-q", timeout=300)
     assert r.code == 1 and key in r.err, r.err
     assert games_in(db) == len(good_replays) - 1
 
