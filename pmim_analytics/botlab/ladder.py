@@ -39,7 +39,7 @@ from pmim_analytics.rules import data_dir, load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.catalogue import DEFAULT_SCENARIO, load_scenario
 from pmim_analytics.sim.backends import LocalBackend
-from pmim_analytics.sim.batch import BatchSpec, PartJob
+from pmim_analytics.sim.batch import BatchSpec, PartJob, chunks
 
 #: Search budgets the default ladder rates, when the search bot exists.
 SEARCH_BUDGETS = (0, 100, 400)
@@ -245,19 +245,21 @@ def play_ladder_game(batch: BatchSpec, i: int) -> LadderGame:
 
 @dataclass(frozen=True)
 class LadderJob(PartJob):
-    """A whole ladder batch as one backend job; its result is a list of :class:`LadderGame`."""
+    """A chunk of a ladder batch as one backend job; its result is a list of :class:`LadderGame`.
+
+    A worker only plays: it may be a forked process, where Polars (which :func:`compact` uses)
+    hangs, so the games are reduced in the parent as each chunk comes back.
+    """
 
     def play(self, should_stop: Callable[[], bool] | None = None) -> list[LadderGame]:  # type: ignore[override]
-        """Play the batch's games in order (stopping between games when asked)."""
+        """Play the chunk's games in order (stopping between games when asked)."""
         from pmim_analytics.sim.batch import PartStopped
 
-        scen = load_scenario(self.batch.scenario_id)
-        objectives = [(c, r) for c, r in scen.objectives.hexes]
         games = []
         for i in range(self.start, self.stop):
             if should_stop is not None and should_stop():
                 raise PartStopped(f"ladder batch stopped before game {i}")
-            games.append(compact(play_ladder_game(self.batch, i), objectives, scen.objectives.radius))
+            games.append(play_ladder_game(self.batch, i))
         return games
 
 
@@ -268,7 +270,10 @@ def play_ladder(plan: LadderPlan, workers: int = 1,
     ``progress(done, total)`` is called as batches finish. Ctrl-C stops the workers after
     their current game and propagates. Raises :class:`PmimError` for a bad worker count.
     """
-    jobs = [LadderJob(b, 0, 0, b.games, None) for b in plan.batches()]
+    # chunks of a batch: a worker hands back at most PART_SIZE games with their events at a time
+    jobs = [LadderJob(b, part, start, stop, None) for b in plan.batches() for part, start, stop in chunks(b.games)]
+    scen = load_scenario(plan.scenario_id)
+    objectives = [(c, r) for c, r in scen.objectives.hexes]
     order = {id(j): k for k, j in enumerate(jobs)}
     results: dict[int, list[LadderGame]] = {}
     done = 0
@@ -280,7 +285,7 @@ def play_ladder(plan: LadderPlan, workers: int = 1,
             key = order.get(id(job))
             if key is None:  # a job that came back from another process: find it by value
                 key = jobs.index(job)  # type: ignore[arg-type]
-            results[key] = games  # type: ignore[assignment]
+            results[key] = [compact(g, objectives, scen.objectives.radius) for g in games]  # type: ignore[arg-type]
             done += len(games)
             if progress:
                 progress(done, total)

@@ -95,20 +95,27 @@ def test_a_sweep_file_asking_for_10_to_the_12_games_a_pairing_is_refused(tmp_pat
 
 def test_a_ladder_keeps_each_played_game_as_a_few_numbers_and_rates_the_same() -> None:
     """A ladder's games are rated together, so they stay in memory until the run ends: each is
-    reduced to its result and adherence counts as it is played (its events dropped), so a full
-    ladder of MAX_LADDER_GAMES games holds a few megabytes; the ratings are those the events give."""
+    reduced to its result and adherence counts as its chunk of games comes back (its events
+    dropped), so a full ladder of MAX_LADDER_GAMES games holds a few megabytes; the ratings are
+    those the events give."""
     import pickle
 
     import polars as pl
 
     from pmim_analytics.analytics.adherence import adherence_by, side_adherence
-    from pmim_analytics.botlab.ladder import LadderJob, events_frames, games_frame, ladder_plan, play_ladder_game, rate
+    from pmim_analytics.botlab.ladder import (
+        events_frames,
+        games_frame,
+        ladder_plan,
+        play_ladder,
+        play_ladder_game,
+        rate,
+    )
     from pmim_analytics.rules.catalogue import load_scenario
 
     plan = ladder_plan("v3", "random,greedy", 1, 3, armies=[Path(BLUE), Path(RED)])
-    batch = plan.batches()[1]
-    kept = LadderJob(batch, 0, 0, batch.games, None).play()
-    raw = [play_ladder_game(batch, i) for i in range(batch.games)]
+    kept = play_ladder(plan)
+    raw = [play_ladder_game(batch, i) for batch in plan.batches() for i in range(batch.games)]
     assert all(not g.events and not g.units and g.adherence is not None for g in kept)
     assert [(g.winner, g.vp, g.rounds) for g in kept] == [(g.winner, g.vp, g.rounds) for g in raw]
     scen = load_scenario(plan.scenario_id)
