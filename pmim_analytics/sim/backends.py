@@ -55,7 +55,12 @@ def _play_in_worker(job: PartJob) -> list[GameOutcome]:
 
 
 class LocalBackend:
-    """A process pool of ``workers`` processes on this machine (in-process with one worker)."""
+    """A process pool of ``workers`` processes on this machine (in-process with one worker).
+
+    The workers are forked, so a job must not use Polars in them: a forked copy of a process
+    that has used Polars' thread pool can wait forever on it. Jobs play and write games; the
+    parent turns their results into frames (as :func:`pmim_analytics.botlab.ladder.play_ladder` does).
+    """
 
     name = "local"
 
