@@ -31,10 +31,8 @@ from typing import Any
 import polars as pl
 
 from pmim_analytics.botlab.calibrate import roster_from_units
-from pmim_analytics.engine.bots import make_bot
 from pmim_analytics.engine.bots.skill import SkillCounter
-from pmim_analytics.engine.dice import game_streams, optional_rule_dice
-from pmim_analytics.engine.driver import run
+from pmim_analytics.engine.driver import game_departures
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.errors import InvalidArmyError, PmimError
 from pmim_analytics.rules.army import ArmyList, Roster, build_roster, load_army, validate_army, with_weapon_option
@@ -146,16 +144,7 @@ def departure_rate(spec: GameSpec, bots: tuple[str, str], side: int, seed: int, 
     red) over ``games`` games of ``spec`` with ``bots`` (blue's, red's), seeded like a batch."""
     total = SkillCounter()
     for i in range(games):
-        dice, blue_rng, red_rng = game_streams(seed, i)
-        extra = optional_rule_dice(seed, i) if not spec.rules.optional.is_empty() else None
-        players = (make_bot(bots[0], blue_rng), make_bot(bots[1], red_rng))
-        run(spec, players[0], players[1], dice, extra)
-        counter = getattr(players[side], "skill_counter", None)
-        if counter is not None:
-            total.activations += counter.activations
-            total.departures += counter.departures
-            total.misplays += counter.misplays
-            total.shortfall += counter.shortfall
+        total.add(game_departures(spec, bots, side, seed, i))
     return total
 
 

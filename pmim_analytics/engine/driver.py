@@ -102,20 +102,22 @@ def play_game(spec: GameSpec, blue_bot: BotSpec | str, red_bot: BotSpec | str, s
 __all__ = ["BLUE", "RED", "make_header", "play_game", "run", "side_record"]
 
 
+def game_departures(spec: GameSpec, bots: tuple[str, str], side: int, seed: int, game_index: int) -> SkillCounter:
+    """Activations and departures from its own choice of the skill bot on ``side`` (0 blue, 1
+    red) in game ``game_index`` of ``spec`` with ``bots`` (blue's, red's), seeded like a batch;
+    no counts when that bot has no skill setting."""
+    dice, blue_rng, red_rng = game_streams(seed, game_index)
+    extra = optional_rule_dice(seed, game_index) if not spec.rules.optional.is_empty() else None
+    players = (make_bot(bots[0], blue_rng), make_bot(bots[1], red_rng))
+    run(spec, players[0], players[1], dice, extra)
+    counter = getattr(players[side], "skill_counter", None)
+    return counter if isinstance(counter, SkillCounter) else SkillCounter()
+
+
 def departure_counts(spec: GameSpec, bot: str, opponent: str, seed: int, games: int) -> SkillCounter:
     """Activations and departures of ``bot`` (a skill bot spec) over ``games`` games against
     ``opponent`` on ``spec``, the bot blue in even games and red in odd ones (seeded like a batch)."""
     total = SkillCounter()
     for i in range(games):
-        dice, blue_rng, red_rng = game_streams(seed, i)
-        extra = optional_rule_dice(seed, i) if not spec.rules.optional.is_empty() else None
-        me = make_bot(bot, blue_rng if i % 2 == 0 else red_rng)
-        other = make_bot(opponent, red_rng if i % 2 == 0 else blue_rng)
-        run(spec, *((me, other) if i % 2 == 0 else (other, me)), dice, extra)
-        counter = getattr(me, "skill_counter", None)
-        if counter is not None:
-            total.activations += counter.activations
-            total.departures += counter.departures
-            total.misplays += counter.misplays
-            total.shortfall += counter.shortfall
+        total.add(game_departures(spec, (bot, opponent) if i % 2 == 0 else (opponent, bot), i % 2, seed, i))
     return total

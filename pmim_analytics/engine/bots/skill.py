@@ -110,6 +110,13 @@ class SkillCounter:
             self.shortfall += cost
             self.misplays += cost >= MISPLAY
 
+    def add(self, other: SkillCounter) -> None:
+        """Add ``other``'s counts to these (the counts of several games)."""
+        self.activations += other.activations
+        self.departures += other.departures
+        self.misplays += other.misplays
+        self.shortfall += other.shortfall
+
 
 __all__ = ["MISPLAY", "SCALE", "SkillCounter", "format_skill", "near_miss", "parse_skill",
            "temperature"]
