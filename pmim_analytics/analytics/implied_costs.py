@@ -55,7 +55,7 @@ from pmim_analytics.analytics.costs import (
     _fixed_classes,
 )
 from pmim_analytics.analytics.flags import FDR, bh_adjust
-from pmim_analytics.analytics.stats import Z95
+from pmim_analytics.analytics.stats import Z95, normal_two_sided_p
 
 #: Huber's tuning constant: 95% efficiency when the residuals are normal.
 HUBER_K = 1.345
@@ -375,7 +375,7 @@ def cost_changes(fit_a: CostFit, fit_b: CostFit, rules_a: str, rules_b: str) -> 
     both = side(fit_a, rules_a).join(side(fit_b, rules_b), on="code", suffix="_b").sort("code")
     diff = (both["est_b"] - both["est"]).to_numpy()
     se = np.sqrt(both["se"].to_numpy() ** 2 + both["se_b"].to_numpy() ** 2)
-    p = [1.0 if dd == 0 else math.erfc(abs(dd / s) / math.sqrt(2)) if s > 0 else 0.0
+    p = [1.0 if dd == 0 else normal_two_sided_p(float(dd / s)) if s > 0 else 0.0
          for dd, s in zip(diff, se, strict=True)]
     q = bh_adjust(p)
     return both.select("code").with_columns(
