@@ -58,9 +58,13 @@ def test_a_rollback_with_no_transaction_hides_nothing() -> None:
 
 
 #: Run the command line as user nobody: Python and the program are loaded while still root (the
-#: interpreter may live where nobody cannot read), then the process drops to uid/gid 65534.
+#: interpreter may live where nobody cannot read, as /root/.pyenv does), then the process drops to
+#: uid/gid 65534. The CLI imports a command's modules (Polars among them) only when the command
+#: runs, so every command is built here first, and the executors Polars and the store import late.
 AS_NOBODY = """import os, sys
+import concurrent.futures.process, concurrent.futures.thread  # noqa: E401
 import pmim_analytics.cli as cli, pmim_analytics.store.ingest, pmim_analytics.store.info  # noqa: E401
+cli.build_app()
 os.setgroups([]); os.setgid(65534); os.setuid(65534)
 sys.argv = ["pmim", *sys.argv[1:]]
 sys.exit(cli.main())
