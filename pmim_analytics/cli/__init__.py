@@ -65,7 +65,12 @@ def _load_play(root: typer.Typer) -> None:
 
     root.command("play")(play_cmd.play)
     root.command("simulate")(play_cmd.simulate)
-    root.add_typer(play_cmd.replay_app, name="replay")
+
+
+def _load_replay(root: typer.Typer) -> None:
+    from pmim_analytics.cli import replay_cmd
+
+    root.add_typer(replay_cmd.replay_app, name="replay")
 
 
 def _load_db(root: typer.Typer) -> None:
@@ -104,7 +109,8 @@ _LOADERS: tuple[tuple[frozenset[str], Callable[[typer.Typer], None]], ...] = (
     (frozenset({"rules"}), _load_rules),
     (frozenset({"army"}), _load_army),
     (frozenset({"log"}), _load_log),
-    (frozenset({"play", "simulate", "replay"}), _load_play),
+    (frozenset({"play", "simulate"}), _load_play),
+    (frozenset({"replay"}), _load_replay),
     (frozenset({"ingest", "db"}), _load_db),
     (frozenset({"report", "dice", "export"}), _load_report),
     (frozenset({"demo"}), _load_demo),
@@ -200,6 +206,36 @@ def use_plain_help_if_narrow(columns: int | None = None) -> bool:
     return narrow
 
 
+class _RefusePandas:
+    """A meta-path finder under which ``import pandas`` fails (see :func:`arrow_without_pandas`)."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ImportError("pandas is not loaded for pyarrow's type checks")
+
+
+def arrow_without_pandas() -> None:
+    """Keep pyarrow from importing pandas (about 0.7 s of CPU, most of an ingest's start-up).
+
+    pyarrow imports pandas the first time it builds any array (``pa.array``, ``pa.table``),
+    only to ask whether its input is a pandas object; the CLI never hands it one. Here it
+    asks once while pandas cannot be imported and remembers the answer, "no pandas", for
+    those checks. Where pandas is really wanted (``to_pandas``) pyarrow tries again and it
+    loads as usual. Does nothing when pyarrow is not loaded, pandas already is, or
+    pyarrow's internals differ from what this expects (then it is only slower)."""
+    pa = sys.modules.get("pyarrow")
+    if pa is None or "pandas" in sys.modules:
+        return
+    blocker = _RefusePandas()
+    sys.meta_path.insert(0, blocker)
+    try:
+        pa.lib._pandas_api.have_pandas  # noqa: B018 -- the check whose answer pyarrow keeps
+    except Exception:  # noqa: BLE001, S110 -- a pyarrow without that shim: nothing to do
+        pass
+    finally:
+        sys.meta_path.remove(blocker)
+
+
 def main() -> None:
     """Entry point of the ``pmim`` console script: loads only the command asked for (see
     :func:`build_app`); help, no command or an unknown one load them all."""
@@ -209,5 +245,6 @@ def main() -> None:
         root = __getattr__("app")
     else:
         root = build_app(command)
+    arrow_without_pandas()
     # always run as a group: typer would make an app of one command (`demo`) that command itself
     typer.main.get_group(root)()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import polars as pl
 import typer
 from rich.markup import escape
 
@@ -65,6 +64,8 @@ def validate_cmd(
                       f"{roster.points} points, {roster.warmech_count} Warmechs, {len(roster.units)} units",
                       highlight=False, soft_wrap=True)
     if fmt is not None:
+        import polars as pl
+
         frame = pl.DataFrame(rows, schema={"file": pl.String, "army": pl.String, "rules_id": pl.String,
                                            "valid": pl.Boolean, "points": pl.Int64, "warmechs": pl.Int64,
                                            "units": pl.Int64, "violations": pl.String})
@@ -94,6 +95,8 @@ def show_cmd(
             else str(spec.hp)
         rows.append({"id": u.id, "type": u.type, "weapons": " ".join(u.weapons), "hp": hp, "mov": spec.mov,
                      "def": spec.def_, "arm": spec.arm, "pts": u.pts})
+    import polars as pl
+
     frame = pl.DataFrame(rows, schema={"id": pl.String, "type": pl.String, "weapons": pl.String, "hp": pl.String,
                                        "mov": pl.Int64, "def": pl.Int64, "arm": pl.Int64, "pts": pl.Int64})
     cols = [Col(h, text(c), "left") for h, c in (("id", "id"), ("type", "type"), ("weapons", "weapons"),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import polars as pl
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -89,6 +88,8 @@ def info_cmd(db: Path | None = typer.Option(None, "--db", help=DB_HELP), fmt: Fo
 
     Example: pmim db info --db data/pmim.duckdb
     """
+    import polars as pl  # loaded here, not for every ingest
+
     info = db_info(db)
     counts = pl.DataFrame(info.by_source_rules, schema={"source": pl.String, "rules_id": pl.String,
                                                         "games": pl.Int64, "events": pl.Int64}, orient="row")

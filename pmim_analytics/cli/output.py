@@ -23,15 +23,17 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from pmim_analytics.cli._common import err, out
 from pmim_analytics.report.markdown import Col
+
+if TYPE_CHECKING:  # Polars loads when a table is printed, not when a command only refuses its input
+    import polars as pl
 
 
 class Format(StrEnum):
@@ -105,6 +107,8 @@ def markdown_text(value: str) -> str:
 
 def flat_frame(df: pl.DataFrame) -> pl.DataFrame:
     """The frame with list columns joined by spaces and struct columns as JSON: CSV holds only scalars."""
+    import polars as pl
+
     exprs = []
     for name, dtype in df.schema.items():
         if isinstance(dtype, (pl.List, pl.Array)):

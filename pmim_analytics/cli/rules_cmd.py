@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import typer
 
 from pmim_analytics.cli._common import err, guarded, out
@@ -15,6 +14,9 @@ from pmim_analytics.report.markdown import Col, field, text
 from pmim_analytics.rules import find_unit, list_rules_ids, load_rules
 from pmim_analytics.rules.diff import diff_rules, format_diff_markdown, format_settings
 from pmim_analytics.rules.models import RulesVersion, Warmech
+
+if TYPE_CHECKING:  # Polars loads once the rules have loaded: a bad variant file is refused without it
+    import polars as pl
 
 app = typer.Typer(help="The rules catalogue: versions v1, v2, v3 and their variants.", no_args_is_help=True)
 
@@ -36,6 +38,8 @@ def list_cmd(fmt: Format = FORMAT_OPT) -> None:
         rows.append({"id": r.id, "name": r.name, "based_on": r.base or r.parent or None, "chassis": len(r.chassis),
                      "weapons": len(r.weapons), "warmechs": len(r.warmechs),
                      "optional_rules": " ".join(r.optional.names()) or None})
+    import polars as pl
+
     frame = pl.DataFrame(rows, schema={"id": pl.String, "name": pl.String, "based_on": pl.String,
                                        "chassis": pl.Int64, "weapons": pl.Int64, "warmechs": pl.Int64,
                                        "optional_rules": pl.String})
@@ -48,6 +52,8 @@ def list_cmd(fmt: Format = FORMAT_OPT) -> None:
 
 def _frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> pl.DataFrame:
     """A frame of plain rows, every column kept even when there are no rows."""
+    import polars as pl
+
     return pl.DataFrame(rows, schema=list(columns), orient="row") if rows else pl.DataFrame(
         schema={c: pl.String for c in columns})
 
@@ -97,6 +103,8 @@ def show_cmd(
     """
     r = load_rules(rules_id)
     if unit:
+        import polars as pl
+
         u = find_unit(r, unit)
         pairs = [(key, ", ".join(f"{k} {v}" for k, v in value.items() if v is not None) if isinstance(value, dict)
                   else str(value)) for key, value in u.model_dump(by_alias=True).items()]
@@ -127,6 +135,8 @@ def diff_cmd(
     """
     ra, rb = load_rules(a), load_rules(b)
     changes = diff_rules(ra, rb)
+    import polars as pl
+
     if markdown or fmt is Format.markdown:
         typer.echo(format_diff_markdown(ra, rb, changes), nl=False)
         return

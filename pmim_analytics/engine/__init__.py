@@ -9,12 +9,48 @@ state. Batches of games are :mod:`pmim_analytics.sim`. Rules decisions are docum
 ``docs/rules-notes.md``.
 """
 
-from pmim_analytics.engine.actions import ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit, parse_action
-from pmim_analytics.engine.dice import game_seed_sequence
-from pmim_analytics.engine.driver import play_game
-from pmim_analytics.engine.spec import GameSpec
-from pmim_analytics.engine.state import GameResult, GameState
-from pmim_analytics.model.hexes import Hex, HexGrid
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pmim_analytics.engine.actions import (
+        ActivateUnit,
+        EndActivation,
+        FireWeapon,
+        MoveUnit,
+        PlaceUnit,
+        parse_action,
+    )
+    from pmim_analytics.engine.dice import game_seed_sequence
+    from pmim_analytics.engine.driver import play_game
+    from pmim_analytics.engine.spec import GameSpec
+    from pmim_analytics.engine.state import GameResult, GameState
+    from pmim_analytics.model.hexes import Hex, HexGrid
+
+#: Where each name of the package lives. They load on first use, so that importing one engine
+#: module (the manual-log reader needs only ``engine.movement``) does not load the bots, the
+#: driver and NumPy: ``pmim log ...`` refuses a bad file in a fraction of the start-up.
+_HOMES = {
+    "ActivateUnit": "pmim_analytics.engine.actions", "EndActivation": "pmim_analytics.engine.actions",
+    "FireWeapon": "pmim_analytics.engine.actions", "MoveUnit": "pmim_analytics.engine.actions",
+    "PlaceUnit": "pmim_analytics.engine.actions", "parse_action": "pmim_analytics.engine.actions",
+    "game_seed_sequence": "pmim_analytics.engine.dice", "play_game": "pmim_analytics.engine.driver",
+    "GameSpec": "pmim_analytics.engine.spec", "GameResult": "pmim_analytics.engine.state",
+    "GameState": "pmim_analytics.engine.state", "Hex": "pmim_analytics.model.hexes",
+    "HexGrid": "pmim_analytics.model.hexes",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ActivateUnit",

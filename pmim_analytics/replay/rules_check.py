@@ -115,6 +115,21 @@ class StagedVerdict:
     error: str | None = None
 
 
+def arrow_ints(array: Any) -> Any:
+    """A null-free Arrow integer array (or chunked array) as a NumPy int64 array, read from its
+    buffers: pyarrow's ``to_numpy`` loads pandas, most of an ingest's start-up (see
+    ``cli.arrow_without_pandas``)."""
+    import numpy as np
+    import pyarrow as pa
+
+    parts = []
+    for chunk in getattr(array, "chunks", [array]):
+        kind = "i" if pa.types.is_signed_integer(chunk.type) else "u"
+        values = np.frombuffer(chunk.buffers()[1], dtype=np.dtype(f"{kind}{chunk.type.bit_width // 8}"))
+        parts.append(values[chunk.offset:chunk.offset + len(chunk)].astype(np.int64))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
 def _events_by_type(table: Any) -> list[Any] | None:
     """Every row of ``table`` (staged event rows) as its event, built a type at a time from that
     type's own columns only (most of the wide columns are null for any one type, and never
@@ -127,7 +142,7 @@ def _events_by_type(table: Any) -> list[Any] | None:
         kinds = pc.dictionary_encode(table.column("type")).combine_chunks()
         if kinds.null_count:
             return None
-        codes = kinds.indices.to_numpy()
+        codes = arrow_ints(kinds.indices)
         out: list[Any] = [None] * table.num_rows
         for code, etype in enumerate(kinds.dictionary.to_pylist()):
             rows = np.flatnonzero(codes == code)

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import html
 import re
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")  # what formats, links or splits a table cell mid-line
@@ -38,6 +40,8 @@ def csv_cell(value: str | None) -> str | None:
 
 def csv_frame(df: pl.DataFrame) -> pl.DataFrame:
     """``df`` with every text cell passed through :func:`csv_cell`."""
+    import polars as pl
+
     exprs = [pl.when(pl.col(c).str.contains(r"^[=+\-@\t\r]")).then(pl.lit("'") + pl.col(c)).otherwise(pl.col(c))
              .alias(c) for c, t in df.schema.items() if t == pl.Utf8]
     return df.with_columns(exprs) if exprs else df

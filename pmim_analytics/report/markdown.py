@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, SupportsFloat
+from typing import TYPE_CHECKING, Any, SupportsFloat
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
 
 from pmim_analytics.report.inert import md_text
 

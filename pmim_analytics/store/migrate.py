@@ -132,8 +132,10 @@ def load_rules_tables(con: duckdb.DuckDBPyConnection, *, force: bool = False) ->
         for name, rows in tables.items():
             if not rows:
                 continue
-            con.register("_rules_rows", pa.Table.from_pylist(rows))
             cols = ", ".join(f'"{c}"' for c in rows[0])
+            # typed as the table's columns: pyarrow would load pandas (most of a start-up) to infer types
+            schema = con.sql(f"SELECT {cols} FROM {name} LIMIT 0").to_arrow_table().schema
+            con.register("_rules_rows", pa.Table.from_pylist(rows, schema=schema))
             con.execute(f"INSERT OR REPLACE INTO {name} ({cols}) SELECT {cols} FROM _rules_rows")
             con.unregister("_rules_rows")
         con.execute("INSERT OR REPLACE INTO store_meta VALUES ('rules_fingerprint', ?)", [fingerprint])

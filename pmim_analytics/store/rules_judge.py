@@ -36,7 +36,7 @@ import numpy as np
 import pyarrow as pa
 
 from pmim_analytics.lifeline import start_fork_server
-from pmim_analytics.replay.rules_check import StagedVerdict, check_staged, start_worker, warm_up
+from pmim_analytics.replay.rules_check import StagedVerdict, arrow_ints, check_staged, start_worker, warm_up
 from pmim_analytics.store.staging import EVENT_STAGE_COLUMNS
 
 #: Below this many events a batch is checked in the ingest's own process.
@@ -81,8 +81,7 @@ def _by_game_and_line(table: pa.Table) -> pa.Table:
     the insertion order), which is checked in one pass instead of sorting them again."""
     if table.column("g").null_count or table.column("line").null_count:
         return table.sort_by([("g", "ascending"), ("line", "ascending")])  # nulls last, as ORDER BY
-    g = table.column("g").to_numpy().astype(np.int64)
-    line = table.column("line").to_numpy().astype(np.int64)
+    g, line = arrow_ints(table.column("g")), arrow_ints(table.column("line"))  # not to_numpy: no pandas
     key = (g << 32) + line
     if len(key) < 2 or bool(np.all(key[1:] >= key[:-1])):
         return table

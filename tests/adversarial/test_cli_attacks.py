@@ -8,8 +8,10 @@ heap and every private mapping; the address space itself cannot be, DuckDB and t
 reserve more than that without using it), it must exit with its refusal, and its peak memory
 is read back (``os.wait4``) and must stay under :data:`MAX_RSS_MB`. Each case checks the
 one-sentence refusal, the documented exit code, and that the good inputs of the same run are
-stored. Every run prints its exit code and how long it took (the time to refusal of a hostile
-input: printed, never asserted; see them with ``pytest -s``).
+stored. Every run prints its exit code, its wall time and its CPU time (user + system, its own
+processes included: :func:`cpu_seconds` around the child) with the load average: the cost of
+refusing a hostile input, printed, never asserted (see them with ``pytest -s``). On a busy
+machine the wall time grows with the load; the CPU time is what the refusal itself costs.
 """
 
 from __future__ import annotations
@@ -46,6 +48,19 @@ class Run:
     err: str
     rss_mb: float
     seconds: float
+    cpu: float = 0.0
+
+
+def cpu_seconds() -> float:
+    """User + system CPU of this process's waited-for children so far (each child counts its
+    own waited-for children): the difference around one run is that run's CPU."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timing(seconds: float, cpu: float) -> str:
+    """How long a run took, wall and CPU, with the machine's load: the printed figure."""
+    return f"{seconds:.2f} s wall, {cpu:.2f} s CPU (load {os.getloadavg()[0]:.1f})"
 
 
 def _cap() -> None:
@@ -59,7 +74,7 @@ def _short(args: list[str] | tuple[str, ...]) -> str:
 
 def pmim(*args: str, cwd: Path | None = None, timeout: float = 600, env: dict[str, str] | None = None) -> Run:
     """Run ``pmim ARGS`` capped; return exit code, output and its peak memory."""
-    started = time.monotonic()
+    started, cpu = time.monotonic(), cpu_seconds()
     proc = subprocess.Popen([PMIM, *args], cwd=cwd or REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, preexec_fn=_cap, env={**os.environ, "COLUMNS": "200", **(env or {})})
     try:
@@ -69,9 +84,9 @@ def pmim(*args: str, cwd: Path | None = None, timeout: float = 600, env: dict[st
         proc.communicate()
         raise AssertionError(f"pmim {' '.join(args)} hung for {timeout} s") from None
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    seconds = time.monotonic() - started
-    print(f"pmim {_short(args)}: exit {proc.returncode} after {seconds:.2f} s")
-    return Run(proc.returncode, out, err, rss, seconds)
+    seconds, cpu = time.monotonic() - started, cpu_seconds() - cpu
+    print(f"pmim {_short(args)}: exit {proc.returncode} after {timing(seconds, cpu)}")
+    return Run(proc.returncode, out, err, rss, seconds, cpu)
 
 
 def _rss_of(args: list[str], cwd: Path, code: int = 2) -> float:
@@ -90,7 +105,8 @@ def _rss_of(args: list[str], cwd: Path, code: int = 2) -> float:
     _, status, usage = os.wait4(pid, 0)
     rss = usage.ru_maxrss / 1024
     print(f"pmim {_short(args)}: exit {os.waitstatus_to_exitcode(status)} after "
-          f"{time.monotonic() - started:.2f} s, peak {rss:.0f} MB (data capped at {MAX_RSS_MB} MB)")
+          f"{timing(time.monotonic() - started, usage.ru_utime + usage.ru_stime)}, peak {rss:.0f} MB "
+          f"(data capped at {MAX_RSS_MB} MB)")
     assert os.waitstatus_to_exitcode(status) == code, f"pmim {' '.join(args)} did not end with exit {code}"
     return rss
 

@@ -19,7 +19,7 @@ import duckdb
 import pytest
 
 from pmim_analytics.store.connection import rollback_quietly
-from tests.adversarial.test_cli_attacks import PMIM, Run, _cap, good_replays, pmim
+from tests.adversarial.test_cli_attacks import PMIM, Run, _cap, cpu_seconds, good_replays, pmim, timing
 
 __all__ = ["good_replays"]
 
@@ -75,10 +75,10 @@ def _unprivileged(args: list[str], cwd: Path) -> Run:
     """``pmim ARGS`` as a user the file permissions hold back: nobody when we are root, else
     ourselves; capped and timed as :func:`tests.adversarial.test_cli_attacks.pmim` runs it."""
     cmd = [sys.executable, "-c", AS_NOBODY, *args] if os.geteuid() == 0 else [PMIM, *args]
-    started = time.monotonic()
+    started, cpu = time.monotonic(), cpu_seconds()
     r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120, preexec_fn=_cap,
                        env={**os.environ, "HOME": str(cwd), "COLUMNS": "200"})
-    return Run(r.returncode, r.stdout, r.stderr, 0.0, time.monotonic() - started)
+    return Run(r.returncode, r.stdout, r.stderr, 0.0, time.monotonic() - started, cpu_seconds() - cpu)
 
 
 def test_a_database_in_a_read_only_folder_is_one_sentence(good_replays: list[Path], whole: Path) -> None:
@@ -106,7 +106,7 @@ def test_a_database_in_a_read_only_folder_is_one_sentence(good_replays: list[Pat
         before = (folder / "pmim.duckdb").read_bytes()
         for db in ("ro/pmim.duckdb", "ro/new.duckdb"):  # a database there, and a new one
             r = _unprivileged(["ingest", "good.jsonl", "--db", db, "-q"], top)
-            print(f"ingest into {db} in a read-only folder: refused in {r.seconds:.2f} s")
+            print(f"ingest into {db} in a read-only folder: refused after {timing(r.seconds, r.cpu)}")
             assert r.code == 2, (db, r.code, r.out, r.err)
             assert "cannot be written" in r.err and "Traceback" not in r.err, r.err
             assert "no transaction is active" not in r.err and "TransactionContext" not in r.err

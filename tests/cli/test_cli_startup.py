@@ -6,10 +6,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import typer
 
 from pmim_analytics.cli import COMMAND_NAMES, app, build_app
+from pmim_analytics.rules.catalogue import REPO_ROOT
 
 
 def _names(t: typer.Typer) -> set[str]:
@@ -51,3 +53,43 @@ def test_a_partial_app_answers_as_the_whole_one() -> None:
     whole = CliRunner().invoke(app, args)
     assert proc.returncode == whole.exit_code == 0, proc.stderr
     assert proc.stdout == whole.stdout and '"Infantry"' in proc.stdout
+
+
+#: Runs ``pmim ARGS`` in this interpreter and prints, at exit, which heavy libraries it loaded.
+LOADED_AT_EXIT = """import atexit, sys
+heavy = ('pandas', 'polars', 'duckdb', 'pyarrow', 'numpy', 'pmim_analytics.engine.bots', 'pmim_analytics.sim')
+atexit.register(lambda: print('loaded:', *sorted({m.split('.')[0] if m.split('.')[0] != 'pmim_analytics' else m
+                                                for m in sys.modules if m.startswith(heavy)}), file=sys.stderr))
+sys.argv = ['pmim', *sys.argv[1:]]
+from pmim_analytics.cli import main
+main()
+"""
+
+
+def _loaded(args: list[str], cwd: Path) -> set[str]:
+    proc = subprocess.run([sys.executable, "-c", LOADED_AT_EXIT, *args], capture_output=True, text=True, cwd=cwd)
+    assert proc.returncode == 2, (args, proc.returncode, proc.stderr)
+    return set(proc.stderr.strip().splitlines()[-1].split()[1:])
+
+
+def test_a_hostile_input_is_refused_before_the_heavy_libraries_load(tmp_path: Path) -> None:
+    """Refusing an oversized or malformed input costs only the start-up of the command's own
+    reader (docs/limits.md has the figures): no Polars, DuckDB, Arrow, NumPy or bots for it."""
+    (tmp_path / "deep.jsonl").write_text("[" * 5000 + "]" * 5000 + "\n")
+    (tmp_path / "long.pmimlog").write_text("rules: v3 " + "x" * 2_000_000 + "\n")
+    for args in (["rules", "show", "no-such-rules"], ["army", "validate", "deep.jsonl"],
+                 ["log", "show", "long.pmimlog"], ["log", "write", "deep.jsonl"],
+                 ["replay", "verify", "deep.jsonl"]):
+        assert _loaded(args, tmp_path) == set(), args
+
+
+def test_an_ingest_loads_no_pandas(tmp_path: Path) -> None:
+    """pyarrow would import pandas (most of an ingest's start-up) only to ask whether its
+    input is a pandas object; ``cli.arrow_without_pandas`` keeps it from doing so."""
+    (tmp_path / "deep.jsonl").write_text("[" * 5000 + "]" * 5000 + "\n")
+    good = REPO_ROOT / "replays" / "sample-v3-balanced-vs-tank-heavy.jsonl"  # a new database, a game judged
+    proc = subprocess.run([sys.executable, "-c", LOADED_AT_EXIT, "ingest", "deep.jsonl", str(good), "--db", "t.duckdb",
+                           "-q", "--workers", "1"], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 1 and "nested deeper" in proc.stderr and "loaded 1 game" in proc.stdout, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("loaded:")
+    assert "pandas" not in proc.stderr.strip().splitlines()[-1].split()
