@@ -23,6 +23,8 @@ GOLDEN_GAMES = {
     "v1-random-vs-greedy.jsonl": ("v1", "v1-avian-mix", "v1-heavy", "random", "greedy", 1),
     "v2-tactician-vs-random.jsonl": ("v2", "v2-avians", "v2-playtest-balanced", "tactician", "random", 2),
     "v3-greedy-vs-tactician.jsonl": ("v3", "v3-balanced", "v3-tank-heavy", "greedy", "tactician", 7),
+    # the search bot's own game (its speed changes must play the same games)
+    "v3-search-vs-search.jsonl": ("v3", "v3-balanced", "v3-tank-heavy", "search", "search", 3),
 }
 
 

@@ -11,11 +11,14 @@ which is built on them (issue 32: no import cycle).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pmim_analytics.engine.bots.persona import Persona
 from pmim_analytics.engine.bots.tactics import firepower, shot_value, unit_worths
 from pmim_analytics.engine.state import GameState, UnitState
+
+if TYPE_CHECKING:
+    from pmim_analytics.engine.spec import Board
 
 #: Points of army value that weigh as much as one VP.
 PTS_PER_VP = 6.0
@@ -54,23 +57,21 @@ def destinations(state: GameState, u: UnitState, ev: StaticEval, reach: dict[int
     out = [u.pos]
     if not reach:
         return out
-    radius = state.spec.scenario.objectives.radius
     wd, wp = ev.w.damage, ev.w.preservation
     fire_threat = ev.fire_threat(u, reach)
     quality = {h: wd * fp - wp * thr for h, (fp, thr) in fire_threat.items() if h in reach}
-    ods = state.board.objective_dist
-    n = len(ods)
-    best: list[tuple[float, int]] = [(1e18, -1)] * n
-    for h, q in quality.items():
-        for k in range(n):
-            d = ods[k][h] - radius
-            key = (d if d > 0 else 0) * 10.0 - q
-            if key < best[k][0]:
-                best[k] = (key, h)
-    for _, h in best:
-        if h >= 0 and h not in out:
+    hexes = list(quality)
+    items = list(quality.items())
+    qs = list(quality.values())
+    # per objective, the hex with the fewest hexes still to go to its capture zone (ten times
+    # that, less the hex's quality): the first such hex in the reachable order
+    for gaps in ev.gaps10:
+        keys = [gaps[h] - q for h, q in items]
+        h = hexes[keys.index(min(keys))]
+        if h not in out:
             out.append(h)
-    safest = max(quality, key=lambda h: (quality[h], -h))
+    top = max(qs)
+    safest = min(h for h, q in items if q == top)
     if safest not in out:
         out.append(safest)
     return out
@@ -99,6 +100,22 @@ def rushes(state: GameState, u: UnitState, ev: StaticEval, near: dict[int, int])
     return out
 
 
+_GAPS10: dict[tuple[int, int], tuple[object, tuple[tuple[float, ...], ...]]] = {}
+
+
+def zone_gaps10(board: Board, radius: int) -> tuple[tuple[float, ...], ...]:
+    """Per objective, per hex: ten times the hexes still to go from the hex to the
+    objective's capture zone (0 inside it), as :func:`destinations` weighs them (cached per board)."""
+    entry = _GAPS10.get((id(board), radius))
+    if entry is None or entry[0] is not board:
+        if len(_GAPS10) > 256:
+            _GAPS10.clear()
+        table = tuple(tuple((d - radius if d - radius > 0 else 0) * 10.0 for d in od) for od in board.objective_dist)
+        entry = (board, table)
+        _GAPS10[(id(board), radius)] = entry
+    return entry[1]
+
+
 class StaticEval:
     """The static evaluation of one decision, for ``side``: built once, then asked per candidate."""
 
@@ -110,6 +127,7 @@ class StaticEval:
         self.radius = state.spec.scenario.objectives.radius
         self.zones_of = board.zones_of
         self.od = board.objective_dist
+        self.gaps10 = zone_gaps10(board, self.radius)
         self.dist = state.grid.dist
         self.table = state.spec.shot_table
         self.worths = unit_worths(state.spec)
@@ -271,7 +289,9 @@ class StaticEval:
         touched = set(old) | set(new)
         shares = self.share.get(u.index, ())
         touched.update(k for k, _ in shares)
-        fire, threat = self.fire_threat(u, (h,))[h]
+        known = self._fire_threat.get(u.index)
+        got = known.get(h) if known is not None else None
+        fire, threat = got if got is not None else self.fire_threat(u, (h,))[h]
         if rush:
             fire = 0.0
         alive = 1.0 - min(1.0, threat / max(self.worths[u.index], 1.0))

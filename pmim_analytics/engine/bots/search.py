@@ -74,8 +74,8 @@ LOOKAHEAD_WEIGHT = 1.0
 
 #: A candidate activation: (score, tie-break order, unit, destination hex, rushing there).
 Candidate = tuple[float, int, UnitState, int, bool]
-#: A look-ahead's remembered tactician plans: (unit, where every unit stands and what it has
-#: left) -> (destination or -1, mounts to fire before moving, rushing).
+#: A look-ahead's remembered tactician plans: (where every unit stands and what it has left,
+#: then the unit) -> (destination or -1, mounts to fire before moving, rushing).
 PlanMemo = dict[tuple[Any, ...], tuple[int, list[int], bool]]
 
 
@@ -106,7 +106,8 @@ class RolloutBot(TacticianBot):
             x = units[i]
             board.append(x.lost)
             board.extend(x.loc_hp)
-        key = (u.index, *board)
+        board.append(u.index)
+        key = tuple(board)
         got = self._memo.get(key)
         if got is None:
             super()._plan(state, u)
@@ -396,11 +397,11 @@ class SearchBot(Bot):
         nloc = 0
         left = HORIZON if HORIZON > 0 else 1 << 30
         while sim.phase != OVER and sim.round == round_no:
-            if sim.active is None and not sim.roll_needed():
+            need = sim.roll_needed()
+            if not need and sim.active is None:
                 left -= 1
                 if left < 0:
                     return steps, round_end_value(sim, side, self.persona, scored=False)
-            need = sim.roll_needed()
             if need:
                 attack = sim.pending_attack()
                 if attack is None:  # not an attack (first-player draw, optional rules' rolls): plain dice

@@ -20,10 +20,14 @@ It refines ``greedy`` step by step:
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from pmim_analytics.engine.bots.greedy import GreedyBot
-from pmim_analytics.engine.bots.tactics import firepower, objective_priority, shot_value, unit_worths
+from pmim_analytics.engine.bots.tactics import ShotLists, firepower, objective_priority, shot_value, unit_worths
 from pmim_analytics.engine.state import GameState, UnitState
+
+if TYPE_CHECKING:
+    from pmim_analytics.engine.spec import GameSpec
 
 #: A kill is worth this many times the target's worth on top of the worth removed.
 KILL_BONUS = 1.5
@@ -33,6 +37,47 @@ GAP_COST = 1.5
 ZONE_WORTH = 4.0
 #: Share of the threat at a hex (expected points the enemy could remove there) it costs.
 THREAT_WEIGHT = 0.15
+
+
+_GAP_COSTS: dict[tuple[int, int], tuple[tuple[int, ...], tuple[float, ...]]] = {}
+
+
+def gap_costs(goal_dist: tuple[int, ...], radius: int) -> tuple[float, ...]:
+    """Per hex, what the hexes still to go to the capture zone of the objective whose distance
+    row is ``goal_dist`` cost (``GAP_COST`` each; cached per row)."""
+    entry = _GAP_COSTS.get((id(goal_dist), radius))
+    if entry is None or entry[0] is not goal_dist:
+        if len(_GAP_COSTS) > 256:
+            _GAP_COSTS.clear()
+        entry = (goal_dist, tuple(-GAP_COST * (d - radius) if d - radius > 0 else 0.0 for d in goal_dist))
+        _GAP_COSTS[(id(goal_dist), radius)] = entry
+    return entry[1]
+
+
+#: Per spec: [attacker][target] -> (longest range, ((mount, range), ...)) of the attacker's
+#: weapons that can damage the target.
+Hurting = tuple[tuple[tuple[int, tuple[tuple[int, int], ...]], ...], ...]
+_HURTING: dict[int, tuple[object, Hurting]] = {}
+
+
+def hurting(spec: GameSpec) -> Hurting:
+    """For each attacker and target (unit indices), the attacker's mounts whose weapon does
+    damage to the target with a hit, with their ranges, and the longest of those (cached per spec)."""
+    entry = _HURTING.get(id(spec))
+    if entry is None or entry[0] is not spec:
+        if len(_HURTING) > 256:
+            _HURTING.clear()
+        table = spec.shot_table
+        rows = []
+        for a in spec.profiles:
+            row = []
+            for t in spec.profiles:
+                mounts = tuple((m, wm.rng) for m, wm in enumerate(a.mounts) if table[a.index][m][t.index][1])
+                row.append((max((r for _, r in mounts), default=0), mounts))
+            rows.append(tuple(row))
+        entry = (spec, tuple(rows))
+        _HURTING[id(spec)] = entry
+    return entry[1]
 
 
 class TacticianBot(GreedyBot):
@@ -52,6 +97,28 @@ class TacticianBot(GreedyBot):
         if self._worths_of is not spec:
             self._worths_of, self._worths = spec, unit_worths(spec)
         return shot_value(u, m, e, spec.shot_table, self._worths, KILL_BONUS)
+
+    def shot_lists(self, state: GameState, u: UnitState, mounts: list[int]) -> ShotLists:
+        """As :meth:`GreedyBot.shot_lists`, each shot valued as :meth:`shot_value` values it
+        (written out here: the bots call it at every plan)."""
+        if not mounts:
+            return []
+        spec = state.spec
+        if self._worths_of is not spec:
+            self._worths_of, self._worths = spec, unit_worths(spec)
+        table, worths = spec.shot_table, self._worths
+        row = state.grid.dist[u.pos]
+        mov = u.p.mov
+        enemies = state.side_units[1 - u.side]
+        out = []
+        for m in mounts:
+            rng = u.p.mounts[m].rng
+            reach = rng + mov
+            values = [(shot_value(u, m, e, table, worths, KILL_BONUS), e.pos)
+                      for e in enemies if e.alive and row[e.pos] <= reach]
+            values.sort(reverse=True)
+            out.append((rng, values))
+        return out if any(values for _, values in out) else []
 
     def goal(self, state: GameState, u: UnitState, mine: list[int], theirs: list[int]) -> int:
         """The objective with the most gain per round needed to reach its zone."""
@@ -85,25 +152,34 @@ class TacticianBot(GreedyBot):
         threats = self._threats(state, u, near, mov)
         zones_of = state.board.zones_of
         worth = [ZONE_WORTH * objective_priority(mine[k], theirs[k]) for k in range(len(mine))]
-        # the best the shots could add anywhere: a hex whose other terms cannot beat the best
-        # score so far even with it is skipped (the choice is the same, found faster)
+        # the best the shots could add anywhere: hexes are scored best first by their other
+        # terms, and once those cannot beat the best score so far even with it, the rest are
+        # skipped (the same choice, the first best hex in the reachable order, found faster)
         fire_max = sum(values[0][0] for _, values in shots if values)
+        hexes = (pos, *state.reachable(u))
+        cost = gap_costs(goal_dist, radius)
+        base = [cost[h] for h in hexes]
+        for i, h in enumerate(hexes):
+            zs = zones_of[h]
+            if zs:
+                v = base[i]
+                for k in zs:
+                    v += worth[k]
+                base[i] = v
         best = -1e18
-        dest = pos
-        for h in (pos, *state.reachable(u)):
-            gap = goal_dist[h] - radius
-            v = -GAP_COST * gap if gap > 0 else 0.0
-            for k in zones_of[h]:
-                v += worth[k]
-            if v + fire_max <= best:
-                continue
-            row = dist[h]
+        first = 0
+        for i in sorted(range(len(hexes)), key=base.__getitem__, reverse=True):
+            v = base[i]
+            if v + fire_max < best:
+                break
+            row = dist[hexes[i]]
             v += firepower(shots, row)
             for p, r, t in threats:
                 if row[p] <= r:
                     v -= t
-            if v > best:
-                best, dest = v, h
+            if v > best or v == best and i < first:
+                best, first = v, i
+        dest = hexes[first]
         if not shots and not zones_of[pos] and self._rush_toward(state, u, goal_dist, max(0, goal_dist[dest] - radius)):
             return  # nothing within reach and not holding a zone: rush, as that gets nearer the goal
         self._set_dest(state, u, dest, mounts, shots)
@@ -111,11 +187,25 @@ class TacticianBot(GreedyBot):
     def activation_order(self, state: GameState, side: int) -> list[UnitState]:  # type: ignore[override]
         """Every living unit of the side, best available shot first."""
         keyed = []
-        worths = unit_worths(state.spec)
+        spec = state.spec
+        worths = unit_worths(spec)
+        table = spec.shot_table
+        dist = state.grid.dist
+        enemies = [e for e in state.side_units[1 - side] if e.alive]
         for w in state.side_units[side]:
             if w.alive:
-                shots = [self.target(state, w, m, w.pos)[0] for m in range(len(w.p.mounts)) if w.can_use(m)]
-                keyed.append((-max(shots, default=0.0), -worths[w.index], w.index, w))
+                # the best shot of any usable mount (shot_value, as target() finds it; 0 if none)
+                row = dist[w.pos]
+                best = 0.0
+                for m, wm in enumerate(w.p.mounts):
+                    if w.can_use(m):
+                        rng = wm.rng
+                        for e in enemies:
+                            if row[e.pos] <= rng:
+                                v = shot_value(w, m, e, table, worths, KILL_BONUS)
+                                if v > best:
+                                    best = v
+                keyed.append((-best, -worths[w.index], w.index, w))
         keyed.sort(key=lambda t: t[:3])
         return [t[3] for t in keyed]
 
@@ -129,20 +219,25 @@ class TacticianBot(GreedyBot):
         """(position, reach, weighted value) of each enemy weapon that can hurt ``u`` on a hex
         within ``mov`` of the hex whose distance row is ``near``."""
         out = []
-        table = state.spec.shot_table
-        worths = unit_worths(state.spec)
+        spec = state.spec
+        table = spec.shot_table
+        worths = unit_worths(spec)
         ui = u.index
+        hurt = hurting(spec)
         for e in state.side_units[1 - u.side]:
             if not e.alive:
                 continue
+            # the mounts whose weapon can damage u (the others are no threat: shot_value is 0)
+            longest, mounts = hurt[e.index][ui]
+            if not mounts:
+                continue
             emov = 0 if e.immobilized else e.p.mov
             d = near[e.pos] - mov
-            row = table[e.index]
-            for m, wm in enumerate(e.p.mounts):
-                reach = emov + wm.rng
-                # row[m][ui][1]: the weapon's damage to u (none: no threat, skipped before the
-                # costlier checks; shot_value is 0 then)
-                if d <= reach and row[m][ui][1] and e.can_use(m):
+            if d > emov + longest:
+                continue
+            for m, rng in mounts:
+                reach = emov + rng
+                if d <= reach and e.can_use(m):
                     v = shot_value(e, m, u, table, worths)
                     if v > 0:
                         out.append((e.pos, reach, THREAT_WEIGHT * v))
