@@ -164,16 +164,24 @@ def main() -> None:
 
     tests, raw, flagged = null_counts(*new)
     families, with_flag = 1, int(flagged > 0)
+    rates = [raw / tests] if tests else []
     for k in range(args.null_runs):
         extra = [play_run(args.null_games, args.bot, 1000 + 2 * k + j, f"null{k}-{j}", args.workers) for j in (0, 1)]
         fits = [cost_report(FrameData(f), args.resamples) for f in extra]
         fits = [type(f)(f.table.with_columns(rules_id=pl.lit("v3")), f.summary) for f in fits]
         t, r, fl = null_counts(*fits)
         tests, raw, flagged, families, with_flag = tests + t, raw + r, flagged + fl, families + 1, with_flag + (fl > 0)
+        rates += [r / t] if t else []
+        print(f"  null pair {k + 1} of {args.null_runs}: {r} of {t} raw", flush=True)
     chance = binomial_outside(tests, 0.05, 0.025, 0.075) if tests else math.nan
     print(f"\nnull, costs on engine games (bot level {args.bot}; implied cost of run A vs run B, identical rules): "
           f"{tests} type tests in {families} pairs of runs; raw p <= 0.05: {raw} ({raw / max(tests, 1):.1%}); "
           f"BH flags: {flagged}, in {with_flag} of {families} families")
+    if len(rates) > 1:
+        mean = sum(rates) / len(rates)
+        sd = math.sqrt(sum((r - mean) ** 2 for r in rates) / (len(rates) - 1))
+        print(f"  rate per pair of runs: {mean:.1%} ± {sd:.1%} (sd; binomial sd of one pair at 5%: "
+              f"{math.sqrt(0.05 * 0.95 / max(tests // families, 1)):.1%})")
     print(f"  a Binomial({tests}, 5%) rate falls outside 5% ± 2.5% with probability {chance:.2g}"
           + (" (too few tests for a check that rarely fails by chance)" if chance > 1e-4 else ""))
     if args.synthetic_null:

@@ -116,6 +116,29 @@ def huber_fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, scale: float, start: 
     return theta
 
 
+def huber_fits(x: np.ndarray, y: np.ndarray, w: np.ndarray, scale: float, start: np.ndarray) -> np.ndarray:
+    """:func:`huber_fit` for many weight vectors at once (rows of ``w``, all started from ``start``):
+    the same iterations, each row stopping when its own step is below the tolerance, with the
+    weighted normal equations of all rows built and solved as one stack (the bootstrap's loop)."""
+    k = x.shape[1]
+    xx = (x[:, :, None] * x[:, None, :]).reshape(len(y), k * k)  # per game, x xᵀ flattened
+    xy = x * y[:, None]
+    theta = np.tile(start, (w.shape[0], 1))
+    active = np.arange(w.shape[0])
+    for _ in range(100):
+        if not active.size:
+            break
+        th = theta[active]
+        a = np.abs(y[None, :] - th @ x.T) / scale
+        wt = w[active] * np.where(a <= HUBER_K, 1.0, HUBER_K / np.maximum(a, 1e-12))
+        new = (np.linalg.pinv((wt @ xx).reshape(-1, k, k), rcond=1e-10, hermitian=True)
+               @ (wt @ xy)[:, :, None])[:, :, 0]
+        done = np.max(np.abs(new - th), axis=1) < 1e-9
+        theta[active] = new
+        active = active[~done]
+    return theta
+
+
 def robust_scale(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray]:
     """The residual scale (MAD of a Huber fit started from least squares) and that fit."""
     s = _mad(y - x @ _wls(x, y, w)) or 1.0
@@ -301,10 +324,11 @@ def _fit_one(rid: str, lineups: pl.DataFrame, rosters: pl.DataFrame, resamples: 
     boot_b = np.full((resamples, len(pts)), np.nan)
     boot_lam = np.full(resamples, np.nan)
     clusters = int(d.cluster.max()) + 1
+    weights = np.array([rng.multinomial(clusters, np.full(clusters, 1.0 / clusters)).astype(float)[d.cluster]
+                        for _ in range(resamples)]).reshape(resamples, games)
+    thetas = huber_fits(d.x, d.y, weights, scale_s, theta)
     for b in range(resamples):
-        wb = rng.multinomial(clusters, np.full(clusters, 1.0 / clusters)).astype(float)[d.cluster]
-        th = huber_fit(d.x, d.y, wb, scale_s, theta)
-        lb, bb = implied_scale(th[1:], pts, used, usable, classes)
+        lb, bb = implied_scale(thetas[b, 1:], pts, used, usable, classes)
         boot_lam[b], boot_b[b] = lb, bb
         if lb > 0:
             boot_c[b] = bb / lb
@@ -385,4 +409,4 @@ def cost_changes(fit_a: CostFit, fit_b: CostFit, rules_a: str, rules_b: str) -> 
 
 
 __all__ = ["COST_VERDICTS", "HUBER_K", "MARGIN", "RESAMPLES", "SEED", "cost_changes", "fit_implied_costs", "huber_fit",
-           "huber_center", "implied_scale", "robust_scale"]
+           "huber_center", "huber_fits", "implied_scale", "robust_scale"]

@@ -1,16 +1,23 @@
-"""Null tests of the implied-cost tests on engine games (bot level greedy on both sides, v3 rules,
-random armies of 56-72 points). Identical rules, so every flag is false.
+"""Null tests of the implied-cost change test on engine games (bot level greedy on both sides, v3
+rules, random armies of 56-72 points, 240 games a run: the smallest the fit prices). Identical
+rules, so every flag is false.
 
 * The same games under two labels: every type's implied cost changes by exactly 0 (p = 1).
-* Two runs that differ only in their seeds (240 games each, the smallest the fit prices):
-  the change test flags at its nominal rate. One pair of runs gives about 24 tests, too few to
-  pin 5% ± 2.5% without the check failing by chance now and then; so the suite asserts a bound
-  that 24 tests at 5% exceed with probability 1.4e-5 (8 or more raw rejections) and prints the
-  rate, and ``bench/bench_cost_stability.py --null-runs K`` checks the rate itself with enough
-  tests (docs/analytics.md). The seeds are fixed: the counts are the same on every run.
+* Null comparisons: the two runs as played (seeds 11 and 12), then their 480 games split again at
+  random into two halves of army pairs (both games of a pair on the same side, as the bootstrap
+  draws them); each half is fitted on its own and compared with the other. About 24 type tests a
+  split; a correct 5% test rejects "no change" for 5% of them. The tests of one split share its
+  games and its scale λ, and the splits share one pool, so they are not independent: the test
+  prints the split-to-split spread beside the rate. It also prints the verdict flips between the
+  two runs as played, at 240 games a run (the 3,000-game figure, "at most 1 of 24", is the
+  benchmark's: ``bench/bench_cost_stability.py``; docs/analytics.md).
+
+The seeds are fixed: the counts are the same on every run.
 """
 
 from __future__ import annotations
+
+import random
 
 import polars as pl
 import pytest
@@ -24,6 +31,7 @@ from pmim_analytics.botlab.cost_games import random_army_frames
 BOT = "greedy"
 PAIRS = 120  # two games each: 240 games a run
 RESAMPLES = 100
+SPLITS = 8  # the two runs as played, and 7 random re-splits of their games
 
 
 @pytest.fixture(scope="module")
@@ -31,11 +39,16 @@ def runs() -> list[Frames]:
     return [random_army_frames(PAIRS, BOT, seed) for seed in (11, 12)]
 
 
+def _relabel(f: Frames, labels: pl.DataFrame) -> Frames:
+    """``f`` with each game's rules id taken from ``labels`` (``game_id rules_id``)."""
+    return Frames.of(games=f.games.drop("rules_id").join(labels, on="game_id"), sides=f.sides, units=f.units)
+
+
 def test_the_same_games_under_two_labels_change_nothing(runs: list[Frames]) -> None:
     f = runs[0]
     copy = Frames.of(games=f.games.with_columns(rules_id=pl.lit("v3-copy")), sides=f.sides, units=f.units)
-    fit_a = cost_report(FrameData(f), RESAMPLES)
-    fit_b = cost_report(FrameData(copy), RESAMPLES)
+    # identical games give identical fits whatever the number of resamples: a few suffice
+    fit_a, fit_b = cost_report(FrameData(f), 20), cost_report(FrameData(copy), 20)
     ch = cost_changes(fit_a, fit_b, "v3", "v3-copy")
     print(f"\nnull costs, identical games (bot level {BOT}, {f.games.height} games): {ch.height} types, "
           f"raw p <= 0.05: {int((ch['p'] <= 0.05).sum())}, BH flags: {int(ch['flag'].sum())} (0%)")
@@ -43,17 +56,46 @@ def test_the_same_games_under_two_labels_change_nothing(runs: list[Frames]) -> N
     assert (ch["diff"] == 0).all() and (ch["p"] == 1).all() and not ch["flag"].any()
 
 
-def test_identical_rules_with_other_seeds_flag_at_about_the_nominal_rate(runs: list[Frames]) -> None:
-    fits = [cost_report(FrameData(f), RESAMPLES) for f in runs]
-    ch = cost_changes(fits[0], fits[1], "v3", "v3")
-    raw, flagged = int((ch["p"] <= 0.05).sum()), int(ch["flag"].sum())
-    va = dict(zip(fits[0].table["code"], fits[0].table["verdict"], strict=True))
-    vb = dict(zip(fits[1].table["code"], fits[1].table["verdict"], strict=True))
-    tested = [c for c in va if {va[c], vb.get(c)} <= {"in line", "mis-priced"}]
-    flips = sum(va[c] != vb[c] for c in tested)
-    print(f"\nnull costs, two runs of {runs[0].games.height} games at bot level {BOT} (seeds 11, 12): "
-          f"{ch.height} type tests, raw p <= 0.05: {raw} ({raw / ch.height:.1%}), BH flags: {flagged} "
-          f"(family {ch.height}); verdict flips between the runs: {flips} of {len(tested)} "
-          "(at 240 games; the 3,000-game figure is the benchmark's)")
-    assert ch.height >= 15
-    assert raw <= 7  # P(8 or more of 24 at 5%) = 1.4e-5
+def _verdicts(fit) -> dict[str, str]:  # noqa: ANN001 (a CostFit)
+    return dict(zip(fit.table["code"], fit.table["verdict"], strict=True))
+
+
+def test_null_comparisons_on_other_seeds_flag_at_about_5_percent(runs: list[Frames]) -> None:
+    pool = Frames.of(**{t: pl.concat([getattr(f, t) for f in runs]) for t in ("games", "sides", "units")})
+    pair_of = pool.games.select("game_id", pair=pl.col("game_id").str.replace(r"-\d+$", ""))
+    pairs = sorted(pair_of["pair"].unique().to_list())
+    rng = random.Random(2026)
+    n = k = 0
+    rates, flips = [], ""
+    for split in range(SPLITS):
+        if split == 0:  # the two runs as played: seeds 11 and 12
+            a = set(pair_of.filter(pl.col("game_id").str.starts_with("v3-11-"))["pair"])
+        else:
+            rng.shuffle(pairs)
+            a = set(pairs[: len(pairs) // 2])
+        labels = pair_of.select("game_id", rules_id=pl.when(pl.col("pair").is_in(a)).then(pl.lit("v3"))
+                                .otherwise(pl.lit("v3-other")))
+        fit_a, fit_b = (cost_report(FrameData(_relabel(pool, labels.filter(pl.col("rules_id") == rid))), RESAMPLES)
+                        for rid in ("v3", "v3-other"))
+        ch = cost_changes(fit_a, fit_b, "v3", "v3-other")
+        n += ch.height
+        k += int((ch["p"] <= 0.05).sum())
+        rates.append(float((ch["p"] <= 0.05).mean()))
+        if split == 0:
+            va, vb = _verdicts(fit_a), _verdicts(fit_b)
+            tested = [c for c in va if {va[c], vb.get(c)} <= {"in line", "mis-priced"}]
+            flips = (f"verdict flips between the two runs as played: {sum(va[c] != vb[c] for c in tested)} of "
+                     f"{len(tested)} at 240 games a run (NOT the target figure: 'at most 1 of 24' is for 3,000 "
+                     "games a run, printed by bench/bench_cost_stability.py)")
+    mean = sum(rates) / len(rates)
+    sd = (sum((r - mean) ** 2 for r in rates) / (len(rates) - 1)) ** 0.5
+    print(f"\nnull costs, identical rules (bot level {BOT}; the two runs of 240 games and {SPLITS - 1} random "
+          f"re-splits of their {pool.games.height} games into halves of 240, {RESAMPLES} resamples a fit): {k} of {n} "
+          f"type tests reject 'no change' at p <= 0.05 ({k / n:.1%}); rate per split {mean:.1%} ± {sd:.1%} (sd); "
+          f"{flips}")
+    assert n >= 20 * SPLITS
+    # About 190 tests cannot pin 5% ± 2.5% (docs/analytics.md says what does): these bounds fail a test
+    # that never rejects (P(0 of 192 | 5%) = 5e-5) or rejects 20% (P(<= 19 of 192 | 20%) = 1.2e-4); a
+    # correct 5% test exceeds 10% with probability 1.6e-3. At 240 games a run the test is conservative
+    # (3 of 192 here, below 2.5%; P(<= 3 | 5%) = 0.01): the band is not met at this size.
+    assert 1 <= k <= 0.10 * n
