@@ -104,6 +104,12 @@ def _load_bots(root: typer.Typer) -> None:
     bots_cmd.register(root)
 
 
+def _load_balance(root: typer.Typer) -> None:
+    from pmim_analytics.cli import balance_cmd
+
+    balance_cmd.register(root)
+
+
 #: (the top-level names a loader serves, the loader); `report` is served by two (robustness is a bots command)
 _LOADERS: tuple[tuple[frozenset[str], Callable[[typer.Typer], None]], ...] = (
     (frozenset({"rules"}), _load_rules),
@@ -116,6 +122,7 @@ _LOADERS: tuple[tuple[frozenset[str], Callable[[typer.Typer], None]], ...] = (
     (frozenset({"demo"}), _load_demo),
     (frozenset({"sweep"}), _load_sweep),
     (frozenset({"bots", "calibrate", "report"}), _load_bots),
+    (frozenset({"balance"}), _load_balance),
 )
 COMMAND_NAMES = frozenset().union(*(names for names, _ in _LOADERS))
 

@@ -246,11 +246,12 @@ def _weapon_problems(
 
 
 def unit_points(rules: RulesVersion, unit: Chassis | Warmech, weapons: list[Weapon]) -> int:
-    """A unit's point cost with its weapons (v1's Black Powder Mammoth is cheaper)."""
+    """A unit's point cost with its weapons: the unit's own points plus each weapon's (0 in every
+    printed version; a variant may price weapons). v1's Black Powder Mammoth is cheaper."""
     cm = rules.special_rules.cheap_mammoth
     if cm and unit.code == cm.unit and [w.code for w in weapons] == [cm.weapon]:
         return cm.pts
-    return unit.pts
+    return unit.pts + sum(w.pts for w in weapons)
 
 
 def build_roster(army: ArmyList, rules_id: str | None = None) -> Roster:

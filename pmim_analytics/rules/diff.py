@@ -12,7 +12,7 @@ from pmim_analytics.rules.optional import OPTIONAL_RULE_NAMES
 
 _UNIT_STATS = ("hp", "mov", "def_", "arm", "spt", "pts")
 _MECH_STATS = ("tons", "spt", "mov", "def_", "arm", "pts")
-_WEAPON_STATS = ("rng", "acc", "rpt", "strength", "ton")
+_WEAPON_STATS = ("rng", "acc", "rpt", "strength", "ton", "pts")
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,8 @@ def _compare_rows(
 
 def _describe(row: object, rules: RulesVersion) -> str:
     if isinstance(row, Weapon):
-        return f"RNG {row.rng} ACC {row.acc} RPT {row.rpt} {rules.labels.strength} {row.strength} TON {row.ton}"
+        pts = f" PTS {row.pts}" if row.pts else ""
+        return f"RNG {row.rng} ACC {row.acc} RPT {row.rpt} {rules.labels.strength} {row.strength} TON {row.ton}{pts}"
     if isinstance(row, Warmech):
         hp = "/".join(str(v) for v in (row.hp.arm, row.hp.leg, row.hp.torso, row.hp.center) if v is not None)
         return f"{row.body} {row.tons}t SPT {row.spt} MOV {row.mov} DEF {row.def_} ARM {row.arm} HP {hp} PTS {row.pts}"

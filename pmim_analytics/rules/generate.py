@@ -42,29 +42,43 @@ def basic_weapons(rules: RulesVersion, unit: Chassis) -> tuple[str, ...]:
 
 
 def random_army(rules_id: str, rng: random.Random, scenario_id: str = DEFAULT_SCENARIO, name: str | None = None,
-                budget: int | None = None) -> ArmyList:
+                budget: int | None = None, rules: RulesVersion | None = None) -> ArmyList:
     """A random army list that :func:`~pmim_analytics.rules.army.validate_army` accepts.
 
     It spends up to ``budget`` points (default: the scenario's limit; a smaller budget gives
-    a smaller army, still legal since the limit is a maximum). Raises ``ValueError`` when
-    the budget cannot buy the scenario's Warmechs.
+    a smaller army, still legal since the limit is a maximum). ``rules`` prices the units
+    instead of ``rules_id``'s own table (a candidate points table with the same units and
+    weapons, as ``pmim balance propose`` tries): the list is legal at those prices. Raises
+    ``ValueError`` when the budget cannot buy the scenario's Warmechs.
     """
-    rules, scenario = load_rules(rules_id), load_scenario(scenario_id)
+    scenario = load_scenario(scenario_id)
+    rules = load_rules(rules_id) if rules is None else rules
     budget = scenario.points_limit if budget is None else min(budget, scenario.points_limit)
     entries: list[ArmyEntry] = []
-    usable = [m for m in rules.warmechs if warmech_loadouts(rules.id, m.code)]
-    cheapest_mech = min(m.pts for m in usable)
+    weapons = {w.code: w for w in rules.weapons}
+
+    def loadout_pts(codes: tuple[str, ...]) -> int:
+        return sum(weapons[c].pts for c in codes)
+
+    # a Warmech's cheapest price with a legal loadout (its own points when weapons cost nothing)
+    lowest = {m.code: m.pts + min(loadout_pts(lo) for lo in warmech_loadouts(rules_id, m.code))
+              for m in rules.warmechs if warmech_loadouts(rules_id, m.code)}
+    usable = [m for m in rules.warmechs if m.code in lowest]
+    cheapest_mech = min(lowest[m.code] for m in usable)
     if cheapest_mech * scenario.warmechs > budget:
         raise ValueError(f"{budget} points cannot buy {scenario.warmechs} Warmechs in {rules_id}")
     mechs: list[Warmech] = []
     for k in range(scenario.warmechs):
         still_to_pick = scenario.warmechs - k - 1
-        left = budget - sum(m.pts for m in mechs) - still_to_pick * cheapest_mech
-        mechs.append(rng.choice([m for m in usable if m.pts <= left]))
-    for m in mechs:
-        entries.append(ArmyEntry(type=m.name, weapons=rng.choice(warmech_loadouts(rules.id, m.code))))
-    left = budget - sum(m.pts for m in mechs)
-    weapons = {w.code: w for w in rules.weapons}
+        left = budget - sum(lowest[m.code] for m in mechs) - still_to_pick * cheapest_mech
+        mechs.append(rng.choice([m for m in usable if lowest[m.code] <= left]))
+    spent = 0
+    for k, m in enumerate(mechs):
+        room = budget - spent - m.pts - sum(lowest[x.code] for x in mechs[k + 1:])
+        loadout = rng.choice([lo for lo in warmech_loadouts(rules_id, m.code) if loadout_pts(lo) <= room])
+        spent += m.pts + loadout_pts(loadout)
+        entries.append(ArmyEntry(type=m.name, weapons=loadout))
+    left = budget - spent
     while True:
         options = [(c, code, unit_points(rules, c, [weapons[code]])) for c in rules.chassis
                    for code in basic_weapons(rules, c)]

@@ -53,6 +53,9 @@ class Weapon(_Frozen):
     rpt: int = Field(ge=1, le=MAX_STAT)
     strength: int = Field(alias="str", ge=0, le=MAX_STAT)
     ton: int = Field(ge=0, le=MAX_STAT)
+    #: Points the weapon adds to the unit that carries it. No printed version prices weapons
+    #: (0); a variant may (``pmim balance propose`` reprices them).
+    pts: int = Field(default=0, ge=0, le=MAX_STAT)
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 

@@ -1,0 +1,115 @@
+"""``pmim balance propose`` (pmim_analytics/botlab/proposal.py): bad input, the archetype rebuild, weapon
+prices, reproducibility over worker counts, and the command end to end on a private data folder.
+
+Games: bot level greedy (the fastest), small counts; the planted-price test is tests/engine/test_balance_planted.py.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pmim_analytics.botlab.proposal import (
+    Settings,
+    army_items,
+    army_points,
+    listed_costs,
+    priced,
+    propose,
+    rebuild_archetype,
+)
+from pmim_analytics.rules.army import build_roster, load_army, unit_points
+from pmim_analytics.rules.catalogue import REPO_ROOT, load_rules
+from pmim_analytics.rules.generate import random_army
+
+ARMIES = REPO_ROOT / "data" / "armies"
+
+
+def pmim(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pmim_analytics", *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=900)
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--knobs", "chassis.ZZ.pts"], "unknown knob 'chassis.ZZ.pts'"),
+    (["--knobs", "weapons.LL.rpt"], "changes a stat"),
+    (["--band", "0.45,1.2"], "--band must lie inside (0, 1)"),
+    (["--budget", "50"], "needs 200 games"),
+    (["--budget", "300", "--pairs-per-round", "200"], "needs 400 games"),
+    (["--bot", "random"], "takes no skill"),
+])
+def test_bad_input_is_one_sentence_and_exit_2(args: list[str], words: str) -> None:
+    r = pmim("balance", "propose", "--rules", "v3", "--bot", "greedy", *args)
+    assert r.returncode == 2, r.stderr
+    assert words in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_an_archetype_keeps_its_list_at_the_start_table_and_refills_when_a_unit_gets_cheaper() -> None:
+    army = load_army(ARMIES / "v3-infantry-swarm.yaml")
+    start = listed_costs(load_rules("v3"))
+    assert rebuild_archetype(army, "v3", start, start) == army
+    cheaper = {**start, "chassis.IN": start["chassis.IN"] - 1}
+    rebuilt = rebuild_archetype(army, "v3", start, cheaper)
+    assert rebuilt is not None
+    spent = army_points(army_items(build_roster(army, "v3")), start)
+    after = army_points(army_items(build_roster(rebuilt, "v3")), cheaper)
+    # the list spends no more than it did, and no basic unit of its own fits in what is left
+    assert after <= spent
+    assert spent - after < min(cheaper["chassis.IN"], cheaper["chassis.OD"], cheaper["chassis.BE"]) + 1
+    assert sum(e.count for e in rebuilt.units) > sum(e.count for e in army.units)
+    dearer = {**start, "warmechs.PA": 60, "warmechs.MJ": 60, "warmechs.LA": 60, "warmechs.GR": 60}
+    heavy = load_army(ARMIES / "v3-mech-heavy.yaml")
+    rebuilt_heavy = rebuild_archetype(heavy, "v3", start, dearer)
+    assert rebuilt_heavy is None or army_points(army_items(build_roster(rebuilt_heavy, "v3")), dearer) <= 72
+
+
+def test_random_armies_are_legal_at_priced_weapons() -> None:
+    rules = load_rules("v3")
+    costs = {**listed_costs(rules), "weapons.LL": 2, "weapons.GG": 3, "warmechs.PA": 20}
+    table = priced(rules, costs)
+    for k in range(40):
+        army = random_army("v3", random.Random(k), rules=table)
+        roster = build_roster(army, "v3")
+        pts = sum(unit_points(table, next(u for u in (*table.chassis, *table.warmechs) if u.code == ru.code),
+                              [next(w for w in table.weapons if w.code == c) for c in ru.weapons])
+                  for ru in roster.units)
+        assert pts == army_points(army_items(roster), costs) <= 72
+        assert roster.warmech_count == 2 and not roster.violations
+
+
+def test_the_same_seed_and_budget_give_the_same_proposal_on_one_and_two_workers() -> None:
+    runs = [propose(Settings("v3", "greedy", seed=5, budget=200, pairs_per_round=100, resamples=20, workers=w))
+            for w in (1, 2)]
+    a, b = runs
+    print(f"\nreproducibility (greedy, seed 5, 200 games): {len(a.rounds)} round(s), changes {a.changes()}")
+    assert a.costs == b.costs and a.games_played == b.games_played == 200
+    fa, fb = a.rounds[-1].fit, b.rounds[-1].fit
+    assert [(f.item, f.est, f.lo, f.hi, f.q) for f in fa.items] == [(f.item, f.est, f.lo, f.hi, f.q) for f in fb.items]
+    assert sum(f.est is not None for f in fa.items) >= 20
+
+
+def test_the_command_writes_a_loadable_variant_and_its_diff(tmp_path: Path) -> None:
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(REPO_ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
+    r = pmim("balance", "propose", "--rules", "v3", "--bot", "greedy", "--budget", "200", "--verify-games", "0",
+             "--resamples", "20", "--seed", "5", env={"PMIM_DATA": str(data)})
+    assert r.returncode == 0, r.stderr
+    files = list((data / "rules" / "variants").glob("v3-proposal-*.yaml"))
+    assert len(files) == 1
+    doc = yaml.safe_load(files[0].read_text(encoding="utf-8"))
+    assert doc["base"] == "v3" and "greedy:skill=0.75" in doc["description"]
+    assert "Balanced (v3, bot level greedy:skill=0.75" in r.stdout and "Rules diff v3 ->" in r.stdout
+    shown = pmim("rules", "diff", "v3", files[0].stem, env={"PMIM_DATA": str(data)})
+    assert shown.returncode == 0, shown.stderr
+    changed = sum(len(rows) for rows in doc.get("overrides", {}).values())
+    # one diff line per repriced item, nothing else (no change: `rules diff` prints nothing)
+    assert f"{changed} changes" in shown.stdout if changed else not shown.stdout.strip()

@@ -1,0 +1,46 @@
+"""The planted-price test of ``pmim balance propose`` (issue 34), on engine games at bot level greedy.
+
+T0 below is a table the method itself found balanced: the proposal of a greedy run from v3's table
+(seed 1, 2,316 games in 7 rounds, the last round repricing nothing). Relative to T0 we plant a
+Tyrant 2 points too cheap (6 -> 4) and an L. Laser 1 point too dear (0 -> 1), and run the
+proposal from there (seed 11, one round of 440 games, about 8 CPU-seconds).
+
+What it checks, and what it cannot (docs/balance.md, "The planted test"):
+- the Tyrant comes back within 1 point of T0;
+- nothing else moves more than 1 point from T0 (the L. Laser included);
+- the L. Laser's implied cost lies below its planted price. At 440 games its interval is about
+  ±0.6 point, too wide for the method to reprice a 1-point error: the laser stays within ±1 of
+  T0 because it was planted only 1 point off, not because the method found it. The larger
+  run that does reprice it is bench/bench_balance_planted.py.
+"""
+
+from __future__ import annotations
+
+from pmim_analytics.botlab.proposal import Settings, listed_costs, propose
+from pmim_analytics.rules.catalogue import load_rules
+
+#: The method's own balanced table at greedy (v3 with these prices).
+T0_CHANGES = {
+    "chassis.IN": 1, "chassis.OD": 2, "chassis.BE": 2, "warmechs.PA": 15, "warmechs.MJ": 14, "warmechs.TW": 13,
+    "warmechs.LE": 13, "warmechs.BA": 10, "warmechs.RI": 9, "warmechs.DR": 11, "warmechs.RA": 6,
+    "warmechs.CO": 10, "warmechs.SH": 7, "warmechs.GR": 15, "weapons.HAC": 1, "weapons.ML": 1, "weapons.LPB": 1,
+    "weapons.HPB": 1,
+}
+UNIT, WEAPON = "chassis.TY", "weapons.LL"
+
+
+def test_a_planted_cheap_unit_is_repriced_and_nothing_else_moves_more_than_a_point() -> None:
+    t0 = {**listed_costs(load_rules("v3")), **T0_CHANGES}
+    planted = {**t0, UNIT: t0[UNIT] - 2, WEAPON: t0[WEAPON] + 1}
+    p = propose(Settings("v3", "greedy", seed=11, budget=440, pairs_per_round=200, resamples=50), start=planted)
+    fit = {f.item: f for f in p.rounds[0].fit.items}
+    u, w = fit[UNIT], fit[WEAPON]
+    assert u.est is not None and u.lo is not None and u.hi is not None
+    assert w.est is not None and w.lo is not None and w.hi is not None
+    print(f"\nplanted (greedy, seed 11, {p.games_played} games, {len(p.rounds)} round(s)): Tyrant planted "
+          f"{planted[UNIT]} (T0 {t0[UNIT]}), implied {u.est:.2f} [{u.lo:.2f}, {u.hi:.2f}], proposed {p.costs[UNIT]}; "
+          f"L. Laser planted {planted[WEAPON]} (T0 {t0[WEAPON]}), implied {w.est:.2f} [{w.lo:.2f}, {w.hi:.2f}], "
+          f"proposed {p.costs[WEAPON]}; changes {p.changes()}")
+    assert p.costs[UNIT] != planted[UNIT] and abs(p.costs[UNIT] - t0[UNIT]) <= 1
+    assert abs(p.costs[WEAPON] - t0[WEAPON]) <= 1 and w.est < planted[WEAPON]
+    assert all(abs(p.costs[i] - t0[i]) <= 1 for i in t0), {i: (t0[i], p.costs[i]) for i in t0 if p.costs[i] != t0[i]}
