@@ -105,7 +105,7 @@ def propose_cmd(
     to data/rules/variants/<rules>-proposal-<date>.yaml with its rules diff. Ctrl-C writes nothing.
 
     The default bot (search, about 4 games per CPU-second) needs about 25 CPU-minutes for the
-    default budget and verification; greedy is about 17 times faster and tactician 15 times.
+    default budget and verification; greedy is about 17 times faster and tactician 14 times.
 
     Examples:
 
