@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
@@ -16,7 +15,6 @@ from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.errors import InvalidArmyError, PmimError, display_path
 from pmim_analytics.limits import MAX_WORKERS
 from pmim_analytics.model.events import GameEnd
-from pmim_analytics.pipeline import SimRun, simulate_and_ingest
 from pmim_analytics.replay.format import write_game
 from pmim_analytics.rules import DEFAULT_SCENARIO, load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster, with_weapon_option
@@ -24,8 +22,7 @@ from pmim_analytics.rules.readings import READINGS_HELP, parse_readings
 from pmim_analytics.sim import FIRST_PLAYER_HELP
 from pmim_analytics.sim.backends import open_backend
 from pmim_analytics.sim.batch import BatchSpec, BatchSummary, wilson_interval
-from pmim_analytics.sim.runner import check_out_folder
-from pmim_analytics.store.connection import resolve_db_path
+from pmim_analytics.sim.runner import check_batch, check_out_folder
 
 _BOT_HELP = (f"Bot for this side: {', '.join(bot_names())}, with settings after a colon, "
              "e.g. search:budget=400 or search:budget=800,persona=aggressive.")
@@ -176,6 +173,12 @@ def simulate(
     batch = BatchSpec(rules_id, scenario, army_a, army_b, blue_bot, red_bot, seed, games,
                       name=out_dir.resolve().name if out_dir is not None else None, first_player=first_player,
                       readings=readings if readings.settings() else None)
+    check_batch(batch, fmt)  # counts and bots, before the store and the progress bar load
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from pmim_analytics.pipeline import SimRun, simulate_and_ingest
+    from pmim_analytics.store.connection import resolve_db_path
+
     with open_backend(backend, workers, address) as runner, \
             Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                      console=err, transient=True, auto_refresh=False) as progress:
