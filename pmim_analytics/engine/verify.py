@@ -280,7 +280,7 @@ class _Checker:
                 if st.phase == OVER and not self.queue:
                     self.report(f"{_describe(ev)} comes after the game has ended")
                     continue
-                if st.optional_roll_kind() is not None and not self.players_stop(ev):
+                if st.optional_roll_kind() is not None and not self.stop_before_roll(ev):
                     self.check_no_roll_missing(ev)
                 dispatch(on_event, ev)
             self.finish()
@@ -351,6 +351,13 @@ class _Checker:
         """Whether ``ev`` is a manual log's result logged by players who stopped the game (they
         may stop before the next round's initiative roll, say)."""
         return isinstance(ev, GameEnd) and ev.reason == "manual" and self.free_deployment
+
+    def stop_before_roll(self, ev: Event) -> bool:
+        """Whether ``ev`` is the players' stop before the roll the state waits for, which they may
+        leave unrolled only when it is a round's initiative roll: an overheat roll (and the
+        location of the overheated weapon's hit) finishes an attack already made, so a log that
+        stops after that attack still gives it (docs/rules-notes.md, heat)."""
+        return self.players_stop(ev) and self.state is not None and self.state.optional_roll_kind() == INITIATIVE
 
     def derived_event(self, ev: Event) -> None:
         st = self.state

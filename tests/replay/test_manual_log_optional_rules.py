@@ -68,16 +68,21 @@ def test_a_rush_from_where_the_log_has_the_unit_needs_only_the_hex_it_goes_to() 
     assert [(e.from_hex, e.to_hex, e.path) for e in game.events if isinstance(e, Rush)] == [((8, 12), (8, 9), 3)]
 
 
-@pytest.mark.parametrize(("body", "token", "fragment"), [
+RUSH_REFUSALS = [
     ("R1 B:GR1 rush 0812-0807", "0812-0807", "more than its rush distance 4 (2 x MOV 2)"),
     ("R1 B:GR1 rush 0812-0808\nR1 B:GR1 GG>R:BA1 miss", "GG", f"rushed in this activation (line {RUSH_LINE})"),
-    # the Basset (MOV 3) comes to 0804, 4 hexes from 0808: in the Gauss gun's range (6)
-    ("R1 B:GR1 rush 0812-0808\nR1 R:BA1 move 0801-0804\nR1 vp 1-0\nR2 B:GR1 GG>R:BA1 miss\nR2 B:GR1 rush 0808-0810",
+    # the Basset (MOV 3) comes to 0804, 4 hexes from 0808: in the Gauss gun's range (6); red goes
+    # first in R2 (the rounds alternate), so the Basset holds before the Grumbler acts
+    ("R1 B:GR1 rush 0812-0808\nR1 R:BA1 move 0801-0804\nR1 vp 1-0\nR2 R:BA1 hold\nR2 B:GR1 GG>R:BA1 miss\n"
+     "R2 B:GR1 rush 0808-0810",
      "B:GR1", "already attacked in this activation"),
     ("R1 B:GR1 rush 0812-0810\nR1 B:GR1 move 0810-0809", "B:GR1", "already moved in this activation"),
     ("R1 B:GR1 rush 0812-0812", "0812-0812", "already at 0812"),
     ("R1 B:GR1 rush", "B:GR1", "its rush must name the hex it goes to: 'B:GR1 rush CCRR'"),
-])
+]
+
+
+@pytest.mark.parametrize(("body", "token", "fragment"), RUSH_REFUSALS)
 def test_a_rush_that_breaks_the_rule_is_refused_at_its_token(body: str, token: str, fragment: str) -> None:
     _refused_at(body, token, fragment)
 
@@ -123,7 +128,7 @@ def test_initiative_lines_become_initiative_roll_events_and_the_engine_agrees() 
     assert verify_game(game) == []
 
 
-@pytest.mark.parametrize(("body", "token", "fragment"), [
+INITIATIVE_REFUSALS = [
     ("R1 B:GR1 move 0812-0810", "B:GR1", "R1 needs its initiative roll before 'B:GR1' activates"),
     ("R1 initiative 2-5\nR1 B:GR1 move 0812-0810", "B:GR1", "red won R1's initiative"),
     ("R1 initiative 4-4\nR1 R:BA1 move 0801-0804", "R:BA1", "is a tie, so it is rolled again"),
@@ -132,7 +137,10 @@ def test_initiative_lines_become_initiative_roll_events_and_the_engine_agrees() 
     ("R1 initiative 5-2\nR1 B:GR1 hold\nR1 initiative 1-6", "1-6", "comes too late"),
     ("initiative 5-2", "5-2", "belongs to a round from R1 on"),
     ("R1 initiative 5", "5", "expected the initiative dice as BLUE-RED"),
-])
+]
+
+
+@pytest.mark.parametrize(("body", "token", "fragment"), INITIATIVE_REFUSALS)
 def test_an_initiative_line_that_breaks_the_rule_is_refused_at_its_token(body: str, token: str,
                                                                          fragment: str) -> None:
     _refused_at(body, token, fragment, INITIATIVE)
@@ -199,7 +207,7 @@ def test_an_overheated_weapon_is_lost_and_hits_its_own_warmech() -> None:
                 "overheated and was lost on line", HEAT)
 
 
-@pytest.mark.parametrize(("body", "token", "fragment"), [
+OVERHEAT_REFUSALS = [
     ("R2 B:PA1 move 1112-1110", "B:PA1", "B:GR1's MAC attack on line"),
     ("R2 B:GR1 MAC overheat 1", "1", "the MAC overheats (roll 1 <= 1, the heat over the rating)"),
     ("R2 B:GR1 MAC overheat 2 RA(2)", "RA(2)", "does not overheat (roll 2 > 1"),
@@ -207,7 +215,10 @@ def test_an_overheated_weapon_is_lost_and_hits_its_own_warmech() -> None:
     ("R2 B:GR1 MAC overheat 1 RA(3)", "RA(3)", "hit-location die 3 gives LL"),
     ("R2 B:GR1 GG overheat 1", "GG", "the overheat roll due is for the MAC"),
     ("R2 B:GR1 MAC overheat 7", "7", "one d6, 1 to 6"),
-])
+]
+
+
+@pytest.mark.parametrize(("body", "token", "fragment"), OVERHEAT_REFUSALS)
 def test_an_overheat_line_that_breaks_the_rule_is_refused_at_its_token(body: str, token: str,
                                                                        fragment: str) -> None:
     _refused_at(HEAT_OPENING.rstrip("\n") + "\n" + body, token, fragment, HEAT)
@@ -229,3 +240,20 @@ def test_a_missing_roll_is_one_error_and_the_log_reads_on() -> None:
     game, errors = _read(HEAT_OPENING + "R2 B:PA1 move 1112-1110\nR2 R:TY1 hold\n", HEAT)
     assert len(errors) == 1 and "'B:GR1 MAC overheat D6'" in errors[0].message
     assert game is not None and any(isinstance(e, Move) and e.unit == "B:PA1" for e in game.events)
+
+
+def bad_logs() -> dict[str, str]:
+    """Every log this file writes to be refused, whole (for the reader-engine differential test in
+    test_reader_engine_differential.py)."""
+    within = "R1 B:GR1 move 0812-0810\nR1 R:BA1 move 0801-0804\nR1 vp 0-0\nR2 R:BA1 move 0804-0806\n"
+    bodies = [(f"rush: {b}", HEADER, b) for b, _, _ in RUSH_REFUSALS]
+    bodies += [(f"initiative: {b}", INITIATIVE, b) for b, _, _ in INITIATIVE_REFUSALS]
+    bodies += [(f"overheat: {b}", HEAT, HEAT_OPENING + b) for b, _, _ in OVERHEAT_REFUSALS]
+    bodies += [("rush under v3", HEADER.replace("v3-rush", "v3"), "R1 B:GR1 rush 0812-0810"),
+               ("a move over MOV under v3-rush", HEADER, "R1 B:GR1 move 0812-0809"),
+               ("initiative under v3-rush", HEADER, "R1 initiative 5-2"),
+               ("a lost weapon fires", HEAT, HEAT_OPENING + "R2 B:GR1 MAC overheat 1 LL(3) 6\nR2 vp 0-1\n"
+                                                           "R3 B:GR1 MAC>R:BA1 hit 0"),
+               ("an overheat roll within the rating", HEAT, within + "R2 B:GR1 GG>R:BA1 miss\nR2 B:GR1 GG overheat 1"),
+               ("an overheat roll without heat", HEADER, within + "R2 B:GR1 GG>R:BA1 miss\nR2 B:GR1 GG overheat 1")]
+    return {name: header + DEPLOY + body + "\nresult: draw manual\n" for name, header, body in bodies}

@@ -16,32 +16,40 @@ reader derives ``activate``, ``round_start`` and ``vp``) is not made: the log ca
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pmim_analytics.engine.driver import play_game
 from pmim_analytics.engine.spec import GameSpec
-from pmim_analytics.engine.verify import verify_game
+from pmim_analytics.engine.verify import replay_gap, verify_game
 from pmim_analytics.errors import ReplayError
 from pmim_analytics.model.events import (
+    Activate,
     Attack,
     Deploy,
     Disarmed,
     Event,
     GameEnd,
     Immobilized,
+    InitiativeRoll,
     LocationDestroyed,
     Move,
     RoundEnd,
+    RoundStart,
     Rush,
     UnitDestroyed,
 )
 from pmim_analytics.model.record import GameRecord
 from pmim_analytics.replay.manual import format_log, parse_log
+from pmim_analytics.replay.manual.notation import DeployStmt, HoldStmt, InitiativeStmt, MoveStmt, iter_statements
+from pmim_analytics.replay.manual.state import hex_distance
 from pmim_analytics.rules import validate_army
 from pmim_analytics.rules.generate import random_army
 
@@ -378,3 +386,112 @@ def test_the_differential_property_judged_enough_mutated_games() -> None:
                 judged.append(1)
     print(f"differential: {len(judged)} mutated games judged by both the reader and the engine")
     assert len(judged) >= 500
+
+
+# -- hand-written bad logs ---------------------------------------------------------------------
+# Every log the tests write to be refused (test_manual_log_errors.py and
+# test_manual_log_optional_rules.py), judged by both. The reader refuses it at one line. The
+# engine is given the same log's events: the other lines as the reader reads them, and the
+# refused line put into events without any check (for the statements a replay can hold
+# unchanged: a deployment, a move or rush, a hold, an initiative roll). It must refuse them too,
+# and accept the log without that line. A log that does not deploy every unit cannot be
+# replayed (``replay_gap``): the reader is its only judge, and only the rest of it is checked.
+
+#: What the engine said about each log (for the printed count): replayed with the refused line,
+#: replayed without it only, or not replayable.
+bad_log_verdicts: dict[str, str] = {}
+
+
+def _bad_logs() -> dict[str, str]:
+    from tests.replay import test_manual_log_errors as errors
+    from tests.replay import test_manual_log_optional_rules as optional
+
+    logs = {f"errors: {name}": errors._case(name)[0] for name in errors.CASES}
+    return logs | {f"optional rules: {name}": text for name, text in optional.bad_logs().items()}
+
+
+BAD_LOGS = _bad_logs()
+
+
+def _refused_statement(text: str, line: int) -> Any:
+    """The refused line as the notation reads it (``None`` when it is not a statement)."""
+    found = [s for s in iter_statements(text, "bad.pmimlog", lambda e: None) if s.line == line]
+    return found[0] if found else None
+
+
+def _unchecked_events(stmt: Any, before: list[Event]) -> list[Event] | None:
+    """The events the refused statement says happened, put in without any check after
+    ``before`` (the events of the log before it), or ``None`` for a statement a replay cannot
+    hold as it is (an attack's or an overheat's outcome, a loss, a VP or result line, syntax)."""
+    if isinstance(stmt, DeployStmt):
+        return [Deploy(seq=0, round=0, unit=stmt.unit.text, hex=stmt.hex)]
+    if not isinstance(stmt, (MoveStmt, HoldStmt, InitiativeStmt)) or not stmt.round:
+        return None
+    out: list[Event] = []
+    if isinstance(stmt, InitiativeStmt):
+        first = None if stmt.blue == stmt.red else "blue" if stmt.blue > stmt.red else "red"
+        return [InitiativeRoll(seq=0, round=stmt.round, blue_roll=stmt.blue, red_roll=stmt.red, first=first)]
+    unit = stmt.unit.text
+    if not any(isinstance(e, RoundStart) and e.round == stmt.round for e in before):
+        out.append(RoundStart(seq=0, round=stmt.round, first="blue" if unit.startswith("B:") else "red"))
+    last = next((e for e in reversed(before) if isinstance(e, Activate)), None)
+    if last is None or (last.unit, last.round) != (unit, stmt.round):
+        out.append(Activate(seq=0, round=stmt.round, unit=unit))
+    if isinstance(stmt, MoveStmt):
+        if stmt.to_hex is None:
+            return None
+        at = [e.to_hex for e in before if isinstance(e, (Move, Rush)) and e.unit == unit]
+        at = at or [e.hex for e in before if isinstance(e, Deploy) and e.unit == unit]
+        frm = stmt.from_hex or (at[-1] if at else None)
+        if frm is None:
+            return None
+        kind = Rush if stmt.rush else Move
+        out.append(kind(seq=0, round=stmt.round, unit=unit, from_hex=frm, to_hex=stmt.to_hex,
+                        path=hex_distance(frm, stmt.to_hex)))
+    return out
+
+
+@pytest.mark.parametrize("name", list(BAD_LOGS))
+def test_a_hand_written_bad_log_is_refused_by_the_reader_and_the_engine(name: str) -> None:
+    text = BAD_LOGS[name]
+    with pytest.raises(ReplayError) as refused:
+        parse_log(text, "bad.pmimlog", strict=True)
+    where = refused.value.where
+    assert where is not None and where.line is not None, refused.value.render()
+    lines = text.splitlines()
+    rest = [t for n, t in enumerate(lines, 1) if n != where.line]
+    if not any(t.startswith("result:") for t in rest):  # the refused line was the result
+        rest.append("result: draw manual")
+    read, errors = parse_log("\n".join(rest) + "\n", "rest.pmimlog", strict=False)
+    assert read is not None, f"{name}: no game without the refused line: {errors[0].render()}"
+    if replay_gap(read) is not None:
+        bad_log_verdicts[name] = "reader alone (not every unit deployed)"
+        return
+    # the log without its refused line: both accept it, or both refuse it (a roll it was due)
+    without = engine_refusal(read)
+    assert (without is None) == (not errors), (
+        f"{name}, without its refused line: reader says {errors[0].render() if errors else 'fine'}; "
+        f"engine says {without or 'fine'}")
+    if errors:
+        bad_log_verdicts[name] = "engine: refused the log without the refused line too"
+        return
+    before = list(read.events[:-1])
+    added = _unchecked_events(_refused_statement(text, where.line), before)
+    if added is None:
+        bad_log_verdicts[name] = "engine: the log without the refused line"
+        return
+    events = tuple(replace(e, seq=i) for i, e in enumerate([*before, *added, read.events[-1]], 1))
+    engine = engine_refusal(GameRecord(read.header, events))
+    assert engine is not None, (f"{name}: the reader refuses ({refused.value.render()}); "
+                                "the engine accepts the same events")
+    bad_log_verdicts[name] = "engine: refused the same events"
+
+
+def test_the_hand_written_bad_logs_were_all_judged() -> None:
+    if not bad_log_verdicts:  # under -k or xdist: judge them here
+        for name in BAD_LOGS:
+            test_a_hand_written_bad_log_is_refused_by_the_reader_and_the_engine(name)
+    counts = Counter(bad_log_verdicts.values())
+    print(f"differential: {len(BAD_LOGS)} hand-written bad logs, all refused by the reader; "
+          + "; ".join(f"{v}: {n}" for v, n in sorted(counts.items())))
+    assert sum(counts.values()) == len(BAD_LOGS)
