@@ -233,44 +233,49 @@ def _print_skill_axis(cells: pl.DataFrame, min_games: int, all_rows: bool) -> No
 
 @guarded
 def calibrate(
-    bots: str | None = typer.Option(None, "--bots", help="Comma-separated bots to calibrate (default: every "
-                                    "built-in bot, and search at budgets 0, 100, 400)."),
+    bots: str | None = typer.Option(None, "--bots", help="Comma-separated bots to calibrate (default: search for "
+                                    "the panel; with --per-bot every built-in bot, and search at budgets 0, 100, "
+                                    "400)."),
     games: int = typer.Option(40, "--games", min=2, help="Simulated games per logged game and bot."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulations."),
     workers: int = typer.Option(2, "--workers", min=1, max=MAX_WORKERS, help="Worker processes."),
     only: str | None = typer.Option(None, "--only", help="Only the logs whose file name contains this text."),
     db: Path | None = DB_OPT,
-    panel: bool = typer.Option(False, "--panel", help="Forecast from a panel of players instead: the bot "
-                               "(--bots, one bot, default search) at skill pairs 1/1, 1/0.75, 0.75/1, "
-                               "0.75/0.75 and 1/0.5, under the readings as written and the post's readings "
-                               "(10 members); prints each member's likelihood of the logged results."),
+    panel: bool | None = typer.Option(None, "--panel/--per-bot", help="--panel (the default with no --bots or "
+                                      "one bot): forecast from a panel of players, the bot (default search) at "
+                                      "skill pairs 1/1, 1/0.75, 0.75/1, 0.75/0.75 and 1/0.5, under the readings as "
+                                      "written and the post's readings (10 members). --per-bot (the default with "
+                                      "two bots or more): each bot's Brier score and log loss."),
 ) -> None:
     """Compare the bots with the games logged at a table.
 
-    For each manual game in the database, the same armies are simulated under the same rules
-    with each bot on both sides (sides alternating); the share of simulated wins is the
-    bot's forecast for the logged game. Prints per bot the Brier score and log loss of those
-    forecasts against the real results and, for detailed logs, the share of logged moves and
-    targets the bot would also have chosen. Says how little a few games can prove.
+    By default, a panel of players forecasts each logged game: a panel member is a skill for
+    each army's player and a set of readings in doubt (docs/rules-notes.md). The table gives
+    each member's likelihood of the logged results, the best-explaining member, and a
+    sentence per logged game saying what its result would take. A result under 5% (upper
+    95% limit) at every member is flagged as a question for the designer.
+
+    With two bots or more in --bots (or --per-bot), the same armies are simulated under the
+    same rules with each bot on both sides (sides alternating); the share of simulated wins
+    is the bot's forecast for the logged game. Prints per bot the Brier score and log loss
+    of those forecasts against the real results and, for detailed logs, the share of logged
+    moves and targets the bot would also have chosen. Says how little a few games can prove.
 
     Examples:
 
-      pmim calibrate
+      pmim calibrate --only playtest-
 
       pmim calibrate --only playtest --bots greedy,tactician --games 100 --db data/pmim.duckdb
 
-      pmim calibrate --panel --only playtest-
-
-    With --panel, a panel member is a skill for each army's player and a set of readings in
-    doubt (docs/rules-notes.md); the table gives each member's likelihood of the logged
-    results, the best-explaining member, and a sentence per logged game saying what its
-    result would take. A result under 5% (upper 95% limit) at every member is flagged as a
-    question for the designer.
+      pmim calibrate --per-bot
     """
     from pmim_analytics.botlab.calibrate import calibrate as run_calibration
     from pmim_analytics.botlab.ladder import parse_bot_list
 
-    labels = parse_bot_list(bots, min_bots=1) if bots is not None or not panel else ["search"]
+    given = parse_bot_list(bots, min_bots=1) if bots is not None else None
+    if panel is None:
+        panel = given is None or len(given) == 1
+    labels = given if given is not None else ["search"] if panel else parse_bot_list(None, min_bots=1)
     if panel and len(labels) != 1:
         raise PmimError(f"--panel plays one bot at several skills; give one bot to --bots, not {len(labels)}")
     path = resolve_db_path(db)
@@ -308,7 +313,7 @@ def calibrate(
 
 
 def _calibrate_panel(bot: str, games: int, seed: int, workers: int, db: Path | None, only: str | None) -> None:
-    """``pmim calibrate --panel``: run the panel and print its table, best member and sentences."""
+    """``pmim calibrate`` (``--panel``): run the panel and print its table, best member and sentences."""
     from pmim_analytics.botlab.panel import run_panel
 
     with _progress() as bar:

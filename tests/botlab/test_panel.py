@@ -105,3 +105,18 @@ def test_panel_wants_one_bot() -> None:
     r = subprocess.run([sys.executable, "-m", "pmim_analytics", "calibrate", "--panel", "--bots", "greedy,search",
                         "--db", "nowhere.duckdb"], capture_output=True, text=True)
     assert r.returncode == 2 and "give one bot" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("args, says", [
+    ([], "per logged game and panel member"),  # the panel is the default
+    (["--bots", "tactician"], "per logged game and panel member"),  # one bot: its panel
+    (["--bots", "greedy,tactician"], "per logged game and bot"),  # two bots: each bot's score
+    (["--per-bot"], "per logged game and bot"),
+])
+def test_calibrate_runs_the_panel_by_default_and_refuses_a_huge_game_count(tmp_path: Path, args: list[str],
+                                                                          says: str) -> None:
+    db = tmp_path / "x.duckdb"
+    db.touch()  # the ceiling is checked before the database is read
+    r = subprocess.run([sys.executable, "-m", "pmim_analytics", "calibrate", *args, "--games", "10001",
+                        "--db", str(db)], capture_output=True, text=True)
+    assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -58,11 +58,15 @@ def gap_costs(goal_dist: tuple[int, ...], radius: int) -> tuple[float, ...]:
 #: weapons that can damage the target.
 Hurting = tuple[tuple[tuple[int, tuple[tuple[int, int], ...]], ...], ...]
 _HURTING: dict[int, tuple[object, Hurting]] = {}
+_LAST_HURTING: list[tuple[object, Hurting]] = [(None, ())]
 
 
 def hurting(spec: GameSpec) -> Hurting:
     """For each attacker and target (unit indices), the attacker's mounts whose weapon does
     damage to the target with a hit, with their ranges, and the longest of those (cached per spec)."""
+    last = _LAST_HURTING[0]
+    if last[0] is spec:  # the spec of the last call: most calls
+        return last[1]
     entry = _HURTING.get(id(spec))
     if entry is None or entry[0] is not spec:
         if len(_HURTING) > 256:
@@ -77,6 +81,7 @@ def hurting(spec: GameSpec) -> Hurting:
             rows.append(tuple(row))
         entry = (spec, tuple(rows))
         _HURTING[id(spec)] = entry
+    _LAST_HURTING[0] = entry
     return entry[1]
 
 
