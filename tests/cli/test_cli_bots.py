@@ -22,12 +22,15 @@ from pmim_analytics.rules import load_army, validate_army
 from pmim_analytics.store.ingest import ingest_paths
 from pmim_analytics.store.ladder import read_manual_games
 from tests.conftest import ARMIES, DATA
+from tests.support.cli import pmim_in_process
 
 runner = CliRunner()
 
 
 def pmim(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pmim_analytics", *args], capture_output=True, text=True)
+    """The command run in this process (:mod:`tests.support.cli`): what it prints, stores and exits
+    with is the point here; Ctrl-C below runs a real process."""
+    return pmim_in_process(*args)
 
 
 @pytest.mark.parametrize("args, says", [

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from pmim_analytics.cli import app
 from tests.conftest import ARMIES
+from tests.support.cli import pmim_in_process
 
 runner = CliRunner()
 BAL, TANKS = str(ARMIES / "v3-balanced.yaml"), str(ARMIES / "v3-tank-heavy.yaml")
@@ -49,7 +50,7 @@ def test_verify_exits_one_and_points_at_the_line(tmp_path: Path) -> None:
     ev["damage"] += 5
     lines[n] = json.dumps(ev)
     out.write_text("\n".join(lines) + "\n")
-    r = pmim("replay", "verify", str(out))
+    r = pmim_in_process("replay", "verify", str(out))
     assert r.returncode == 1
     assert f"game.jsonl: line {n + 1}: attack of {ev['unit']}: damage is {ev['damage']}" in r.stdout
     assert "1 with violations" in r.stderr
@@ -94,7 +95,7 @@ def test_bad_input_is_one_sentence_and_exit_two(tmp_path: Path) -> None:
         (["replay", "show", str(tmp_path)], "holds no replays"),
     ]
     for args, message in cases:
-        r = pmim(*args)
+        r = pmim_in_process(*args)  # the sentence and the exit code are the point, not the process
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert message in r.stderr, (args, r.stderr)
         assert "Traceback" not in r.stderr

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from pmim_analytics.cli import app
 from tests.conftest import ARMIES
+from tests.support.cli import pmim_in_process
 
 runner = CliRunner()
 
 
 def pmim(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pmim_analytics", *args], capture_output=True, text=True)
+    """The command run in this process (:mod:`tests.support.cli`): what it prints and writes and
+    its exit code are the point, not the process."""
+    return pmim_in_process(*args)
 
 
 def test_rules_list_and_show() -> None:

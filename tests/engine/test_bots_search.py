@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from pmim_analytics.errors import BotSpecError, DataFileError, UnknownNameError
 from pmim_analytics.sim.batch import BatchSpec, play_batch_game
 from tests.conftest import ARMIES
 from tests.engine.test_verify import MATCHUPS, army
+from tests.support.cli import pmim_in_process
 
 
 # -- bot specs --------------------------------------------------------------------------
@@ -102,10 +102,9 @@ def test_every_shipped_persona_loads() -> None:
 
 
 def pmim(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    import os
-
-    return subprocess.run([sys.executable, "-m", "pmim_analytics", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    """The command run in this process (:mod:`tests.support.cli`): its sentence, exit code and
+    replay are the point, not the process."""
+    return pmim_in_process(*args, env=env)
 
 
 def test_cli_bad_bots_exit_two_with_one_sentence(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,12 +19,15 @@ from pmim_analytics.rules.army import ArmyEntry, ArmyList, with_weapon_option
 from pmim_analytics.rules.mechanics import hit_needed, vp_winner
 from pmim_analytics.rules.readings import Readings, apply_readings, objective_rows_of, parse_readings
 from tests.conftest import ARMIES
+from tests.support.cli import pmim_in_process
 
 BAL, HEAVY = ARMIES / "v2-playtest-balanced.yaml", ARMIES / "v2-playtest1-heavy.yaml"
 
 
 def pmim(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pmim_analytics", *args], capture_output=True, text=True)
+    """The command run in this process (:mod:`tests.support.cli`): what it prints and writes and
+    its exit code are the point, not the process."""
+    return pmim_in_process(*args)
 
 
 def test_parse_readings_takes_name_value_and_refuses_the_rest() -> None:
