@@ -54,3 +54,18 @@ def test_the_recorder_adds_up_a_module_and_keeps_modules_that_did_not_run() -> N
         rec.add(SimpleNamespace(nodeid=nodeid, duration=seconds))  # type: ignore[arg-type]
     rec.save(SimpleNamespace(cache=cache))  # type: ignore[arg-type]
     assert cache[CACHE_KEY] == {"old.py": 9.0, "a.py": 3.5}
+
+
+def test_the_recorded_figures_fill_in_what_the_cache_lacks() -> None:
+    from tests.support.longest_first import RECORDED, last_seconds, recorded_seconds
+
+    recorded = recorded_seconds()
+    assert RECORDED.is_file() and len(recorded) > 50 and all(s >= 0 for s in recorded.values())
+    known, missing = next(iter(recorded)), "tests/none/test_new.py"
+    cache = {CACHE_KEY: {known: recorded[known] + 1.0, missing: 2.0}}
+    config = SimpleNamespace(cache=SimpleNamespace(get=lambda key, default: cache.get(key, default)))
+    got = last_seconds(config)  # type: ignore[arg-type]
+    assert got is not None and got[known] == recorded[known] + 1.0 and got[missing] == 2.0  # the cache wins
+    assert {k: v for k, v in got.items() if k not in (known, missing)} == {
+        k: v for k, v in recorded.items() if k != known}
+    assert last_seconds(SimpleNamespace(cache=None)) is None  # type: ignore[arg-type]
