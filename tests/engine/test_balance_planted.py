@@ -16,17 +16,11 @@ What it checks, and what it cannot (docs/balance.md, "The planted test"):
 
 from __future__ import annotations
 
+from pmim_analytics.botlab.proposal import GREEDY_BALANCED_V3 as T0_CHANGES
+from pmim_analytics.botlab.proposal import PLANTED_UNIT as UNIT
+from pmim_analytics.botlab.proposal import PLANTED_WEAPON as WEAPON
 from pmim_analytics.botlab.proposal import Settings, listed_costs, propose
 from pmim_analytics.rules.catalogue import load_rules
-
-#: The method's own balanced table at greedy (v3 with these prices).
-T0_CHANGES = {
-    "chassis.IN": 1, "chassis.OD": 2, "chassis.BE": 2, "warmechs.PA": 15, "warmechs.MJ": 14, "warmechs.TW": 13,
-    "warmechs.LE": 13, "warmechs.BA": 10, "warmechs.RI": 9, "warmechs.DR": 11, "warmechs.RA": 6,
-    "warmechs.CO": 10, "warmechs.SH": 7, "warmechs.GR": 15, "weapons.HAC": 1, "weapons.ML": 1, "weapons.LPB": 1,
-    "weapons.HPB": 1,
-}
-UNIT, WEAPON = "chassis.TY", "weapons.LL"
 
 
 def test_a_planted_cheap_unit_is_repriced_and_nothing_else_moves_more_than_a_point() -> None:
