@@ -56,7 +56,8 @@ def main() -> None:
     ok = all(abs(new - old) <= 1 for old, new in off.values())
     print(f"stopped: {p.stopped} after {p.games_played} games; prices that differ from T0 (T0, proposed): {off}")
     both = abs(p.costs[UNIT] - t0[UNIT]) <= 1 and abs(p.costs[WEAPON] - t0[WEAPON]) <= 1
-    print(f"both plants within ±1 of T0: {both}; the weapon repriced: {p.costs[WEAPON] != planted[WEAPON]}; nothing else more than 1 away: {ok}")
+    print(f"both plants within ±1 of T0: {both}; the weapon repriced: {p.costs[WEAPON] != planted[WEAPON]}; "
+          f"nothing else more than 1 away: {ok}")
 
 
 if __name__ == "__main__":
