@@ -131,23 +131,27 @@ def test_each_error_names_line_column_and_token(name: str) -> None:
     assert raised.value.render() == e.render()
 
 
+LIGHT_WEAPON_LOG = (HEADER.replace("v3-mech-heavy", "v3-infantry-swarm") + "B:IN1 deploy 0510\nR:TY1 deploy 0501\n"
+                    "R1 R:TY1 move 0501-0503\nR1 B:IN1 move 0510-0509\nR2 B:IN1 LAC>R:TY1 hit 0\nresult: draw manual\n")
+
+
 def test_the_light_weapon_penalty_shortens_infantry_range() -> None:
-    text = (HEADER.replace("v3-mech-heavy", "v3-infantry-swarm") + "B:IN1 deploy 0510\nR:TY1 deploy 0501\n"
-            "R1 R:TY1 move 0501-0503\nR1 B:IN1 move 0510-0509\nR2 B:IN1 LAC>R:TY1 hit 0\nresult: draw manual\n")
-    _, errors = parse_log(text, "t.pmimlog", strict=False)
+    _, errors = parse_log(LIGHT_WEAPON_LOG, "t.pmimlog", strict=False)
     # 6 hexes apart is beyond the L. Autocannon's RNG 4 less 1 for infantry
     assert len(errors) == 1 and "range of 3" in errors[0].message
 
 
+MISSING_RESULT_LOG = HEADER + "R1 vp 1-0\n"
+
+
 def test_missing_result_is_reported_at_the_end() -> None:
-    text = HEADER + "R1 vp 1-0\n"
-    game, errors = parse_log(text, "t.pmimlog", strict=False)
+    game, errors = parse_log(MISSING_RESULT_LOG, "t.pmimlog", strict=False)
     assert game is None
     assert [(e.where.line, e.where.column) for e in errors] == [(4, 1)]
     assert "no result" in errors[0].message
 
 
-@pytest.mark.parametrize("header, token, fragment", [
+HEADER_ERRORS = [
     ("rules: v9\nblue army: v3-balanced\nred army: v3-balanced\n", "v9", "unknown rules version"),
     ("rules: v3\nblue army: nope.yaml\nred army: v3-balanced\n", "nope.yaml", "not found"),
     ("rules: v3\nscenario: hold-the-hill\nblue army: v3-balanced\nred army: v3-balanced\n", "hold-the-hill",
@@ -155,7 +159,10 @@ def test_missing_result_is_reported_at_the_end() -> None:
     ("rules: v3\nblue army: TW(GG ML) 3xIN(LL)\nred army: v3-balanced\n", "TW(GG ML) 3xIN(LL)",
      "requires exactly 2 Warmechs"),
     ("rules: v3\nblue army: TW(GG ML) ??\nred army: v3-balanced\n", "??", "expected an army entry"),
-])
+]
+
+
+@pytest.mark.parametrize("header, token, fragment", HEADER_ERRORS)
 def test_header_errors_point_at_the_value(header: str, token: str, fragment: str) -> None:
     _, errors = parse_log(header + "result: draw manual\n", "t.pmimlog", strict=False)
     e = errors[0]
@@ -164,15 +171,17 @@ def test_header_errors_point_at_the_value(header: str, token: str, fragment: str
     assert fragment in e.message
 
 
+MISSING_TAGS_LOG = "date: 2025-01-01\nresult: draw manual\n"
+
+
 def test_missing_tags_are_all_reported() -> None:
-    game, errors = parse_log("date: 2025-01-01\nresult: draw manual\n", "t.pmimlog", strict=False)
+    game, errors = parse_log(MISSING_TAGS_LOG, "t.pmimlog", strict=False)
     assert game is None
     assert ["rules version" in errors[0].message, "blue army" in errors[1].message,
             "red army" in errors[2].message] == [True, True, True]
 
 
-def test_lenient_mode_collects_every_error_and_keeps_the_good_lines() -> None:
-    text = HEADER + (
+LENIENT_LOG = HEADER + (
         "R1 B:NE2 SC>R:TY1 6+6 hit 2\n"     # 4: fine
         "R1 R:TY1 HAC>B:NE2 2+2 hit 3\n"    # 5: 4 + 1 < 7 cannot hit
         "R1 B:GR1 GG>R:BA1 hit\n"           # 6: no location
@@ -181,6 +190,10 @@ def test_lenient_mode_collects_every_error_and_keeps_the_good_lines() -> None:
         "R1 B:NE9 move\n"                   # 9: unknown unit
         "result: blue manual\n"
     )
+
+
+def test_lenient_mode_collects_every_error_and_keeps_the_good_lines() -> None:
+    text = LENIENT_LOG
     game, errors = parse_log(text, "t.pmimlog", strict=False)
     assert [(e.where.line, e.where.column) for e in errors] == [(5, 20), (6, 19), (7, 10), (9, 4)]
     assert game is not None
@@ -195,30 +208,38 @@ def test_lenient_mode_collects_every_error_and_keeps_the_good_lines() -> None:
     assert first.value.where.line == 5
 
 
-def test_a_refused_line_leaves_the_state_as_it_was() -> None:
-    text = HEADER + (
+REFUSED_LINE_LOG = HEADER + (
         "B:GR1 deploy 0812\n"
         "R1 B:GR1 move 0812-0808\n"   # too far: refused, GR1 stays at 0812
         "R2 B:GR1 move 0812-0810\n"   # so this is a legal move from 0812
         "result: draw manual\n"
     )
-    game, errors = parse_log(text, "t.pmimlog", strict=False)
+
+
+def test_a_refused_line_leaves_the_state_as_it_was() -> None:
+    game, errors = parse_log(REFUSED_LINE_LOG, "t.pmimlog", strict=False)
     assert len(errors) == 1 and errors[0].where.line == 5
     moves = [e for e in game.events if isinstance(e, Move)]
     assert [(m.from_hex, m.to_hex) for m in moves] == [((8, 12), (8, 10))]
 
 
+SAMPLE_DETAILED = REPO_ROOT / "data" / "playtests" / "sample-detailed-v3.pmimlog"
+WRONG_VP_LOG = SAMPLE_DETAILED.read_text().replace("vp 1-1", "vp 2-1")  # a whole game: the engine replays it
+
+
 def test_vp_totals_must_match_the_positions() -> None:
-    path = REPO_ROOT / "data" / "playtests" / "sample-detailed-v3.pmimlog"
-    text = path.read_text().replace("vp 1-1", "vp 2-1")
-    _, errors = parse_log(text, "s.pmimlog", strict=False, base_dir=path.parent)
+    text = WRONG_VP_LOG
+    _, errors = parse_log(text, "s.pmimlog", strict=False, base_dir=SAMPLE_DETAILED.parent)
     line = next(n for n, t in enumerate(text.splitlines(), 1) if t.startswith("vp 2-1"))
     assert (errors[0].where.line, errors[0].where.column) == (line, 4)
     assert "blue scores 1 and red 1 in R1, so 1-1" in errors[0].message
 
 
+LINE_AFTER_RESULT_LOG = HEADER + "result: draw manual\nR1 B:NE2 move\n"
+
+
 def test_line_after_the_result_is_refused(tmp_path: Path) -> None:
-    _, errors = parse_log(HEADER + "result: draw manual\nR1 B:NE2 move\n", "t.pmimlog", strict=False)
+    _, errors = parse_log(LINE_AFTER_RESULT_LOG, "t.pmimlog", strict=False)
     assert [(e.where.line, e.where.column) for e in errors] == [(5, 1)]
     assert "after the result line (line 4)" in errors[0].message
 
@@ -229,3 +250,13 @@ def test_a_game_that_reaches_the_round_limit_is_logged_as_a_draw() -> None:
     assert not errors, [e.render() for e in errors]
     end = game.events[-1]
     assert isinstance(end, GameEnd) and (end.winner, end.reason, end.blue_vp, end.red_vp) == (None, "round_limit", 5, 3)
+
+
+def bad_logs() -> dict[str, str]:
+    """Every log this file writes to be refused, whole (for the reader-engine differential test in
+    test_reader_engine_differential.py)."""
+    logs = {name: _case(name)[0] for name in CASES}
+    logs |= {f"header: {token}": header + "result: draw manual\n" for header, token, _ in HEADER_ERRORS}
+    return logs | {"light weapon range": LIGHT_WEAPON_LOG, "no result": MISSING_RESULT_LOG,
+                   "missing tags": MISSING_TAGS_LOG, "lenient mode": LENIENT_LOG, "refused line": REFUSED_LINE_LOG,
+                   "VP not matching the positions": WRONG_VP_LOG, "a line after the result": LINE_AFTER_RESULT_LOG}

@@ -389,7 +389,7 @@ def test_the_differential_property_judged_enough_mutated_games() -> None:
 
 
 # -- hand-written bad logs ---------------------------------------------------------------------
-# Every log the tests write to be refused (test_manual_log_errors.py and
+# Every log the tests write to be refused (``bad_logs()`` of test_manual_log_errors.py and
 # test_manual_log_optional_rules.py), judged by both. The reader refuses it at one line. The
 # engine is given the same log's events: the other lines as the reader reads them, and the
 # refused line put into events without any check (for the statements a replay can hold
@@ -406,7 +406,7 @@ def _bad_logs() -> dict[str, str]:
     from tests.replay import test_manual_log_errors as errors
     from tests.replay import test_manual_log_optional_rules as optional
 
-    logs = {f"errors: {name}": errors._case(name)[0] for name in errors.CASES}
+    logs = {f"errors: {name}": text for name, text in errors.bad_logs().items()}
     return logs | {f"optional rules: {name}": text for name, text in optional.bad_logs().items()}
 
 
@@ -463,7 +463,10 @@ def test_a_hand_written_bad_log_is_refused_by_the_reader_and_the_engine(name: st
     if not any(t.startswith("result:") for t in rest):  # the refused line was the result
         rest.append("result: draw manual")
     read, errors = parse_log("\n".join(rest) + "\n", "rest.pmimlog", strict=False)
-    assert read is not None, f"{name}: no game without the refused line: {errors[0].render()}"
+    if read is None:  # a header tag refused: there is no game for the engine to replay
+        assert errors, name
+        bad_log_verdicts[name] = "reader alone (no game: a header or the result refused)"
+        return
     if replay_gap(read) is not None:
         bad_log_verdicts[name] = "reader alone (not every unit deployed)"
         return
