@@ -158,13 +158,15 @@ def test_rules_a_to_b_matches_pmim_report_impact(page, server: str) -> None:  # 
     rows = _cli_json("report", "impact", "--rules", "v3,v3-llaser-rpt4", "--db",
                      os.environ["PMIM_BROWSER_DB_COPY"])["compositions"]
     assert rows
-    lines = page.locator("[data-testid='stMarkdown'] li").all_inner_texts()
-    for r in rows:
+    items = page.locator("[data-testid='stMarkdown'] li")
+    for r in rows:  # each list's line, waited for (the list is drawn after the chart)
         d, lo, hi = (round(r[k] * 100) for k in ("win_diff", "win_diff_lo", "win_diff_hi"))
-        want = f"{r['list']}: "
-        mine = next(t for t in lines if t.startswith(want))
-        assert f"{'+' if d >= 0 else ''}{d} points [{lo}, {hi}] over {r['games_a']} / {r['games_b']} paired" in mine
-    assert "a=v3" in page.url and "b=v3-llaser-rpt4" in page.url
+        mine = items.filter(has_text=re.compile("^" + re.escape(f"{r['list']}: "))).first
+        expect(mine).to_contain_text(
+            f"{'+' if d >= 0 else ''}{d} points [{lo}, {hi}] over {r['games_a']} / {r['games_b']} paired",
+            timeout=WAIT_MS)
+    expect(page).to_have_url(re.compile(r"[?&]a=v3(&|$)"), timeout=WAIT_MS)
+    expect(page).to_have_url(re.compile(r"[?&]b=v3-llaser-rpt4(&|$)"), timeout=WAIT_MS)
     screenshot(page, "rules-a-b", full=False)
 
 
@@ -206,15 +208,14 @@ def test_typing_v3_and_enter_in_the_rules_filter_picks_v3_only(page, server: str
     settle(page)
     sidebar = page.locator("[data-testid='stSidebar']")
     chips = sidebar.locator("[data-testid='stMultiSelect'] [data-tag] [title]")
-    chips.first.wait_for(timeout=30_000)
-    assert chips.all_inner_texts() == ["v3-llaser-rpt4"]
+    expect(chips).to_have_text(["v3-llaser-rpt4"], timeout=WAIT_MS)
     box = sidebar.locator("[data-testid='stMultiSelect'] input").first
     box.click()
     box.type("v3")
     page.get_by_role("option", name="v3", exact=True).wait_for(timeout=10_000)
     box.press("Enter")
     settle(page)
-    chips.nth(1).wait_for(timeout=30_000)
+    expect(chips).to_have_count(2, timeout=WAIT_MS)
     assert sorted(chips.all_inner_texts()) == ["v3", "v3-llaser-rpt4"]  # v3 added, nothing else
 
 
@@ -231,10 +232,12 @@ def test_filters_survive_navigation_and_a_reload_from_the_url(page, server: str)
     settle(page)
     expect(chips).to_have_text(["v3"], timeout=WAIT_MS)
     expect(sidebar.get_by_role("radio", name="engine")).to_be_checked(timeout=WAIT_MS)
-    assert "rules=v3" in page.url and "source=engine" in page.url  # the new page's address carries them
+    # the new page's address carries them (the address is rewritten after the page draws: wait for it)
+    expect(page).to_have_url(re.compile(r"[?&]rules=v3(&|$)"), timeout=WAIT_MS)
+    expect(page).to_have_url(re.compile(r"[?&]source=engine(&|$)"), timeout=WAIT_MS)
     sidebar.get_by_text("manual", exact=True).click()
     settle(page)
-    assert "source=manual" in page.url
+    expect(page).to_have_url(re.compile(r"[?&]source=manual(&|$)"), timeout=WAIT_MS)
     page.reload()
     page.get_by_role("heading", name="Units: what each type does for its points").first.wait_for(timeout=WAIT_MS)
     settle(page)
@@ -282,13 +285,17 @@ def test_replay_timeline_next_kill_autoplay_and_link(page, server: str) -> None:
     page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=60_000)
     settle(page)
     timeline = page.locator(".st-key-replay_timeline")
+    timeline.get_by_text("✕ kill").first.wait_for(timeout=60_000)  # the timeline may draw after the heading
     kills = timeline.get_by_text("✕ kill").all_inner_texts()
     assert kills, "the first engine game of the demo destroys something"
     page.get_by_role("button", name="Kill ▶").click()
     settle(page)
+    # the heading and the address are redrawn after the click: wait until the heading has left step 1
+    expect(page.get_by_role("heading", name=re.compile(r"^Step 1 of"))).to_have_count(0, timeout=60_000)
     heading = page.get_by_role("heading", name="Step ").first.inner_text()
     step = int(heading.split()[1])
-    assert f"step={step}" in page.url and "game=" in page.url
+    expect(page).to_have_url(re.compile(rf"[?&]step={step}(&|$)"), timeout=60_000)
+    expect(page).to_have_url(re.compile(r"[?&]game="), timeout=60_000)
     # the current step's events hold the kill the timeline names first
     first = page.locator(".st-key-replay_timeline label").filter(has_text="✕ kill").first.inner_text()
     victim = first.split(" · ")[-1].split(" is destroyed")[0]
@@ -366,7 +373,8 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
     assert saved.is_file() and "rpt: 4" in saved.read_text()
     assert not (ROOT / "data" / "rules" / "variants" / saved.name).exists()
     settle(page)
-    assert page.get_by_text("Plays the variant saved from these edits: v3-llaser-rpt4-try").count() == 1
+    expect(page.get_by_text("Plays the variant saved from these edits: v3-llaser-rpt4-try")).to_have_count(
+        1, timeout=WAIT_MS)
     number(page, "Games under each", 2)
     page.get_by_role("button", name="Play 2 games under v3 and 2 under v3-llaser-rpt4-try").click()
     heading = page.get_by_role("heading", name="Paired impact: v3 → v3-llaser-rpt4-try").first
@@ -375,7 +383,7 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
     page.wait_for_timeout(800)
     box = heading.bounding_box()  # the page lands on the impact: its heading is on screen
     assert box is not None and 0 <= box["y"] <= page.viewport_size["height"] - box["height"]
-    assert page.get_by_text("Played 4 games").count() == 1
+    expect(page.get_by_text("Played 4 games")).to_have_count(1, timeout=WAIT_MS)
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.locator(".js-plotly-plot").count() >= 2  # kill curves and the impact
     screenshot(page, "whatif")
@@ -403,6 +411,6 @@ def test_what_if_plays_nothing_before_a_save_and_cancel_leaves_a_message(page, s
     page.get_by_role("button", name="Cancel the run").click()
     message = page.get_by_text("The run was stopped after").first
     message.wait_for(timeout=60_000)
-    assert "were not loaded" in message.inner_text()
+    expect(message).to_contain_text("were not loaded", timeout=WAIT_MS)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "whatif-cancelled", full=False)
