@@ -7,6 +7,7 @@ left byte for byte as it was; ``ingest`` never exits 0 having loaded nothing int
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -18,6 +19,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pmim_analytics.rules.catalogue import REPO_ROOT
 from pmim_analytics.store.connection import rollback_quietly
 from tests.adversarial.test_cli_attacks import PMIM, Run, _cap, cpu_seconds, good_replays, pmim, timing
 
@@ -31,19 +33,43 @@ def whole(tmp_path_factory: pytest.TempPathFactory, good_replays: list[Path]) ->
     return db
 
 
+#: Runs the command lines given as JSON on stdin one after the other in this one process, each
+#: as the console script runs it (tests/support/cli.py), and prints each one's exit code, stdout
+#: and stderr as JSON. An exception other than a command's own exit ends it with a traceback.
+MANY = """import json, sys
+from tests.support.cli import pmim_in_process
+results = []
+for args in json.load(sys.stdin):
+    r = pmim_in_process(*args)
+    results.append([r.returncode, r.stdout, r.stderr])
+json.dump(results, sys.stdout)
+"""
+
+
 def test_a_database_cut_short_anywhere_is_one_sentence(tmp_path: Path, whole: Path,
                                                        good_replays: list[Path]) -> None:
     data = whole.read_bytes()
     sizes = sorted({n for n in (4096, 100_000, 1_000_000, 4 * 1024 * 1024, len(data) - 262_144) if 0 < n < len(data)})
     assert len(sizes) >= 4
+    runs = []
     for n in sizes:
         cut = tmp_path / f"cut-{n}.duckdb"
         cut.write_bytes(data[:n])
         for args in (["ingest", str(good_replays[0]), "-q"], ["db", "info"], ["report", "units"]):
-            r = pmim(*args, "--db", str(cut), timeout=60)
-            assert r.code == 2, (n, args, r.code, r.out, r.err)
-            assert "not a whole DuckDB database" in r.err and "IO Error" not in r.err and "Traceback" not in r.err
-        assert cut.read_bytes() == data[:n]
+            runs.append((n, [*args, "--db", str(cut)]))
+    # one real process, capped as pmim() caps it, runs all 15 commands (a crash, a hang or a
+    # memory blow-up of any of them fails the test): one start-up instead of fifteen
+    child = subprocess.run([sys.executable, "-c", MANY], input=json.dumps([args for _, args in runs]),
+                           capture_output=True, text=True, timeout=300, preexec_fn=_cap, cwd=REPO_ROOT,
+                           env={**os.environ, "COLUMNS": "200"})
+    assert child.returncode == 0, child.stderr
+    results = json.loads(child.stdout)
+    assert len(results) == len(runs) == 3 * len(sizes)
+    for (n, args), (code, out, err) in zip(runs, results, strict=True):
+        assert code == 2, (n, args, code, out, err)
+        assert "not a whole DuckDB database" in err and "IO Error" not in err and "Traceback" not in err
+    for n in sizes:
+        assert (tmp_path / f"cut-{n}.duckdb").read_bytes() == data[:n]
 
 
 def test_a_rollback_with_no_transaction_hides_nothing() -> None:
