@@ -16,8 +16,11 @@ count the same (weight ``min(n_a, n_b) / n``): a stratum played 40 times under A
 times under B cannot tilt A's figure towards itself. With equal numbers of games (a sweep)
 every weight is 1.
 
-Figures are B minus A with game-clustered 95% intervals (:mod:`.cluster`; the two rules ids'
-games are independent, so the variances add). ``significant`` says the interval excludes 0.
+Figures are B minus A with game-clustered 95% intervals (:mod:`.cluster`), their variance taken
+within strata (:func:`_within_strata`: both rules ids play the same strata, so the spread between
+strata cancels from the change; counting it made the intervals conservative, 2.9% beyond 0 where
+a 95% interval should put 5%: docs/analytics.md, "Null rates on engine games"). The two rules
+ids' games are independent, so the variances add. ``significant`` says the interval excludes 0.
 
 **Paired design.** When every paired stratum's games carry distinct (seed, game index) keys
 and the two rules ids played the same keys (common random numbers: a sweep of a variant on
@@ -31,9 +34,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from pmim_analytics.analytics.cluster import cluster_sums, ratio_se_expr
+from pmim_analytics.analytics.cluster import cluster_sums
 from pmim_analytics.analytics.stats import Z95, newcombe_paired_interval
-from pmim_analytics.analytics.units import unit_clusters
+from pmim_analytics.analytics.units import UNIT_KEYS, UNIT_METRICS
 
 STRATUM = ("source", "blue_list_key", "blue_bot", "red_list_key", "red_bot")
 REASONS = ("list not played", "matchup not played", "other bots", "sides swapped")
@@ -118,9 +121,44 @@ def unpaired_lists(paired: pl.DataFrame) -> pl.DataFrame:
             .sort(["rules_id", "games", "list"], descending=[False, True, False]))
 
 
+def _stratum() -> pl.Expr:
+    return pl.concat_str([pl.col(c).cast(pl.Utf8).fill_null("") for c in STRATUM], separator="|").alias("_stratum")
+
+
+def _within_strata(clusters: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Per key, from :func:`.cluster.cluster_sums` by key *and stratum*: each metric's ``_y``, ``_d``,
+    ``_g`` summed over strata and ``_v``, the stratified variance numerator of the ratio ``y / d``.
+
+    Every rules id plays the same strata (that is what pairing means), so the spread between
+    strata cancels from a change and only the spread within them counts:
+    ``v = Σ_h g_h / (g_h - 1) · Σ_{g in h} (e_g - ē_h)²`` with ``e_g = Y_g - m·D_g``. A stratum of
+    one game has no spread of its own and adds ``e_g²`` (as the unstratified formula would).
+    """
+    names = sorted({c[: -len("_yy")] for c in clusters.columns if c.endswith("_yy")})
+    aggs: list[pl.Expr] = []
+    parts: list[pl.Expr] = []
+    for n in names:
+        y, d, g = pl.col(f"{n}_y"), pl.col(f"{n}_d"), pl.col(f"{n}_g").cast(pl.Float64)
+        m = pl.when(d.sum().over(keys) > 0).then(y.sum().over(keys) / d.sum().over(keys)).otherwise(0.0)
+        ss = pl.col(f"{n}_yy") - 2 * m * pl.col(f"{n}_yd") + m * m * pl.col(f"{n}_dd")
+        e = y - m * d
+        part = pl.when(g > 1).then(g / (g - 1) * (ss - e * e / g)).otherwise(ss)
+        parts.append(pl.max_horizontal(part, pl.lit(0.0)).alias(f"_{n}_v"))
+        aggs += [y.sum(), d.sum(), pl.col(f"{n}_g").sum(), pl.col(f"_{n}_v").sum().alias(f"{n}_v")]
+    # summed in one fixed order (by stratum), so identical games give identical sums, to the last bit
+    return clusters.sort([*keys, "_stratum"]).with_columns(parts).group_by(keys, maintain_order=True).agg(aggs)
+
+
+def _mean_se(name: str, suffix: str) -> tuple[pl.Expr, pl.Expr]:
+    """(mean, stratified SE) of ``{name}`` from :func:`_within_strata` columns."""
+    d, g = pl.col(f"{name}_d{suffix}"), pl.col(f"{name}_g{suffix}")
+    m = pl.when(d > 0).then(pl.col(f"{name}_y{suffix}") / d)
+    return m, pl.when(g > 1).then(pl.col(f"{name}_v{suffix}").sqrt() / d)
+
+
 def _diff(name: str, out: str) -> list[pl.Expr]:
-    ma, sa = ratio_se_expr(name, "_a")
-    mb, sb = ratio_se_expr(name, "_b")
+    ma, sa = _mean_se(name, "_a")
+    mb, sb = _mean_se(name, "_b")
     half = Z95 * (sa * sa + sb * sb).sqrt()
     d = mb - ma
     return [ma.alias(f"{out}_a"), mb.alias(f"{out}_b"), d.alias(f"{out}_diff"), (d - half).alias(f"{out}_diff_lo"),
@@ -156,13 +194,14 @@ def composition_impact(paired: pl.DataFrame, rules_a: str, rules_b: str) -> pl.D
             "game_id", "rules_id", "source", "weight", list_key=pl.col(f"{me}_list_key"), list=pl.col(f"{me}_list"),
             composition=pl.col(f"{me}_composition"),
             win=(pl.col("winner") == me).cast(pl.Float64).fill_null(0.0),
-            margin=(pl.col(f"{me}_vp") - pl.col(f"{opp}_vp")).cast(pl.Float64), one=pl.lit(1.0)))
+            margin=(pl.col(f"{me}_vp") - pl.col(f"{opp}_vp")).cast(pl.Float64), one=pl.lit(1.0),
+            _stratum=_stratum()))
     v = pl.concat(views)
     keys = ["source", "list_key", "list"]
-    clusters = cluster_sums(v, ["rules_id", *keys], {
+    clusters = _within_strata(cluster_sums(v, ["rules_id", *keys, "_stratum"], {
         "win": (pl.col("win"), pl.col("one")),
         "margin": (pl.col("margin").fill_null(0.0), pl.col("margin").is_not_null().cast(pl.Float64)),
-    }, weight=pl.col("weight"))
+    }, weight=pl.col("weight")), ["rules_id", *keys])
     names = v.group_by("rules_id", "list_key").agg(pl.col("composition").unique().sort().str.join(", "),
                                                    games=pl.len())
     t = _both(clusters, keys, rules_a, rules_b)
@@ -234,9 +273,11 @@ def unit_impact(paired: pl.DataFrame, game_sums: pl.DataFrame, rules_a: str, rul
     ``vp_share_* vp_per_pt_* damage_per_pt_* survival_*`` (``_a _b _diff _diff_lo
     _diff_hi``) and ``significant`` (any of them).
     """
-    w = paired.filter(pl.col("paired")).select("game_id", "weight")
+    w = paired.filter(pl.col("paired")).select("game_id", "weight", _stratum())
     per_game = game_sums.filter(pl.col("rules_id").is_in([rules_a, rules_b])).join(w, on="game_id")
-    clusters = unit_clusters(per_game, weight=pl.col("weight"))
+    unit_keys = [c for c in (*UNIT_KEYS, "weapons") if c in per_game.columns]
+    clusters = _within_strata(cluster_sums(per_game, [*unit_keys, "_stratum"], UNIT_METRICS, weight=pl.col("weight")),
+                              unit_keys)
     counts = per_game.group_by("rules_id", "source", "code").agg(units=pl.col("n").sum(),
                                                                  pts=pl.col("pts_sum").sum() / pl.col("n").sum())
     keys = ["source", "code", "type", "kind"]

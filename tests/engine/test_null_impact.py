@@ -11,10 +11,9 @@ point and survival change (95%; "beyond 0" is what the report marks ``*``).
   the report compares the halves. 40 splits give 2,800 intervals; a calibrated 95% interval puts
   5% of them beyond 0. The splits share one pool of games and the intervals of one split share its
   games, so they are not independent tests: the test prints the split-to-split spread next to the
-  rate (docs/analytics.md, "Null rates on engine games"). The rate comes out below 5%: the
-  intervals' game-clustered variance counts the spread between strata (a list's results differ by
-  opponent), which the paired strata cancel from the change itself. The seeds are fixed: the
-  counts are the same on every run.
+  rate (docs/analytics.md, "Null rates on engine games"; with the variance taken across strata
+  instead of within them, the rate was 2.9%). The seeds are fixed: the counts are the same on
+  every run.
 """
 
 from __future__ import annotations
@@ -102,8 +101,8 @@ def test_identical_rules_on_the_same_seeds_give_no_change_at_all(db: Path) -> No
     assert set(comps["design"]) == {"paired"} and comps.height == len(LISTS)
     assert n_u >= 40 and k_c == k_u == 0
     assert (comps["win_diff"] == 0).all() and (comps["win_diff_lo"] == 0).all() and (comps["win_diff_hi"] == 0).all()
-    for m in UNIT:
-        assert (units[f"{m}_diff"] == 0).all(), m
+    for m in UNIT:  # 0 up to the order floating-point sums are taken in (the games' ids differ)
+        assert (units[f"{m}_diff"].abs() <= 1e-12).all(), m
 
 
 def test_identical_rules_on_other_seeds_flag_about_5_percent(db: Path) -> None:
