@@ -113,3 +113,24 @@ def test_the_command_writes_a_loadable_variant_and_its_diff(tmp_path: Path) -> N
     changed = sum(len(rows) for rows in doc.get("overrides", {}).values())
     # one diff line per repriced item, nothing else (no change: `rules diff` prints nothing)
     assert f"{changed} changes" in shown.stdout if changed else not shown.stdout.strip()
+
+
+def test_ctrl_c_leaves_no_variant_file(tmp_path: Path) -> None:
+    import shutil
+    import signal
+    import time
+
+    data = tmp_path / "data"
+    shutil.copytree(REPO_ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
+    proc = subprocess.Popen([sys.executable, "-m", "pmim_analytics", "balance", "propose", "--rules", "v3", "--bot",
+                             "greedy", "--budget", "4000", "--workers", "2"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env={**os.environ, "PMIM_DATA": str(data)})
+    assert proc.stdout is not None
+    first = proc.stdout.readline()  # the definition of balanced is printed before the games start
+    assert first.startswith("Balanced"), first
+    time.sleep(2)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 130, stderr
+    assert not list((data / "rules" / "variants").glob("*proposal*"))
