@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.errors import ReplayError, display_path
-from pmim_analytics.model.events import GameEnd
-from pmim_analytics.replay.format import GameRecord, format_game
-from pmim_analytics.replay.manual import format_log, parse_log, read_log, read_log_text
+from pmim_analytics.limits import MAX_LOG_BYTES, MAX_REPLAY_BYTES, check_regular_file
+
+if TYPE_CHECKING:
+    from pmim_analytics.replay.format import GameRecord
+
+#: The suffix of a manual log (``replay.manual.LOG_SUFFIX``, not imported for it).
+LOG_SUFFIX = ".pmimlog"
+
+
+def _size_checked(path: Path, limit: int = MAX_LOG_BYTES, what: str = "manual log") -> None:
+    """Refuse a file too large or not regular (as the reader would, same sentence) before the
+    reader, the rules and pydantic load: an oversized input costs only the start-up."""
+    if path.exists() and not path.is_dir():
+        check_regular_file(path, limit, what)
 
 app = typer.Typer(help="Manual playtest logs (.pmimlog): check them, show them as replays.",
                   no_args_is_help=True)
@@ -18,6 +30,8 @@ app = typer.Typer(help="Manual playtest logs (.pmimlog): check them, show them a
 
 def summarize(game: GameRecord) -> str:
     """One line about a game: rules, armies, result, VP and event counts."""
+    from pmim_analytics.model.events import GameEnd
+
     h = game.header
     end = game.events[-1]
     assert isinstance(end, GameEnd)
@@ -54,6 +68,9 @@ def check_cmd(files: list[Path] = typer.Argument(..., help="Manual log files (.p
     for path in files:
         name = display_path(path)
         try:
+            _size_checked(path)
+            from pmim_analytics.replay.manual import parse_log, read_log_text
+
             text = read_log_text(path)
         except ReplayError as e:
             err.print(f"[bold red]error:[/] {e.render()}", highlight=False, soft_wrap=True)
@@ -87,6 +104,10 @@ def show_cmd(
 
     Example: pmim log show data/playtests/playtest-2.pmimlog > replays/playtest-2.jsonl
     """
+    _size_checked(file)
+    from pmim_analytics.replay.format import format_game
+    from pmim_analytics.replay.manual import format_log, read_log
+
     game = read_log(file)
     text = format_log(game) if notation else format_game(game)
     typer.echo(text, nl=False)
@@ -111,8 +132,12 @@ def write_cmd(
 
     Example: pmim log write replays/sample-v3-balanced-vs-tank-heavy.jsonl > game.pmimlog
     """
+    if replay.suffix == LOG_SUFFIX:
+        _size_checked(replay)
+    else:
+        _size_checked(replay, MAX_REPLAY_BYTES, "replay")
     from pmim_analytics.engine.verify import replay_gap, verify_game
-    from pmim_analytics.replay.manual import LOG_SUFFIX
+    from pmim_analytics.replay.manual import format_log, read_log
     from pmim_analytics.replay.manual.roundtrip import round_trip_problem
     from pmim_analytics.replay.sources import iter_games
 
