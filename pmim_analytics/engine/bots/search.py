@@ -57,7 +57,7 @@ from pmim_analytics.engine.bots.evaluation import (
 from pmim_analytics.engine.bots.persona import Persona, load_persona
 from pmim_analytics.engine.bots.skill import SkillCounter, near_miss, temperature
 from pmim_analytics.engine.bots.tactician import TacticianBot
-from pmim_analytics.engine.bots.tactics import next_to_deploy, overheat_risk, unit_worths
+from pmim_analytics.engine.bots.tactics import next_to_deploy, overheat_risk, unit_worths, zone_gaps_by_objective
 from pmim_analytics.engine.checks import DEPLOY, OVER
 from pmim_analytics.engine.state import GameState, UnitState
 
@@ -240,15 +240,21 @@ class SearchBot(Bot):
                 wm = max(1, w.p.mov)
                 k = min(range(len(ods)), key=lambda j: (-(-max(0, ods[j][w.pos] - radius) // wm), ods[j][w.pos]))
                 aimed[k] += 1
-        best = None
+        # the least (rounds of travel + spread, hexes to go, a random draw), drawn for every
+        # hex and objective in turn; compared part by part (the order of a tuple comparison)
+        spread = [DEPLOY_SPREAD * a for a in aimed]
+        gaps = zone_gaps_by_objective(state)
+        draw = self.rng.random
+        best_h, ba, bg, br = -1, 0.0, 0, 0.0
         for h in free:
-            for k, od in enumerate(ods):
-                gap = max(0, od[h] - radius)
-                key = (-(-gap // mov) + DEPLOY_SPREAD * aimed[k], gap, self.rng.random())
-                if best is None or key < best[0]:
-                    best = (key, h)
-        assert best is not None
-        return PlaceUnit(u.id, state.grid.hexes[best[1]])
+            for k in range(len(ods)):
+                gap = gaps[k][h]
+                a = -(-gap // mov) + spread[k]
+                r = draw()
+                if best_h < 0 or a < ba or a == ba and (gap < bg or gap == bg and r < br):
+                    best_h, ba, bg, br = h, a, gap, r
+        assert best_h >= 0
+        return PlaceUnit(u.id, state.grid.hexes[best_h])
 
     def _target(self, state: GameState, u: UnitState, m: int, ev: StaticEval | None = None) -> UnitState | None:
         """The enemy in range whose attack is worth most: points removed, a kill, a zone swung

@@ -103,6 +103,23 @@ class TacticianBot(GreedyBot):
             self._worths_of, self._worths = spec, unit_worths(spec)
         return shot_value(u, m, e, spec.shot_table, self._worths, KILL_BONUS)
 
+    def target(self, state: GameState, u: UnitState, m: int, pos: int) -> tuple[float, UnitState | None]:
+        """As :meth:`GreedyBot.target`, each shot valued as :meth:`shot_value` values it (written
+        out here: the bots call it for every shot)."""
+        spec = state.spec
+        if self._worths_of is not spec:
+            self._worths_of, self._worths = spec, unit_worths(spec)
+        table, worths = spec.shot_table, self._worths
+        rng = u.p.mounts[m].rng
+        row = state.grid.dist[pos]
+        best, pick = 0.0, None
+        for e in state.side_units[1 - u.side]:
+            if e.alive and row[e.pos] <= rng:
+                v = shot_value(u, m, e, table, worths, KILL_BONUS)
+                if pick is None or v > best:
+                    best, pick = v, e
+        return best, pick
+
     def shot_lists(self, state: GameState, u: UnitState, mounts: list[int]) -> ShotLists:
         """As :meth:`GreedyBot.shot_lists`, each shot valued as :meth:`shot_value` values it
         (written out here: the bots call it at every plan)."""

@@ -167,6 +167,22 @@ def zone_by_objective(state: GameState, side: int, kind: str, k: int) -> tuple[i
     return order
 
 
+_GAPS_BY_OBJECTIVE: dict[int, tuple[object, tuple[tuple[int, ...], ...]]] = {}
+
+
+def zone_gaps_by_objective(state: GameState) -> tuple[tuple[int, ...], ...]:
+    """Per objective, per hex: the hexes still to go from the hex to the objective's capture
+    zone (0 inside it; cached per board)."""
+    board = state.board
+    entry = _GAPS_BY_OBJECTIVE.get(id(board))
+    if entry is None or entry[0] is not board:
+        radius = state.spec.scenario.objectives.radius
+        gaps = tuple(tuple(max(0, d - radius) for d in od) for od in board.objective_dist)
+        entry = (board, gaps)
+        _GAPS_BY_OBJECTIVE[id(board)] = entry
+    return entry[1]
+
+
 _ZONE_GAPS: dict[int, tuple[object, tuple[int, ...]]] = {}
 
 
