@@ -172,17 +172,14 @@ def test_observed_overheat_rates_match_the_exact_odds_over_10000_engine_rolls() 
 
 
 def test_pmim_dice_overheat_prints_the_exact_odds_and_refuses_a_version_without_heat() -> None:
-    import subprocess
-    import sys
+    from tests.support.cli import pmim_in_process  # the output is the point, not the process
 
-    ok = subprocess.run([sys.executable, "-m", "pmim_analytics", "dice", "--rules", "v3-heat", "--overheat",
-                         "Timber Wolf:GG,ML", "--exact", "--format", "csv"], capture_output=True, text=True)
+    ok = pmim_in_process("dice", "--rules", "v3-heat", "--overheat", "Timber Wolf:GG,ML", "--exact", "--format", "csv")
     assert ok.returncode == 0, ok.stderr
     rows = [line.split(",") for line in ok.stdout.strip().splitlines()]
     assert rows[0][:5] == ["shot", "weapon", "heat", "total_heat", "excess"]
     assert [r[1] for r in rows[1:]] == ["GG", "ML"] and rows[2][6] == "1/3"
-    bad = subprocess.run([sys.executable, "-m", "pmim_analytics", "dice", "--rules", "v3", "--overheat",
-                          "Timber Wolf:GG"], capture_output=True, text=True)
+    bad = pmim_in_process("dice", "--rules", "v3", "--overheat", "Timber Wolf:GG")
     assert bad.returncode == 2 and "no heat rule" in bad.stderr and "Traceback" not in bad.stderr
 
 

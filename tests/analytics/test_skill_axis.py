@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -12,6 +11,7 @@ from pmim_analytics.analytics.robustness import Level, robustness_tables, split_
 from pmim_analytics.analytics.skill_axis import classify_skills, skill_lines, skill_signals, skill_tables
 from pmim_analytics.report.summary import skill_statement
 from tests.conftest import ARMIES
+from tests.support.cli import pmim_in_process
 
 
 def _cells(rows: list[tuple[str, str, str, int, int]]) -> pl.DataFrame:
@@ -88,7 +88,7 @@ def test_the_flags_are_adjusted_over_the_rows_of_a_table() -> None:
 
 def test_robustness_command_shows_skill_columns(tmp_path: Path) -> None:
     def pmim(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "pmim_analytics", *args], capture_output=True, text=True)
+        return pmim_in_process(*args)  # tests/support/cli.py: the output is the point, not the process
 
     bal, tanks = str(ARMIES / "v3-balanced.yaml"), str(ARMIES / "v3-tank-heavy.yaml")
     for k, bot in enumerate(("greedy", "greedy:skill=0.5")):

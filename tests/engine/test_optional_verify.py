@@ -23,6 +23,7 @@ from pmim_analytics.replay.format import format_game, read_game, write_game
 from pmim_analytics.rules import validate_army
 from pmim_analytics.rules.generate import random_army
 from pmim_analytics.rules.optional import OptionalRules
+from tests.support.cli import pmim_in_process
 
 
 def armies(seed: int) -> tuple[Any, Any]:
@@ -159,14 +160,13 @@ def test_verify_rejects_a_replay_whose_header_drops_the_optional_rules() -> None
 def test_pmim_replay_verify_passes_a_played_game_and_rejects_a_forged_initiative(tmp_path: Any) -> None:
     import json
     import subprocess
-    import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
     replay = tmp_path / "g.jsonl"
 
     def pmim(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "pmim_analytics", *args], capture_output=True, text=True)
+        return pmim_in_process(*args)  # tests/support/cli.py: the output is the point, not the process
 
     played = pmim("play", "--rules", "v3-rolled-initiative", "--blue", str(root / "data/armies/v3-balanced.yaml"),
                   "--red", str(root / "data/armies/v3-mech-heavy.yaml"), "--seed", "3", "--out", str(replay))

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +10,7 @@ from pmim_analytics.errors import DataFileError
 from pmim_analytics.rules import load_rules
 from pmim_analytics.rules.catalogue import clear_caches
 from pmim_analytics.rules.diff import diff_rules
+from tests.support.cli import pmim_in_process  # CLI output is the point here, not the process
 
 
 def write_variant(data_copy: Path, body: str) -> Path:
@@ -75,9 +73,7 @@ def test_a_bad_optional_rule_is_one_error_with_file_line_and_key(data_copy: Path
 
 def test_the_cli_says_it_in_one_sentence_and_exits_2(data_copy: Path) -> None:
     write_variant(data_copy, "optional_rules:\n  heet: {}\n")
-    env = {**os.environ, "PMIM_DATA": str(data_copy)}
-    proc = subprocess.run([sys.executable, "-m", "pmim_analytics", "rules", "show", "v3-try"], capture_output=True,
-                          text=True, env=env)
+    proc = pmim_in_process("rules", "show", "v3-try", env={"PMIM_DATA": str(data_copy)})
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "line 5" in proc.stderr and "unknown optional rule 'heet'" in proc.stderr
@@ -100,8 +96,7 @@ def test_diff_lists_optional_rules_switched_on_off_and_changed() -> None:
 
 
 def test_rules_show_lists_the_optional_rules_as_data() -> None:
-    proc = subprocess.run([sys.executable, "-m", "pmim_analytics", "rules", "show", "v3-catch-up", "--format",
-                           "json"], capture_output=True, text=True)
+    proc = pmim_in_process("rules", "show", "v3-catch-up", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     import json
     data = json.loads(proc.stdout)
@@ -116,8 +111,7 @@ def test_a_table_log_under_heat_needs_its_overheat_rolls(tmp_path: Path) -> None
                                                                                               "rules: v3-heat\n")
     log = tmp_path / "heat.pmimlog"
     log.write_text(text)
-    proc = subprocess.run([sys.executable, "-m", "pmim_analytics", "log", "check", str(log)], capture_output=True,
-                          text=True, cwd=root)
+    proc = pmim_in_process("log", "check", str(log), cwd=root)
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     out = proc.stdout + proc.stderr
     assert "took it 1 over its heat rating" in out and "'B:GR1 MAC overheat D6'" in out and "Traceback" not in out
