@@ -130,6 +130,12 @@ def good_replays(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 def _log(folder: Path, name: str, player: str, edit: dict[str, str] | None = None) -> Path:
     """The sample quick log with another blue player (so another game), lines replaced by prefix."""
+    p = folder / name
+    p.write_text(_log_text(player, edit), encoding="utf-8")
+    return p
+
+
+def _log_text(player: str, edit: dict[str, str] | None = None) -> str:
     lines = SAMPLE_LOG.read_text(encoding="utf-8").splitlines()
     out = []
     for line in lines:
@@ -141,9 +147,7 @@ def _log(folder: Path, name: str, player: str, edit: dict[str, str] | None = Non
         out.append(line)
     if edit and "scenario:" in edit and not any(x.startswith("scenario:") for x in lines):
         out.insert(next(i for i, x in enumerate(out) if x.startswith("rules:")) + 1, edit["scenario:"])
-    p = folder / name
-    p.write_text("\n".join(out) + "\n", encoding="utf-8")
-    return p
+    return "\n".join(out) + "\n"
 
 
 def test_an_army_entry_of_10_to_the_12_units_is_refused_at_once(tmp_path: Path) -> None:
@@ -170,10 +174,8 @@ def test_logs_with_a_huge_inline_army_an_impossible_result_or_a_path_as_scenario
     logs.mkdir()
     _log(logs, "good-1.pmimlog", "Ann")
     _log(logs, "good-2.pmimlog", "Bea")
-    _log(logs, "huge.pmimlog", "Cid", {"blue army:": "blue army: 1000000000000xIN(LAC)"})
-    summary = _log(logs, "vp.pmimlog", "Dan", {"result:": "result: blue vp 500-7"})
-    text = summary.read_text(encoding="utf-8")  # a summary log: the header and the result only
-    summary.write_text(text[: text.index("\nR1\n")] + "\nresult: blue vp 500-7\n", encoding="utf-8")
+    _log(logs, "huge.pmimlog", "Cid", HUGE_ARMY)
+    (logs / "vp.pmimlog").write_text(_impossible_result(), encoding="utf-8")
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "evil.yaml").write_text((REPO_ROOT / "data" / "scenarios" / "take-and-hold.yaml").read_text())
@@ -305,3 +307,19 @@ def test_an_army_named_like_a_formula_and_a_tag_exports_inert(tmp_path: Path) ->
         assert not any(line.startswith(("=", "+", "@")) for line in text.splitlines())
     assert any(c.startswith("'=HYPERLINK") for c in cells)  # the name is there, as text
     assert not any(c.startswith("=") for c in cells)
+
+
+HUGE_ARMY = {"blue army:": "blue army: 1000000000000xIN(LAC)"}
+
+
+def _impossible_result() -> str:
+    """A summary log (the header and the result only) with a result of 500 VP."""
+    text = _log_text("Dan", {"result:": "result: blue vp 500-7"})
+    return text[: text.index("\nR1\n")] + "\nresult: blue vp 500-7\n"
+
+
+def bad_logs() -> dict[str, str]:
+    """The logs this file writes to be refused (for test_reader_engine_differential.py)."""
+    return {"attack: a huge inline army": _log_text("Cid", HUGE_ARMY),
+            "attack: an impossible result": _impossible_result(),
+            "attack: a path as scenario": _log_text("Eve", {"scenario:": "scenario: ../../outside/evil"})}

@@ -15,6 +15,7 @@ from pmim_analytics.rules.catalogue import REPO_ROOT
 PLAYTESTS = REPO_ROOT / "data" / "playtests"
 runner = CliRunner()
 GOOD = "rules: v3\nblue army: v3-balanced\nred army: v3-tank-heavy\nR1 vp 1-0\nresult: blue manual\n"
+BAD = GOOD.replace("R1 vp 1-0", "R1 B:GE1 GG>R:TY1 hit\nR1 vp 9-0")  # a weapon the unit lacks, VP out of reach
 
 
 def test_check_prints_a_summary_per_good_log_and_exits_0() -> None:
@@ -29,7 +30,7 @@ def test_check_prints_a_summary_per_good_log_and_exits_0() -> None:
 
 def test_check_prints_every_error_with_line_and_column_and_exits_1(tmp_path: Path) -> None:
     bad = tmp_path / "bad.pmimlog"
-    bad.write_text(GOOD.replace("R1 vp 1-0", "R1 B:GE1 GG>R:TY1 hit\nR1 vp 9-0"))
+    bad.write_text(BAD)
     good = tmp_path / "good.pmimlog"
     good.write_text(GOOD)
     result = runner.invoke(app, ["log", "check", str(bad), str(good)])
@@ -78,3 +79,8 @@ def test_show_stops_at_the_first_error_with_one_sentence(tmp_path: Path) -> None
     assert result.exit_code == 2
     assert "line 4, column 4: unknown unit 'B:GE9'" in result.stderr.replace("\n", "")
     assert "Traceback" not in result.output
+
+
+def bad_logs() -> dict[str, str]:
+    """The logs this file writes to be refused (for test_reader_engine_differential.py)."""
+    return {"log check: two errors": BAD}

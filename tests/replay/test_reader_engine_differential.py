@@ -389,8 +389,9 @@ def test_the_differential_property_judged_enough_mutated_games() -> None:
 
 
 # -- hand-written bad logs ---------------------------------------------------------------------
-# Every log the tests write to be refused (``bad_logs()`` of test_manual_log_errors.py and
-# test_manual_log_optional_rules.py), judged by both. The reader refuses it at one line. The
+# Every log the tests write to be refused (``bad_logs()`` of test_manual_log_errors.py,
+# test_manual_log_optional_rules.py, test_unknown_and_estimated.py, cli/test_log.py and
+# adversarial/test_cli_attacks.py), judged by both. The reader refuses it at one line. The
 # engine is given the same log's events: the other lines as the reader reads them, and the
 # refused line put into events without any check (for the statements a replay can hold
 # unchanged: a deployment, a move or rush, a hold, an initiative roll). It must refuse them too,
@@ -403,11 +404,17 @@ bad_log_verdicts: dict[str, str] = {}
 
 
 def _bad_logs() -> dict[str, str]:
+    from tests.adversarial import test_cli_attacks as attacks
+    from tests.cli import test_log as log_cli
     from tests.replay import test_manual_log_errors as errors
     from tests.replay import test_manual_log_optional_rules as optional
+    from tests.store import test_unknown_and_estimated as unknown
 
     logs = {f"errors: {name}": text for name, text in errors.bad_logs().items()}
-    return logs | {f"optional rules: {name}": text for name, text in optional.bad_logs().items()}
+    logs |= {f"optional rules: {name}": text for name, text in optional.bad_logs().items()}
+    for module in (attacks, log_cli, unknown):
+        logs |= module.bad_logs()
+    return logs
 
 
 BAD_LOGS = _bad_logs()

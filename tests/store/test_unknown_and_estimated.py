@@ -62,11 +62,14 @@ def test_what_a_log_did_not_record(body: str, expected: tuple[str, ...]) -> None
     assert game.header.not_recorded == expected
 
 
-@pytest.mark.parametrize(("tags", "token", "fragment"), [
+BAD_TAGS = [
     ("not recorded: damage\n", "damage", "takes 'combat' or 'losses' or 'nothing'"),
     ("estimated: score\n", "score", "takes 'vp'"),
     ("estimated: vp\n", "vp", "no final VP to mark as estimated"),
-])
+]
+
+
+@pytest.mark.parametrize(("tags", "token", "fragment"), BAD_TAGS)
 def test_bad_not_recorded_and_estimated_tags_point_at_the_word(tags: str, token: str, fragment: str) -> None:
     _, errors = parse_log(HEADER + tags + "result: blue manual\n", "t.pmimlog", strict=False)
     assert errors and fragment in errors[0].message and repr(token) in errors[0].message
@@ -182,3 +185,8 @@ def test_migration_4_backfills_summary_logs_stored_as_zeros(tmp_path: Path) -> N
     flags = read_frame("SELECT source, n_events, not_recorded FROM games ORDER BY n_events", db=db).rows()
     assert flags == [("manual", 2, "combat losses"), ("manual", 87, None)]  # the detailed log was played
     assert check_db(db).ok
+
+
+def bad_logs() -> dict[str, str]:
+    """The logs this file writes to be refused (for test_reader_engine_differential.py)."""
+    return {f"tag: {tags.strip()}": HEADER + tags + "result: blue manual\n" for tags, _, _ in BAD_TAGS}
