@@ -597,6 +597,19 @@ class Proposal:
     stopped: str
     games_played: int
 
+    def run_id(self) -> str:
+        """Same search (rules, bot level, seed, budget, pairs a round, start table), same id."""
+        s = self.settings
+        text = repr((s.rules_id, s.scenario_id, s.bot, s.seed, s.budget, s.pairs_per_round, s.archetype_games,
+                     s.resamples, s.min_points, sorted(self.start.items())))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def candidate_rows(self) -> list[dict[str, Any]]:
+        """Every candidate table evaluated: one row per round and item (the ``balance_candidates`` columns)."""
+        return [{"round": r.number, "item": f.item, "listed": f.listed, "games": f.games, "implied": f.est,
+                 "lo": f.lo, "hi": f.hi, "p": f.p, "q": f.q, "proposed": f.proposed, "note": f.note or None}
+                for r in self.rounds for f in r.fit.items]
+
     def changes(self) -> dict[str, tuple[int, int]]:
         """Items whose price differs from the start table: item -> (start, proposed)."""
         return {i: (self.start[i], self.costs[i]) for i in self.start if self.costs[i] != self.start[i]}
@@ -728,6 +741,13 @@ class Check:
                     lo, hi = wilson_interval(s * n, n)
                     best = (a, b, s, lo, hi, n)
         return best
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Each archetype's score (the ``balance_checks`` columns)."""
+        return [{"level": self.level, "tbl": self.table, "archetype": n,
+                 "score": None if math.isnan(sc) else sc, "lo": None if math.isnan(lo) else lo,
+                 "hi": None if math.isnan(hi) else hi, "games": g}
+                for n, (sc, lo, hi, g) in zip(self.names, self.score, strict=True)]
 
     def verdicts(self, band: Band) -> list[tuple[str, bool, str]]:
         """Each criterion of ``band``: (criterion, holds, what was measured)."""

@@ -93,6 +93,9 @@ def propose_cmd(
     knobs: str | None = typer.Option(None, "--knobs", help="Only these prices may change, e.g. "
                                      "chassis.TY.pts,weapons.LL.pts (default: every unit, Warmech and weapon price)."),
     resamples: int = typer.Option(200, "--resamples", min=2, help="Bootstrap samples of each fit."),
+    db: Path | None = typer.Option(None, "--db", help="Database file that keeps the run, every candidate table "
+                                   "and the check (default: $PMIM_DB or data/pmim.duckdb)."),
+    no_store: bool = typer.Option(False, "--no-store", help="Write the variant file but store nothing."),
 ) -> None:
     """Search a points table for RULES in which armies are balanced at one bot level and skill,
     verify it on games it never tuned on, and write it as a variant file.
@@ -222,6 +225,17 @@ def propose_cmd(
         out.print(t)
     else:
         out.print(f"Rules diff {base.id} -> {variant.id}: no changes.", highlight=False)
+    if no_store:
+        return
+    from pmim_analytics.store.balance import save_balance_run
+    from pmim_analytics.store.connection import resolve_db_path
+
+    run = {"run_id": proposal.run_id(), "rules_id": base.id, "bot": level, "seed": seed, "budget": budget,
+           "pairs_per_round": pairs_per_round, "games": proposal.games_played, "rounds": len(proposal.rounds),
+           "stopped": proposal.stopped, "variant": variant.id, "changes": len(changes), "net_points": net}
+    save_balance_run(run, proposal.candidate_rows(), [row for c in checks for row in c.rows()], db)
+    err.print(f"stored as run {run['run_id']} ({len(proposal.candidate_rows())} candidate rows) in "
+              f"{display_path(resolve_db_path(db))}", highlight=False)
 
 
 def _print_checks(before: object, after: object, band: object) -> None:

@@ -100,8 +100,9 @@ def test_the_command_writes_a_loadable_variant_and_its_diff(tmp_path: Path) -> N
 
     data = tmp_path / "data"
     shutil.copytree(REPO_ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
+    db = tmp_path / "b.duckdb"
     r = pmim("balance", "propose", "--rules", "v3", "--bot", "greedy", "--budget", "200", "--verify-games", "0",
-             "--resamples", "20", "--seed", "5", env={"PMIM_DATA": str(data)})
+             "--resamples", "20", "--seed", "5", "--db", str(db), env={"PMIM_DATA": str(data)})
     assert r.returncode == 0, r.stderr
     files = list((data / "rules" / "variants").glob("v3-proposal-*.yaml"))
     assert len(files) == 1
@@ -113,6 +114,16 @@ def test_the_command_writes_a_loadable_variant_and_its_diff(tmp_path: Path) -> N
     changed = sum(len(rows) for rows in doc.get("overrides", {}).values())
     # one diff line per repriced item, nothing else (no change: `rules diff` prints nothing)
     assert f"{changed} changes" in shown.stdout if changed else not shown.stdout.strip()
+    # the run and every candidate it evaluated are kept: one row per round and item of v3's table
+    import duckdb
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        run = con.sql("SELECT variant, bot, games, rounds, changes FROM balance_runs").fetchall()
+        assert run == [(files[0].stem, "greedy:skill=0.75", 200, 1, changed)]
+        n, items, priced = con.sql("SELECT count(*), count(DISTINCT item), count(implied) "
+                                   "FROM balance_candidates").fetchall()[0]
+        assert n == items == len(load_rules("v3").chassis) + len(load_rules("v3").warmechs) + \
+            len(load_rules("v3").weapons) and priced >= 20
 
 
 def test_ctrl_c_leaves_no_variant_file(tmp_path: Path) -> None:
