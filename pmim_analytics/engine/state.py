@@ -763,14 +763,14 @@ class GameState(RuleChecks[UnitState]):
             return
         if not self.moved and not u.immobilized and u.p.mov > 0:
             return
-        if mechanics.attacks_left(u.p.max_attacks, self.attacks, self.rushed):
+        mounts = self.fireable_mounts(u)  # none when it has no attack left
+        if mounts:
+            # an enemy within the longest range of a weapon it may still fire: it may fire
+            rng = max(u.p.mounts[m].rng for m in mounts)
             dist_row = self.grid.dist[u.pos]
-            enemies = self.side_units[1 - u.side]
-            for m in self.fireable_mounts(u):
-                rng = u.p.mounts[m].rng
-                for e in enemies:
-                    if e.alive and dist_row[e.pos] <= rng:
-                        return
+            for e in self.side_units[1 - u.side]:
+                if e.alive and dist_row[e.pos] <= rng:
+                    return
         self._end_activation()
 
     def _end_activation(self) -> None:

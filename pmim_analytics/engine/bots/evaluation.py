@@ -192,8 +192,10 @@ class StaticEval:
         if got is not None:
             return cast(tuple[list[tuple[int, int, float]], list[tuple[int, list[tuple[float, int]]]]], got)
         table = self.table
+        ui = u.index
+        # a weapon that cannot damage u (no damage in the shot table) is no threat to it
         threats = [(pos, reach, shot_value(e, m, u, table, self.worths, 0.5) / targets)
-                   for pos, reach, e, m, targets in self.enemy_guns]
+                   for pos, reach, e, m, targets in self.enemy_guns if table[e.index][m][ui][1]]
         threats = [t for t in threats if t[2] > 0]
         row = self.dist[u.pos]
         mov = 0 if u.immobilized or u.activated and u is not self.state.active else u.p.mov
