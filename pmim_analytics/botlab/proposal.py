@@ -30,6 +30,7 @@ Polars at all; the fit is NumPy.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import random
 from collections import Counter
@@ -236,19 +237,48 @@ class Pool:
     games: list[Game] = field(default_factory=list)
     played: dict[tuple[str, str, int, str], tuple[GameOutcome, GameOutcome]] = field(default_factory=dict)
     new_games: int = 0  # games actually played (not found in ``played``)
+    spent: int = 0  # games of the budget used: played now, or resumed from an earlier run of the same search
+    resumed: set[tuple[str, str, int, str]] = field(default_factory=set)  # resumed pairs not used yet
+    used: set[tuple[str, str, int, str]] = field(default_factory=set)  # pairs whose games are in ``games``
+
+
+def key_text(key: tuple[str, str, int, str]) -> str:
+    """A pair's key as stored (``balance_games.pair_key``)."""
+    return "|".join(str(k) for k in key)
+
+
+def outcomes_text(pair: tuple[GameOutcome, GameOutcome]) -> str:
+    """A pair's two outcomes as stored (JSON)."""
+    return json.dumps([[o.game_index, o.winner, o.reason, o.rounds, o.vp_a, o.vp_b] for o in pair])
+
+
+def resume_pool(pool: Pool, stored: dict[str, str]) -> None:
+    """Put the pairs an earlier run of the same search played (``pair key -> outcomes JSON``) into ``pool``."""
+    for k, text in stored.items():
+        a, b, seed, bot = k.split("|", 3)
+        g0, g1 = (GameOutcome(*row) for row in json.loads(text))
+        key = (a, b, int(seed), bot)
+        pool.played[key] = (g0, g1)
+        pool.resumed.add(key)
 
 
 class Player:
     """Plays pairs on a backend (local pool or Ray), reusing any pair already played in this run."""
 
     def __init__(self, rules_id: str, bot: str, backend: Any, pool: Pool,
-                 progress: Callable[[int], None] | None = None, scenario_id: str = DEFAULT_SCENARIO) -> None:
+                 progress: Callable[[int], None] | None = None, scenario_id: str = DEFAULT_SCENARIO,
+                 on_job: Callable[[list[tuple[str, str]]], None] | None = None) -> None:
         self.rules_id, self.bot, self.backend, self.pool = rules_id, bot, backend, pool
-        self.progress, self.scenario_id = progress, scenario_id
+        self.progress, self.scenario_id, self.on_job = progress, scenario_id, on_job
 
     def play(self, pairs: Sequence[Pair], bot: str | None = None) -> list[tuple[Pair, GameOutcome, GameOutcome]]:
         """Both games of every pair (army A blue in the first), in the order given."""
         bot = bot or self.bot
+        for key in {p.key(bot) for p in pairs} & self.pool.resumed:
+            self.pool.resumed.discard(key)
+            self.pool.spent += 2
+            if self.progress:
+                self.progress(2)
         todo = [p for p in dict.fromkeys(pairs) if p.key(bot) not in self.pool.played]
         todo = list({p.key(bot): p for p in todo}.values())
         specs = [BatchSpec(self.rules_id, self.scenario_id, p.a, p.b, bot, bot, p.seed, 2, name="balance")
@@ -260,9 +290,14 @@ class Player:
         try:
             for job, outcomes in gen:
                 start = job.part * JOB_PAIRS
+                done = []
                 for n, p in enumerate(todo[start:start + len(job.pairs)]):
                     self.pool.played[p.key(bot)] = (outcomes[2 * n], outcomes[2 * n + 1])
+                    done.append((key_text(p.key(bot)), outcomes_text(self.pool.played[p.key(bot)])))
                 self.pool.new_games += len(outcomes)
+                self.pool.spent += len(outcomes)
+                if self.on_job:
+                    self.on_job(done)
                 if self.progress:
                     self.progress(len(outcomes))
         finally:
@@ -599,10 +634,7 @@ class Proposal:
 
     def run_id(self) -> str:
         """Same search (rules, bot level, seed, budget, pairs a round, start table), same id."""
-        s = self.settings
-        text = repr((s.rules_id, s.scenario_id, s.bot, s.seed, s.budget, s.pairs_per_round, s.archetype_games,
-                     s.resamples, s.min_points, sorted(self.start.items())))
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        return run_id(self.settings, self.start)
 
     def candidate_rows(self) -> list[dict[str, Any]]:
         """Every candidate table evaluated: one row per round and item (the ``balance_candidates`` columns)."""
@@ -623,6 +655,13 @@ class Proposal:
         return out
 
 
+def run_id(s: Settings, start: Costs) -> str:
+    """A search's id: a hash of what it plays (not of the workers or the backend, which change nothing)."""
+    text = repr((s.rules_id, s.scenario_id, s.bot, s.seed, s.budget, s.pairs_per_round, s.archetype_games,
+                 s.resamples, s.min_points, sorted(start.items())))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def check_settings(s: Settings, band: tuple[float, float] = (0.45, 0.55)) -> None:
     """Raise :class:`PmimError` (exit 2) for a band outside (0, 1) or a budget too small to test anything."""
     lo, hi = band
@@ -637,33 +676,39 @@ def check_settings(s: Settings, band: tuple[float, float] = (0.45, 0.55)) -> Non
 
 
 def propose(s: Settings, start: Costs | None = None, progress: Callable[[int], None] | None = None,
-            on_round: Callable[[Round], None] | None = None, allowed: Sequence[str] | None = None) -> Proposal:
+            on_round: Callable[[Round], None] | None = None, allowed: Sequence[str] | None = None,
+            resume: dict[str, str] | None = None, on_job: Callable[[list[tuple[str, str]]], None] | None = None
+            ) -> Proposal:
     """Search a points table for ``s.rules_id`` (see the module's docstring); ``start`` is the table
     to start from (default: the rules' own); only the items in ``allowed`` may change (default:
-    every one). ``progress(games)`` is called as games finish, ``on_round`` after each round.
-    Nothing is written: Ctrl-C leaves nothing behind."""
+    every one). ``progress(games)`` is called as games finish, ``on_round`` after each round,
+    ``on_job(pairs)`` with each chunk of pairs played (key and outcomes, to keep them); ``resume``
+    holds the pairs an interrupted run of the same search kept, which count against the budget
+    but are not played again. Nothing else is written: Ctrl-C leaves nothing behind."""
     check_settings(s)
     rules = load_rules(s.rules_id)
     start = dict(listed_costs(rules) if start is None else start)
     costs = dict(start)
     pool = Pool()
+    resume_pool(pool, resume or {})
     rounds: list[Round] = []
     seen = {tuple(sorted(costs.items()))}
     stopped = "budget"
     with open_backend(s.backend, s.workers) as backend:
-        player = Player(s.rules_id, s.bot, backend, pool, progress, s.scenario_id)
+        player = Player(s.rules_id, s.bot, backend, pool, progress, s.scenario_id, on_job)
         for r in range(10_000):
-            if pool.new_games + s.round_games > s.budget:
+            if pool.spent + s.round_games > s.budget:
                 stopped = "budget"
                 break
             pairs = random_pairs(s.rules_id, costs, s.seed, "tune", r * s.pairs_per_round, s.pairs_per_round,
                                  s.min_points, s.scenario_id)
             arche, _ = archetype_pairs(s.rules_id, start, costs, s.seed, "tune-archetypes", s.archetype_games,
                                        s.scenario_id)
-            if pool.new_games + s.round_games + 2 * len(arche) > s.budget:
+            arche = [p for p in arche if p.key(s.bot) not in pool.used]
+            if pool.spent + s.round_games + 2 * len(arche) > s.budget:
                 arche = []
-            known = {p.key(s.bot) for p in arche if p.key(s.bot) in pool.played}
-            got = player.play(pairs + [p for p in arche if p.key(s.bot) not in known])
+            got = player.play(pairs + arche)
+            pool.used.update(p.key(s.bot) for p in pairs + arche)
             pool.games += games_of(got, pool.armies)
             fit = fit_costs(pool, priced(rules, costs), costs, s.resamples, s.seed)
             changes = {f.item: (f.listed, f.proposed) for f in fit.off() if allowed is None or f.item in allowed}
@@ -672,7 +717,7 @@ def propose(s: Settings, start: Costs | None = None, progress: Callable[[int], N
             if on_round:
                 on_round(rnd)
             if not changes:
-                if 2 * pool.new_games >= s.budget:
+                if 2 * pool.spent >= s.budget:
                     stopped = "converged"
                     break
                 continue
@@ -682,7 +727,7 @@ def propose(s: Settings, start: Costs | None = None, progress: Callable[[int], N
                 stopped = "cycle"
                 break
             seen.add(key)
-    return Proposal(s, start, costs, tuple(rounds), stopped, pool.new_games)
+    return Proposal(s, start, costs, tuple(rounds), stopped, pool.spent)
 
 
 def iter_items(costs: Costs) -> Iterator[str]:

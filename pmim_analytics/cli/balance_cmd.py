@@ -126,6 +126,8 @@ def propose_cmd(
         listed_costs,
         other_skill,
         propose,
+        resume_pool,
+        run_id,
         verify,
     )
     from pmim_analytics.engine.bots.registry import BOTS
@@ -159,6 +161,19 @@ def propose_cmd(
     for line in definition.sentences():
         out.print("  " + line, highlight=False, soft_wrap=True)
     verify_total = 4 * verify_games
+    rid = run_id(s, start)
+    stored: dict[str, str] = {}
+    on_job = None
+    if not no_store:
+        from pmim_analytics.store.balance import read_balance_games, save_balance_games
+
+        stored = read_balance_games(rid, db)
+        if stored:
+            err.print(f"resuming run {rid}: {len(stored)} pairs of games kept from an earlier, interrupted run",
+                      highlight=False)
+
+        def on_job(done: list[tuple[str, str]]) -> None:
+            save_balance_games(rid, done, db)
     with _progress() as bar:
         task = bar.add_task(f"search at {level}", total=budget)
         rounds_seen: list[str] = []
@@ -171,17 +186,19 @@ def propose_cmd(
             rounds_seen.append(f"round {r.number}: {r.games} games in the pool; repriced: {ch}")
             err.print(rounds_seen[-1], highlight=False, soft_wrap=True)
 
-        proposal = propose(s, start, lambda n: bar.advance(task, n), on_round, allowed)
+        proposal = propose(s, start, lambda n: bar.advance(task, n), on_round, allowed, stored, on_job)
         bar.update(task, total=proposal.games_played, completed=proposal.games_played)
         checks = []
         vtask = bar.add_task("held-out verification", total=verify_total)
         if verify_games:
             with open_backend(backend, workers) as be:
-                player = Player(rules, level, be, Pool(), lambda n: bar.advance(vtask, n))
+                vpool = Pool()
+                resume_pool(vpool, stored)
+                player = Player(rules, level, be, vpool, lambda n: bar.advance(vtask, n), on_job=on_job)
                 for lv in (level, level2):
                     for name, table in (("before", start), ("after", proposal.costs)):
                         checks.append(verify(player, rules, start, table, name, lv, seed, verify_games, resamples))
-            bar.update(vtask, total=player.pool.new_games, completed=player.pool.new_games)
+            bar.update(vtask, total=player.pool.spent, completed=player.pool.spent)
 
     changes = proposal.changes()
     net, moved = sum(b - a for a, b in changes.values()), sum(abs(b - a) for a, b in changes.values())

@@ -46,3 +46,29 @@ def save_balance_run(run: dict[str, Any], candidates: Sequence[dict[str, Any]], 
         except duckdb.Error as e:
             rollback_quietly(con)
             raise StoreError(f"the balance run could not be stored: {str(e).splitlines()[0]}") from e
+
+
+def save_balance_games(run_id: str, games: Sequence[tuple[str, str]], db: str | Path | None = None) -> None:
+    """Keep played pairs of a run (``(pair_key, outcomes JSON)``), so that the run can resume."""
+    if not games:
+        return
+    with open_writer(db) as con:
+        try:
+            con.execute("BEGIN TRANSACTION")
+            con.executemany("INSERT OR REPLACE INTO balance_games (run_id, pair_key, outcomes) VALUES (?, ?, ?)",
+                            [[run_id, k, o] for k, o in games])
+            con.execute("COMMIT")
+        except duckdb.Error as e:
+            rollback_quietly(con)
+            raise StoreError(f"the balance games could not be stored: {str(e).splitlines()[0]}") from e
+
+
+def read_balance_games(run_id: str, db: str | Path | None = None) -> dict[str, str]:
+    """The pairs a run has played so far: pair key -> outcomes JSON (empty when none, or no database)."""
+    from pmim_analytics.store.connection import resolve_db_path
+
+    if not resolve_db_path(db).exists():
+        return {}
+    with open_writer(db) as con:
+        rows = con.execute("SELECT pair_key, outcomes FROM balance_games WHERE run_id = ?", [run_id]).fetchall()
+    return {str(k): str(o) for k, o in rows}

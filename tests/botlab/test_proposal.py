@@ -145,3 +145,40 @@ def test_ctrl_c_leaves_no_variant_file(tmp_path: Path) -> None:
     _, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 130, stderr
     assert not list((data / "rules" / "variants").glob("*proposal*"))
+
+
+def test_a_run_interrupted_then_run_again_resumes_and_proposes_what_an_uninterrupted_run_does(tmp_path: Path
+                                                                                            ) -> None:
+    import shutil
+    import signal
+    import time
+
+    data = tmp_path / "data"
+    shutil.copytree(REPO_ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
+    db = tmp_path / "r.duckdb"
+    env = {**os.environ, "PMIM_DATA": str(data)}
+    args = ["balance", "propose", "--rules", "v3", "--bot", "greedy", "--budget", "400", "--verify-games", "0",
+            "--resamples", "20", "--seed", "3"]
+    proc = subprocess.Popen([sys.executable, "-m", "pmim_analytics", *args, "--db", str(db)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().startswith("Balanced")
+    # a few chunks of 10 pairs are played and kept (should the run end first, all of them are: the
+    # second run resumes either way; the first write also creates the database, which takes a while)
+    time.sleep(20)
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.communicate(timeout=300)
+    assert proc.returncode in (0, 130)
+    again = pmim(*args, "--db", str(db), env={"PMIM_DATA": str(data)})
+    assert again.returncode == 0, again.stderr
+    assert "resuming run" in again.stderr
+    fresh = pmim(*args, "--no-store", env={"PMIM_DATA": str(data)})
+    assert fresh.returncode == 0, fresh.stderr
+
+    def proposal_line(text: str) -> str:
+        return next(line for line in text.splitlines() if line.startswith("Proposal for v3"))
+
+    assert proposal_line(again.stdout) == proposal_line(fresh.stdout)
+    files = sorted((data / "rules" / "variants").glob("v3-proposal-*.yaml"), key=lambda p: p.stat().st_mtime)
+    docs = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in files[-2:]]
+    assert docs[0].get("overrides") == docs[1].get("overrides")
