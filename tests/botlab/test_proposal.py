@@ -45,7 +45,9 @@ def pmim(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
     (["--bot", "random"], "takes no skill"),
 ])
 def test_bad_input_is_one_sentence_and_exit_2(args: list[str], words: str) -> None:
-    r = pmim("balance", "propose", "--rules", "v3", "--bot", "greedy", *args)
+    from tests.support.cli import pmim_in_process
+
+    r = pmim_in_process("balance", "propose", "--rules", "v3", "--bot", "greedy", *args)
     assert r.returncode == 2, r.stderr
     assert words in r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
