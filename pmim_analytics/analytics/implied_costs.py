@@ -39,6 +39,7 @@ size is in every row (``family``) and in the summary.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,14 +103,19 @@ def _mad(r: np.ndarray) -> float:
     return float(1.4826 * np.median(np.abs(r - np.median(r))))
 
 
-def huber_fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, scale: float, start: np.ndarray | None = None
-              ) -> np.ndarray:
-    """Minimise Σ w_i·ρ((y_i - x_i·θ) / scale) with Huber's ρ by iteratively reweighted least squares."""
-    theta = _wls(x, y, w) if start is None else start
+#: A weighted least-squares solver: (design, response, weights) -> coefficients.
+Solver = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def huber_fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, scale: float, start: np.ndarray | None = None,
+              *, wls: Solver = _wls, tol: float = 1e-9) -> np.ndarray:
+    """Minimise Σ w_i·ρ((y_i - x_i·θ) / scale) with Huber's ρ by iteratively reweighted least squares
+    (each step solved by ``wls``, stopping once no coefficient moves by ``tol``)."""
+    theta = wls(x, y, w) if start is None else start
     for _ in range(100):
         a = np.abs(y - x @ theta) / scale
-        new = _wls(x, y, w * np.where(a <= HUBER_K, 1.0, HUBER_K / np.maximum(a, 1e-12)))
-        done = float(np.max(np.abs(new - theta))) < 1e-9
+        new = wls(x, y, w * np.where(a <= HUBER_K, 1.0, HUBER_K / np.maximum(a, 1e-12)))
+        done = float(np.max(np.abs(new - theta))) < tol
         theta = new
         if done:
             break
@@ -139,12 +145,14 @@ def huber_fits(x: np.ndarray, y: np.ndarray, w: np.ndarray, scale: float, start:
     return theta
 
 
-def robust_scale(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray]:
-    """The residual scale (MAD of a Huber fit started from least squares) and that fit."""
-    s = _mad(y - x @ _wls(x, y, w)) or 1.0
-    theta = huber_fit(x, y, w, s)
+def robust_scale(x: np.ndarray, y: np.ndarray, w: np.ndarray, *, wls: Solver = _wls, tol: float = 1e-9
+                 ) -> tuple[float, np.ndarray]:
+    """The residual scale (MAD of a Huber fit started from least squares) and that fit (solver and
+    tolerance as :func:`huber_fit`)."""
+    s = _mad(y - x @ wls(x, y, w)) or 1.0
+    theta = huber_fit(x, y, w, s, wls=wls, tol=tol)
     s = _mad(y - x @ theta) or s
-    return s, huber_fit(x, y, w, s, theta)
+    return s, huber_fit(x, y, w, s, theta, wls=wls, tol=tol)
 
 
 def _wmedian(r: np.ndarray, a: np.ndarray) -> float:

@@ -40,9 +40,10 @@ from typing import Any
 
 import numpy as np
 
+from pmim_analytics.analytics import implied_costs
 from pmim_analytics.analytics.costs import MIN_GAMES, MIN_GAMES_PER_TYPE, MIN_LAMBDA_Z, _confounded, _fixed_classes
 from pmim_analytics.analytics.flags import FDR, bh_adjust
-from pmim_analytics.analytics.implied_costs import HUBER_K, huber_center, implied_scale
+from pmim_analytics.analytics.implied_costs import huber_center, implied_scale
 from pmim_analytics.analytics.stats import Z95, normal_two_sided_p, wilson_interval
 from pmim_analytics.botlab.ladder import sample_armies
 from pmim_analytics.errors import PmimError
@@ -413,31 +414,19 @@ def _wls(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out
 
 
-def _mad(r: np.ndarray) -> float:
-    return float(1.4826 * np.median(np.abs(r - np.median(r))))
+#: The fits stop once no coefficient moves by this much (looser than the report's 1e-9: the search refits often).
+FIT_TOL = 1e-7
 
 
 def huber_fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, scale: float, start: np.ndarray | None = None
               ) -> np.ndarray:
-    """Huber regression by iteratively reweighted least squares (the loss and constant of
-    :func:`~pmim_analytics.analytics.implied_costs.huber_fit`, solved by :func:`_wls`)."""
-    theta = _wls(x, y, w) if start is None else start
-    for _ in range(100):
-        a = np.abs(y - x @ theta) / scale
-        new = _wls(x, y, w * np.where(a <= HUBER_K, 1.0, HUBER_K / np.maximum(a, 1e-12)))
-        done = float(np.max(np.abs(new - theta))) < 1e-7
-        theta = new
-        if done:
-            break
-    return theta
+    """:func:`~pmim_analytics.analytics.implied_costs.huber_fit` solved by :func:`_wls`, to :data:`FIT_TOL`."""
+    return implied_costs.huber_fit(x, y, w, scale, start, wls=_wls, tol=FIT_TOL)
 
 
 def robust_scale(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray]:
-    """The residual scale (MAD of a Huber fit started from least squares), then held fixed, and that fit."""
-    s = _mad(y - x @ _wls(x, y, w)) or 1.0
-    theta = huber_fit(x, y, w, s)
-    s = _mad(y - x @ theta) or s
-    return s, huber_fit(x, y, w, s, theta)
+    """:func:`~pmim_analytics.analytics.implied_costs.robust_scale` solved by :func:`_wls`, to :data:`FIT_TOL`."""
+    return implied_costs.robust_scale(x, y, w, wls=_wls, tol=FIT_TOL)
 
 
 def _weapon_groups(rules: RulesVersion, weapons: list[str], fielded: dict[str, float]) -> list[list[str]]:
