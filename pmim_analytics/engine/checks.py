@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+from pmim_analytics.engine import rulings
 from pmim_analytics.engine.actions import Action, ActivateUnit, FireWeapon, MoveUnit, PlaceUnit, RushUnit
 from pmim_analytics.errors import IllegalActionError
 from pmim_analytics.model.hexes import Hex
@@ -135,42 +136,60 @@ class RuleChecks(Generic[U]):
             raise IllegalActionError(f"{u.id} has already activated in round {self.round}")
 
     def _check_move(self, u: U, h: Hex) -> None:
-        if self.moved:
+        walked: list[int | None] = []
+
+        def walk(i: int) -> int | None:
+            walked.append(self.path_length(u, i))
+            return walked[-1]
+
+        refused = rulings.move_refusal(self.moved, u.immobilized)
+        if refused is None:
+            refused = rulings.destination_refusal(self.grid, u.pos, (h.col, h.row), u.p.mov, taken=self._taken,
+                                                  impassable=self.board.impassable, walk=walk)
+        if refused is None:
+            self._checked_path = walked[-1]
+            return
+        if refused == rulings.MOVED:
             raise IllegalActionError(f"{u.id} has already moved this activation")
-        if u.immobilized:
+        if refused == rulings.IMMOBILIZED:
             raise IllegalActionError(f"{u.id} is immobilized and cannot move")
-        if not self.grid.contains(h):
+        if refused == rulings.OFF_MAP:
             raise IllegalActionError(f"{u.id} cannot move to {h.format()}: off the map")
         i = self.grid.index(h)
-        if i == u.pos:
+        if refused == rulings.STAYS:
             raise IllegalActionError(f"{u.id} cannot move to {h.format()}: it is already there")
-        if self.occ[i] >= 0:
+        if refused == rulings.OCCUPIED:
             raise IllegalActionError(f"{u.id} cannot move to {h.format()}: "
                                      f"{self.units[self.occ[i]].id} is there (no stacking)")
-        if self.board.impassable[i]:
+        if refused == rulings.IMPASSABLE:
             raise IllegalActionError(f"{u.id} cannot move to {h.format()}: impassable")
-        n = self.path_length(u, i)
-        if n is None:
-            d = self.grid.dist[u.pos][i]
-            why = (f"{d} hexes away, MOV {u.p.mov}" if d > u.p.mov
-                   else "every path within MOV is blocked by enemy units or terrain")
-            raise IllegalActionError(f"{u.id} cannot move to {h.format()}: {why}")
-        self._checked_path = n
+        d = self.grid.dist[u.pos][i]
+        why = (f"{d} hexes away, MOV {u.p.mov}" if refused == rulings.TOO_FAR
+               else "every path within MOV is blocked by enemy units or terrain")
+        raise IllegalActionError(f"{u.id} cannot move to {h.format()}: {why}")
+
+    def _taken(self, i: int) -> bool:
+        """Whether a unit stands on hex index ``i``."""
+        return self.occ[i] >= 0
 
     def _check_rush(self, u: U, h: Hex) -> None:
         if self._rush is None:
             raise IllegalActionError(f"{u.id} cannot rush: rushing is not a rule of this game")
         if not mechanics.may_rush(self.attacks):
             raise IllegalActionError(f"{u.id} cannot rush: it has already attacked this activation")
-        if self.moved:
+        refused = rulings.move_refusal(self.moved, u.immobilized)
+        if refused == rulings.MOVED:
             raise IllegalActionError(f"{u.id} has already moved this activation")
-        if u.immobilized:
+        if refused == rulings.IMMOBILIZED:
             raise IllegalActionError(f"{u.id} is immobilized and cannot move")
-        if not self.grid.contains(h):
+        refused = rulings.destination_refusal(self.grid, u.pos, (h.col, h.row),
+                                              mechanics.rush_distance(self._rush, u.p.mov), taken=self._taken,
+                                              impassable=self.board.impassable,
+                                              walk=lambda i: self.rush_reachable(u).get(i))
+        if refused == rulings.OFF_MAP:
             raise IllegalActionError(f"{u.id} cannot rush to {h.format()}: off the map")
-        i = self.grid.index(h)
-        if i == u.pos or self.occ[i] >= 0 or self.board.impassable[i] or i not in self.rush_reachable(u):
-            d = self.grid.dist[u.pos][i]
+        if refused is not None:
+            d = self.grid.dist[u.pos][self.grid.index(h)]
             raise IllegalActionError(f"{u.id} cannot rush to {h.format()}: {d} hexes away, occupied, impassable "
                                      "or every path within its rush distance is blocked")
 
@@ -184,23 +203,26 @@ class RuleChecks(Generic[U]):
 
     def _check_fire(self, u: U, mount: str, target_id: str) -> None:
         m = self.mount_index(u, mount)
-        if not mechanics.attacks_left(u.p.max_attacks, self.attacks, self.rushed):
+        left = mechanics.attacks_left(u.p.max_attacks, self.attacks, self.rushed)
+        t = self.unit(target_id)
+        rng = u.p.mounts[m].rng
+        d = self.grid.dist[u.pos][t.pos]
+        refused = rulings.fire_refusal(left, bool((self.fired >> m) & 1), bool((u.lost >> m) & 1), not u.can_use(m),
+                                       t.side == u.side, t.alive, d, rng)
+        if refused == rulings.NO_ATTACK_LEFT:
             why = "rushed this activation and may not attack" if self.rushed else \
                 f"has already made {self.attacks} attack(s) this activation"
             raise IllegalActionError(f"{u.id} {why}")
-        if (self.fired >> m) & 1:
+        if refused == rulings.FIRED:
             raise IllegalActionError(f"{u.id} has already fired its {mount} weapon this activation")
-        if (u.lost >> m) & 1:
+        if refused == rulings.OVERHEATED:
             raise IllegalActionError(f"{u.id} cannot fire its {mount} weapon: it was destroyed by overheating")
-        if not u.can_use(m):
+        if refused == rulings.LOCATION_LOST:
             raise IllegalActionError(f"{u.id} cannot fire its {mount} weapon: that location is destroyed")
-        t = self.unit(target_id)
-        if t.side == u.side:
+        if refused == rulings.SAME_SIDE:
             raise IllegalActionError(f"{u.id} cannot attack {t.id}: same side")
-        if not t.alive:
+        if refused == rulings.TARGET_DEAD:
             raise IllegalActionError(f"{u.id} cannot attack {t.id}: already destroyed")
-        d = self.grid.dist[u.pos][t.pos]
-        rng = u.p.mounts[m].rng
-        if d > rng:
+        if refused == rulings.OUT_OF_RANGE:
             raise IllegalActionError(f"{u.id} cannot attack {t.id}: {d} hexes away, {u.p.mounts[m].weapon} "
                                      f"range {rng}")

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import cast
 
+from pmim_analytics.engine import rulings
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit, RushUnit
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER, RuleChecks
 from pmim_analytics.engine.movement import walk_lengths
@@ -364,7 +365,7 @@ class GameState(RuleChecks[UnitState]):
 
     def can_move(self, u: UnitState) -> bool:
         """True when ``u`` is active, has not moved and is able to move."""
-        return u is self.active and not self.moved and not u.immobilized and u.p.mov > 0
+        return u is self.active and rulings.move_refusal(self.moved, u.immobilized) is None and u.p.mov > 0
 
     def can_rush(self, u: UnitState) -> bool:
         """True when rushing is on and ``u`` could move and has not attacked this activation."""
@@ -627,14 +628,13 @@ class GameState(RuleChecks[UnitState]):
         hit = combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.needed)
         damage = combat.attack_damage(wm.strength, wm.rpt, tgt.p.arm) if hit else 0
         overkill = 0
-        destroyed_loc = False
+        lost = False  # the hit took the last HP of the unit (basic) or of the location hit
         if hit:
             if location is None:
-                tgt.hp, overkill = combat.absorb(tgt.hp, damage)
+                tgt.hp, overkill, lost = combat.hit_result(tgt.hp, damage)
             else:
                 li = combat.LOC_INDEX[location]
-                tgt.loc_hp[li], overkill = combat.absorb(tgt.loc_hp[li], damage)
-                destroyed_loc = damage > 0 and tgt.loc_hp[li] == 0
+                tgt.loc_hp[li], overkill, lost = combat.hit_result(tgt.loc_hp[li], damage)
         self.attacks += 1
         self.fired |= 1 << m
         dist = self.grid.dist[att.pos][tgt.pos]
@@ -643,11 +643,10 @@ class GameState(RuleChecks[UnitState]):
                              target=tgt.id, distance=dist, roll=roll, acc=wm.acc, needed=tgt.p.needed, hit=hit,
                              location=location, location_rolls=tuple(self._loc_rolls), damage=damage,
                              overkill=overkill))
-        if hit and tgt.alive:
+        if lost and tgt.alive:
             if location is None:
-                if tgt.hp == 0:
-                    self._destroy(tgt, att)
-            elif destroyed_loc:
+                self._destroy(tgt, att)
+            else:
                 self._location_lost(tgt, location, att)
         if self.phase != OVER:
             if att.p.heat_rating >= 0 and self._heats_up(att, m, wm.heat):
@@ -705,12 +704,12 @@ class GameState(RuleChecks[UnitState]):
         wm = att.p.mounts[m]
         damage = mechanics.overheat_damage(wm.strength, wm.rpt)
         li = combat.LOC_INDEX[location]
-        att.loc_hp[li], overkill = combat.absorb(att.loc_hp[li], damage)
+        att.loc_hp[li], overkill, lost = combat.hit_result(att.loc_hp[li], damage)
         events = self.events
         events.append(WeaponLost(seq=len(events) + 1, round=self.round, unit=att.id, weapon=wm.weapon, mount=wm.mount,
                                  location=location, location_rolls=tuple(self._heat_rolls), damage=damage,
                                  overkill=overkill))
-        if damage > 0 and att.loc_hp[li] == 0:
+        if lost:
             self._location_lost(att, location, None)
         else:  # the weapon lost may be the last one
             self._loss_follows(att, None)
@@ -750,7 +749,7 @@ class GameState(RuleChecks[UnitState]):
         if not tgt.activated and self.phase == BATTLE:
             self.waiting[tgt.side] -= 1
         self._emit(UnitDestroyed(seq=len(self.events) + 1, round=self.round, unit=tgt.id, by=by.id if by else None))
-        if self.living[tgt.side] == 0:
+        if mechanics.is_wiped_out(self.living[tgt.side]):
             self._finish(SIDES[1 - tgt.side], "wipeout")
 
     def _maybe_auto_end(self) -> None:
@@ -761,7 +760,7 @@ class GameState(RuleChecks[UnitState]):
         if not u.alive:
             self._end_activation()
             return
-        if not self.moved and not u.immobilized and u.p.mov > 0:
+        if rulings.move_refusal(self.moved, u.immobilized) is None and u.p.mov > 0:
             return
         mounts = self.fireable_mounts(u)  # none when it has no attack left
         if mounts:

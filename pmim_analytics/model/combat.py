@@ -57,6 +57,14 @@ def absorb(left: int, damage: int) -> tuple[int, int]:
     return (left - damage if damage < left else 0), (damage - left if damage > left else 0)
 
 
+def hit_result(left: int, damage: int) -> tuple[int, int, bool]:
+    """A hit of ``damage`` on a unit's (or a location's) ``left`` HP: the HP left, the overkill
+    (:func:`absorb`), and whether the hit took the last of them, which destroys the unit (a basic
+    unit) or the location (a Warmech's; :func:`location_loss_follows` says what that leads to)."""
+    after, overkill = absorb(left, damage)
+    return after, overkill, left > 0 and after == 0
+
+
 def location_is_hittable(loc_hp: list[int], code: str) -> bool:
     """A chart entry can take the hit when the body has that location and it still has HP.
 
@@ -114,5 +122,5 @@ def location_loss_follows(body: str, loc_hp: list[int] | tuple[int, ...], immobi
 
 
 __all__ = ["CT", "IMMOBILIZING", "KILL_CONDITIONS", "LA", "LL", "LOCATIONS", "LOC_INDEX", "LT", "RA", "RL", "RT",
-           "absorb", "attack_damage", "hit_probability", "is_disarmed", "is_hit", "is_mech_destroyed",
+           "absorb", "attack_damage", "hit_result", "hit_probability", "is_disarmed", "is_hit", "is_mech_destroyed",
            "is_mech_immobilized", "location_is_hittable", "location_loss_follows", "roll_hits", "two_d6_at_least"]

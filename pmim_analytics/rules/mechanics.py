@@ -123,12 +123,23 @@ def round_limit_winner(victory: Victory, blue_vp: int, red_vp: int) -> str | Non
     return "blue" if blue_vp > red_vp else "red" if red_vp > blue_vp else None
 
 
+def rounds_left(victory: Victory, round_no: int) -> int:
+    """The rounds the scenario's round limit leaves after round ``round_no``: 0 in the last round,
+    negative past it (a round the game never reaches)."""
+    return victory.round_limit - round_no
+
+
+def is_wiped_out(living: int) -> bool:
+    """A side with no unit left has lost at once (a wipeout)."""
+    return living <= 0
+
+
 def round_end_result(victory: Victory, round_no: int, blue_vp: int, red_vp: int) -> tuple[str | None, str] | None:
     """How the game stands after round ``round_no`` is scored: ``(winner, reason)`` if it is over, else ``None``."""
     winner = vp_winner(victory, blue_vp, red_vp)
     if winner is not None:
         return winner, "vp"
-    if round_no >= victory.round_limit:
+    if rounds_left(victory, round_no) <= 0:
         return round_limit_winner(victory, blue_vp, red_vp), "round_limit"
     return None
 
@@ -227,5 +238,5 @@ __all__ = ["ATTACKS_PER_ACTIVATION", "OVERHEAT_DIE", "activation_heat", "activat
            "heat_rating", "initiative_first", "is_overheated", "overheat_chance", "overheat_damage",
            "overheat_excess", "rush_distance", "weapon_heat", "attacks_per_activation", "chart_codes",
            "deployment_rows", "hit_needed", "in_capture_zone",
-           "infantry_range", "objective_scorer", "round_end_result", "round_limit_winner", "vp_winner",
-           "weapon_range"]
+           "infantry_range", "is_wiped_out", "objective_scorer", "rounds_left", "round_end_result",
+           "round_limit_winner", "vp_winner", "weapon_range"]

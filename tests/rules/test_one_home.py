@@ -49,6 +49,19 @@ FINGERPRINTS: dict[str, tuple[str, ...]] = {
     "move length (shortest legal path)": (r"\bgrid\.neighbours\b",),
     # a unit kind deploys within its depth of its side's edge
     "deployment zone": (r"\bdeployment\.depth\b", r"\.depth\s*,\s*kind\b"),
+    # a unit moves once an activation, and not when immobilized
+    "may move now": (r"\bif\s+[\w.]*\bmoved\s*:", r"\bif\s+[\w.]*\bimmobilized\s*:", r"\bmoves\s*>=\s*1\b"),
+    # where a move may end: on the map, free, passable, within MOV by a legal walk
+    "move destination": (r"\bdist\b(\[[^\]]*\])+\s*>\s*[\w.]*\blimit\b", r"\bpath\s*>\s*[\w.]*\blimit\b",
+                         r"\bif\s+[\w.]*\bimpassable\[\s*\w+\s*\]\s*:"),
+    # an attack: one left, each weapon once, the weapon usable, an enemy standing, within range
+    "attack legality": (r"\bdist(ance)?\b(\[[^\]]*\])*\s*>\s*[\w.]*\brng\b",),
+    # a hit takes HP, never below 0; taking the last destroys the unit or the location
+    "a hit's damage taken": (r"\babsorb\(",),
+    # a side with no unit left has lost
+    "wipeout": (r"\bliving\b(\[[^\]]*\])?\s*(==|<=)\s*0\b", r"\ball\(\s*\w+\.is_destroyed\b"),
+    # the scenario's round limit: the last round, and no round after it
+    "round limit": (r"\bround_limit\s*(<=|>=|==|!=|<|>|-)", r"(<=|>=|==|!=|<|>|-)\s*[\w.]*\bround_limit\b"),
 }
 
 

@@ -14,7 +14,8 @@ from pmim_analytics.rules.models import RulesVersion, Weapon
 
 
 def resolve_weapon(unit: UnitState, s: AttackStmt | OverheatStmt, rules: RulesVersion) -> tuple[Weapon, str]:
-    """The weapon and mount an attack (or overheat) line names; it must be on the unit and still usable."""
+    """The weapon and mount an attack (or overheat) line names; it must be on the unit (whether it
+    may fire is :func:`~pmim_analytics.engine.rulings.fire_refusal`'s to say)."""
     try:
         weapon: Weapon | None = find_weapon(rules, s.weapon.text)
     except UnknownNameError:
@@ -32,12 +33,6 @@ def resolve_weapon(unit: UnitState, s: AttackStmt | OverheatStmt, rules: RulesVe
                      f"{weapon.code}/{mounts[0]} to say which fired")
     else:
         mount = mounts[0]
-    if unit.is_warmech and unit.is_lost(mount):
-        raise Reject(s.weapon, f"{s.unit.text!r} lost its {location_name(mount)}, so its {s.weapon.text!r} "
-                     f"cannot fire")
-    if mount in unit.heat_lost:
-        raise Reject(s.weapon, f"{s.unit.text!r}'s {s.weapon.text!r} overheated and was lost on line "
-                     f"{unit.heat_lost[mount]}, so it cannot fire")
     return weapon, mount
 
 
@@ -55,11 +50,13 @@ def check_roll(s: AttackStmt, weapon: Weapon, needed: int) -> None:
 
 def check_damage(s: AttackStmt, weapon: Weapon, target: UnitState) -> int:
     """The damage the rules give, (STR - ARM) x RPT on a hit, never negative; a written one must match."""
-    arm = target.spec.arm  # type: ignore[attr-defined]
+    arm = target.spec.arm
     damage = attack_damage(weapon.strength, weapon.rpt, arm) if s.hit else 0
     if s.damage is not None and s.damage != damage:
         why = f"(STR {weapon.strength} - ARM {arm}) x RPT {weapon.rpt} = {damage}" if s.hit else "a miss deals 0"
-        raise Reject(s.damage_tok, f"damage {s.damage_tok.text!r} does not match the rules: {why}")  # type: ignore[union-attr]
+        tok = s.damage_tok
+        assert tok is not None  # a damage is always read with its token
+        raise Reject(tok, f"damage {tok.text!r} does not match the rules: {why}")
     return damage
 
 
@@ -85,7 +82,7 @@ def check_chart_location(tok: Token, loc: str, rolls: tuple[int, ...], target: U
     destroyed (the rules re-roll those), and given by the last of ``rolls``, the earlier ones
     re-rolled because they gave destroyed locations."""
     if not target.has_location(loc):
-        raise Reject(tok, f"a {target.spec.body} Warmech has no {location_name(loc)} {tok.text!r}; "  # type: ignore[attr-defined]
+        raise Reject(tok, f"a {target.body} Warmech has no {location_name(loc)} {tok.text!r}; "
                      f"its locations are {target.location_names()}")
     if target.is_lost(loc):
         raise Reject(tok, f"{name!r}'s {location_name(loc)} {tok.text!r} is already destroyed; "
@@ -94,7 +91,7 @@ def check_chart_location(tok: Token, loc: str, rolls: tuple[int, ...], target: U
         *rerolled, last = rolls
         if target.chart_location(last, rules) != loc:
             raise Reject(tok, f"hit-location die {last} gives {target.chart_location(last, rules)} on the "
-                         f"{target.spec.body} chart, not {loc} as {tok.text!r} says")  # type: ignore[attr-defined]
+                         f"{target.body} chart, not {loc} as {tok.text!r} says")
         for d in rerolled:
             where = target.chart_location(d, rules)
             if target.has_location(where) and not target.is_lost(where):

@@ -17,9 +17,11 @@ later marker line saying the same (``R:TY3 destroyed``) just confirms it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pmim_analytics.engine import rulings
 from pmim_analytics.engine.movement import walk_lengths
 from pmim_analytics.errors import Location, ReplayError
 from pmim_analytics.model.events import (
@@ -85,8 +87,10 @@ from pmim_analytics.rules.mechanics import (
     deployment_rows,
     initiative_first,
     is_overheated,
+    is_wiped_out,
     may_rush,
     overheat_damage,
+    rounds_left,
     rush_distance,
     vp_winner,
     weapon_heat,
@@ -141,6 +145,10 @@ class LogBuilder:
         self.result_refused = False  # a result line was given but refused (its error is reported)
         self.game_end: GameEnd | None = None
         self.last_line = 0
+        self.grid = grid_for(self.scenario.map.columns, self.scenario.map.rows)
+        self.impassable = bytearray(self.grid.size)
+        for h in self.scenario.map.impassable:
+            self.impassable[self.grid.index(h)] = 1
 
     # -- plumbing -------------------------------------------------------------------
     def _error(self, tok: Token | None, message: str, line: int | None = None) -> None:
@@ -216,7 +224,7 @@ class LogBuilder:
                 line = self.last_round_tok.line if self.last_round_tok else "?"
                 raise Reject(tok, f"round {tok.text!r} comes after R{self.last_round} (line {line}); "
                              f"rounds only go forward")
-            if r > self.scenario.victory.round_limit:
+            if rounds_left(self.scenario.victory, r) < 0:
                 raise Reject(tok, f"round {tok.text!r} is past {self.scenario.name}'s limit of "
                              f"{self.scenario.victory.round_limit} rounds")
             if r != self.last_round:
@@ -255,23 +263,24 @@ class LogBuilder:
         return None
 
     # -- activations ----------------------------------------------------------------
-    def _activation(self, stmt: Body, unit: UnitState, what: str, staged: list[Event]) -> _Activation | None:
+    def _activation(self, stmt: MoveStmt | HoldStmt | AttackStmt, unit: UnitState, what: str,
+                    staged: list[Event]) -> _Activation | None:
         """Check that ``unit`` may act now; emit round_start/activate into ``staged``."""
         r = stmt.round
         if r is None:
             return None
         if r == 0:
-            tok = stmt.round_tok or stmt.unit  # type: ignore[attr-defined]
+            tok = stmt.round_tok or stmt.unit
             raise Reject(tok, f"R0 is deployment; a {what} belongs to a round from R1 on")
         if r in self.vp_rounds:
-            raise Reject(stmt.unit, f"R{r} already ended with its VP line (line {self.vp_rounds[r]}), so "  # type: ignore[attr-defined]
-                         f"{stmt.unit.text!r} cannot act in it")  # type: ignore[attr-defined]
+            raise Reject(stmt.unit, f"R{r} already ended with its VP line (line {self.vp_rounds[r]}), so "
+                         f"{stmt.unit.text!r} cannot act in it")
         cur = self.current
         if cur is not None and cur.unit == unit.id and cur.round == r:
             return cur
         done = self.activated.get(r, {})
         if unit.id in done:
-            raise Reject(stmt.unit, f"{stmt.unit.text!r} already activated in R{r} (line {done[unit.id]}); "  # type: ignore[attr-defined]
+            raise Reject(stmt.unit, f"{stmt.unit.text!r} already activated in R{r} (line {done[unit.id]}); "
                          f"a unit activates once a round and its actions go together")
         if r not in self.started:
             self._check_initiative(stmt, unit, r)
@@ -298,7 +307,7 @@ class LogBuilder:
         if unit.deploy_line is not None:
             raise Reject(s.unit, f"{s.unit.text!r} is already deployed (line {unit.deploy_line})")
         self._check_hex(s.hex, s.hex_tok)
-        kind = "infantry" if unit.spec.kind == "infantry" else unit.spec.kind  # type: ignore[attr-defined]
+        kind = unit.spec.kind
         if not in_deployment_zone(s.hex, unit.side, kind, self.scenario):
             depth = len(deployment_rows(self.scenario, unit.side, kind))
             edge = getattr(self.scenario.deployment, unit.side).edge
@@ -327,13 +336,15 @@ class LogBuilder:
                          f"does not switch on (a variant such as 'v3-rush' does); write 'move'")
         staged: list[Event] = []
         act = self._activation(s, unit, verb, staged)
-        if act is not None and act.moves >= 1:
-            raise Reject(s.unit, f"{s.unit.text!r} already moved in this activation (line {act.line}); "
-                         f"a unit moves once")
         if s.rush and act is not None and not may_rush(act.attacks):
             raise Reject(s.unit, f"{s.unit.text!r} already attacked in this activation, so it cannot rush "
                          f"(a rush gives up the activation's attacks)")
-        if unit.immobilized:
+        refused = rulings.move_refusal(act is not None and act.moves > 0, unit.immobilized)
+        if refused == rulings.MOVED:
+            assert act is not None
+            raise Reject(s.unit, f"{s.unit.text!r} already moved in this activation (line {act.line}); "
+                         f"a unit moves once")
+        if refused == rulings.IMMOBILIZED:
             raise Reject(s.unit, f"{s.unit.text!r} is immobilized and cannot {verb}")
         # Every change of a known position is a move event: a move from a known hex must say
         # where it goes, and a move to a hex must say where it starts when that is unknown.
@@ -352,28 +363,8 @@ class LogBuilder:
                                  f"{format_hex(s.from_hex)} as {s.hex_tok.text!r} says")
             frm = s.from_hex if s.from_hex is not None else unit.pos
             assert s.to_hex is not None and frm is not None
-            self._check_hex(s.to_hex, s.hex_tok)
-            other = self._occupant(s.to_hex, unit)
-            if other is not None:
-                raise Reject(s.hex_tok, f"hex {format_hex(s.to_hex)} in {s.hex_tok.text!r} is taken by "
-                             f"{other.id} (no stacking)")
-            if frm == s.to_hex:
-                raise Reject(s.hex_tok, f"{s.hex_tok.text!r} goes nowhere: {s.unit.text!r} is already at "
-                             f"{format_hex(frm)}, and a {verb} must go to another hex (a unit that stays holds)")
-            path = hex_distance(frm, s.to_hex)
-            mov = unit.spec.mov  # type: ignore[attr-defined]
-            limit = rush_distance(rule, mov) if s.rush else mov
-            what = f"rush distance {limit} ({rule.factor} x MOV {mov})" if s.rush and rule else f"MOV {mov}"
-            if path > limit:
-                raise Reject(s.hex_tok, f"{s.unit.text!r} would {verb} {path} hexes with {s.hex_tok.text!r} "
-                             f"({format_hex(frm)} to {format_hex(s.to_hex)}), more than its {what}")
-            walked = self._walk_length(unit, frm, s.to_hex, limit)
-            if walked is None:
-                raise Reject(s.hex_tok, f"{s.unit.text!r} cannot reach {format_hex(s.to_hex)} from {format_hex(frm)} "
-                             f"within its {what}: every path is blocked by enemy units or terrain")
-            path = walked
             self._emit(staged, Rush if s.rush else Move, s.round, unit=unit.id, from_hex=frm, to_hex=s.to_hex,
-                       path=path)
+                       path=self._check_destination(s, unit, frm, s.to_hex, verb))
         self._commit_activation(act)
         if act is not None:
             act.moves += 1
@@ -392,50 +383,95 @@ class LogBuilder:
         self._commit_activation(act)
         return staged
 
-    def _walk_length(self, unit: UnitState, frm: tuple[int, int], to: tuple[int, int], mov: int) -> int | None:
-        """The engine's length of the move (the shortest path that avoids enemy units and
-        impassable hexes), or ``None`` when none is within MOV. Where the log does not know
-        where every enemy stands, the straight distance is all it can check."""
+    def _check_destination(self, s: MoveStmt, unit: UnitState, frm: tuple[int, int], to: tuple[int, int],
+                           verb: str) -> int:
+        """Check a move's (or rush's) hexes by the engine's rule
+        (:func:`~pmim_analytics.engine.rulings.destination_refusal`); return its path length."""
+        rule = self.rules.optional.rush
+        mov = unit.spec.mov
+        limit = rush_distance(rule, mov) if s.rush else mov
+        grid, tok = self.grid, s.hex_tok
+        assert tok is not None
+        start = grid.index(frm) if grid.contains(frm) else -1
+        walk = self._walk(unit, start, limit)
+        taken = {grid.index(u.pos) for u in self.units.values()
+                 if u is not unit and not u.is_destroyed and u.pos is not None}
+        refused = rulings.destination_refusal(grid, start, to, limit, taken=taken.__contains__,
+                                              impassable=self.impassable, walk=walk)
+        what = f"rush distance {limit} ({rule.factor} x MOV {mov})" if s.rush and rule else f"MOV {mov}"
+        if refused == rulings.OFF_MAP:
+            self._check_hex(to, tok)
+        if refused == rulings.STAYS:
+            raise Reject(tok, f"{tok.text!r} goes nowhere: {s.unit.text!r} is already at "
+                         f"{format_hex(frm)}, and a {verb} must go to another hex (a unit that stays holds)")
+        if refused == rulings.OCCUPIED:
+            other = self._occupant(to, unit)
+            raise Reject(tok, f"hex {format_hex(to)} in {tok.text!r} is taken by "
+                         f"{other.id if other else 'another unit'} (no stacking)")
+        if refused == rulings.IMPASSABLE:
+            raise Reject(tok, f"hex {format_hex(to)} in {tok.text!r} is impassable, so no {verb} can end there")
+        if refused == rulings.TOO_FAR:
+            raise Reject(tok, f"{s.unit.text!r} would {verb} {hex_distance(frm, to)} hexes with {tok.text!r} "
+                         f"({format_hex(frm)} to {format_hex(to)}), more than its {what}")
+        if refused == rulings.BLOCKED:
+            raise Reject(tok, f"{s.unit.text!r} cannot reach {format_hex(to)} from {format_hex(frm)} "
+                         f"within its {what}: every path is blocked by enemy units or terrain")
+        path = walk(grid.index(to))
+        assert path is not None
+        return path
+
+    def _walk(self, unit: UnitState, start: int, limit: int) -> Callable[[int], int | None]:
+        """The engine's length of a walk from hex index ``start`` to a hex index (the shortest
+        path that avoids enemy units and impassable hexes), ``None`` when none is within
+        ``limit``. Where the log does not know where every enemy stands, the straight distance
+        is all it can check."""
+        grid = self.grid
         enemies = [u for u in self.units.values() if u.side != unit.side and not u.is_destroyed]
         if any(u.pos is None for u in enemies):
-            return hex_distance(frm, to)
-        grid = grid_for(self.scenario.map.columns, self.scenario.map.rows)
-        impassable = bytearray(grid.size)
-        for h in self.scenario.map.impassable:
-            impassable[grid.index(h)] = 1
+            return lambda i: grid.dist[start][i]
         enemy_at = {grid.index(u.pos) for u in enemies if u.pos is not None}
-        return walk_lengths(grid, grid.index(frm), mov, impassable, enemy_at).get(grid.index(to))
+        return walk_lengths(grid, start, limit, self.impassable, enemy_at).get
 
     def _attack(self, s: AttackStmt) -> list[Event]:
         unit = self._unit(s.unit)
         staged: list[Event] = []
         act = self._activation(s, unit, "attack", staged)
         weapon, mount = resolve_weapon(unit, s, self.rules)
-        if act is not None:
-            limit = attacks_per_activation(unit.spec.kind)  # type: ignore[attr-defined]
-            if not attacks_left(limit, act.attacks, bool(act.rushed)) and act.rushed:
-                raise Reject(s.weapon, f"{s.unit.text!r} rushed in this activation (line {act.rushed}), so "
-                             f"{s.weapon.text!r} cannot fire (a rush gives up the activation's attacks)")
-            if not attacks_left(limit, act.attacks, bool(act.rushed)):
-                raise Reject(s.weapon, f"{s.unit.text!r} already made {act.attacks} attack"
-                             f"{'s' if act.attacks > 1 else ''} this activation (at most {limit}), so "
-                             f"{s.weapon.text!r} cannot fire")
-            if mount in act.mounts:
-                raise Reject(s.weapon, f"{s.unit.text!r} already fired its {s.weapon.text!r} this activation; "
-                             f"a weapon fires once")
         target = self._unit(s.target, alive=False)
-        if target.side == unit.side:
-            raise Reject(s.target, f"{s.target.text!r} is on {unit.side}'s own side")
-        if target.is_destroyed:
-            raise Reject(s.target, f"target {s.target.text!r} was destroyed on line {target.destroyed_line}")
+        limit = attacks_per_activation(unit.spec.kind)
+        left = limit if act is None else attacks_left(limit, act.attacks, bool(act.rushed))
         distance = None
         if unit.pos is not None and target.pos is not None:
             distance = hex_distance(unit.pos, target.pos)
-            rng = unit.weapon_range(weapon, self.rules)
-            if distance > rng:
-                raise Reject(s.target, f"target {s.target.text!r} is {distance} hexes from {s.unit.text!r}, beyond "
-                             f"its {weapon.code}'s range of {rng}")
-        needed = target.spec.def_  # type: ignore[attr-defined]
+        rng = unit.weapon_range(weapon, self.rules)
+        refused = rulings.fire_refusal(left, act is not None and mount in act.mounts, mount in unit.heat_lost,
+                                       unit.is_warmech and unit.is_lost(mount), target.side == unit.side,
+                                       not target.is_destroyed, distance, rng)
+        if refused == rulings.NO_ATTACK_LEFT:
+            assert act is not None
+            if act.rushed:
+                raise Reject(s.weapon, f"{s.unit.text!r} rushed in this activation (line {act.rushed}), so "
+                             f"{s.weapon.text!r} cannot fire (a rush gives up the activation's attacks)")
+            raise Reject(s.weapon, f"{s.unit.text!r} already made {act.attacks} attack"
+                         f"{'s' if act.attacks > 1 else ''} this activation (at most {limit}), so "
+                         f"{s.weapon.text!r} cannot fire")
+        if refused == rulings.FIRED:
+            raise Reject(s.weapon, f"{s.unit.text!r} already fired its {s.weapon.text!r} this activation; "
+                         f"a weapon fires once")
+        if refused == rulings.OVERHEATED:
+            raise Reject(s.weapon, f"{s.unit.text!r}'s {s.weapon.text!r} overheated and was lost on line "
+                         f"{unit.heat_lost[mount]}, so it cannot fire")
+        if refused == rulings.LOCATION_LOST:
+            raise Reject(s.weapon, f"{s.unit.text!r} lost its {location_name(mount)}, so its {s.weapon.text!r} "
+                         f"cannot fire")
+        if refused == rulings.SAME_SIDE:
+            raise Reject(s.target, f"{s.target.text!r} is on {unit.side}'s own side")
+        if refused == rulings.TARGET_DEAD:
+            raise Reject(s.target, f"target {s.target.text!r} was destroyed on line {target.destroyed_line}")
+        if refused == rulings.OUT_OF_RANGE:
+            raise Reject(s.target, f"target {s.target.text!r} is {distance} hexes from {s.unit.text!r}, beyond "
+                         f"its {weapon.code}'s range of {rng}")
+        needed = target.spec.def_
         check_roll(s, weapon, needed)
         damage = check_damage(s, weapon, target)
         location = check_location(s, target, damage, self.rules)
@@ -474,7 +510,8 @@ class LogBuilder:
             self._check_wipeout(unit.side, s)
 
     def _check_wipeout(self, side: str, s: Body) -> None:
-        if self.ended is None and all(u.is_destroyed for u in self.units.values() if u.side == side):
+        if self.ended is None and is_wiped_out(sum(1 for u in self.units.values()
+                                                   if u.side == side and not u.is_destroyed)):
             other = "red" if side == "blue" else "blue"
             self.ended = (s.round, other, "wipeout", s.line)
 
@@ -505,8 +542,8 @@ class LogBuilder:
             self._check_not_over(s)
         if key in self.pending:
             derived_by, line = self.pending[key]
-            if by is not None and derived_by is not None and by != derived_by:
-                raise Reject(s.by, f"the attack on line {line} says {derived_by} did it, not {s.by.text!r}")  # type: ignore[union-attr]
+            if s.by is not None and by is not None and derived_by is not None and by != derived_by:
+                raise Reject(s.by, f"the attack on line {line} says {derived_by} did it, not {s.by.text!r}")
             del self.pending[key]
             return []
         what = f"{s.unit.text} {s.location or ''} {s.kind_tok.text}".replace("  ", " ")
@@ -525,9 +562,10 @@ class LogBuilder:
             raise Reject(s.location_tok or s.kind_tok, f"{s.unit.text!r} is not a Warmech; only Warmechs have "
                          f"locations or are {s.kind}")
         if s.location is not None:
+            assert s.location_tok is not None  # a location is always read with its token
             if not unit.has_location(s.location):
-                raise Reject(s.location_tok, f"a {unit.spec.body} Warmech has no {location_name(s.location)} "  # type: ignore[attr-defined]
-                             f"{s.location_tok.text!r}; its locations are {unit.location_names()}")  # type: ignore[union-attr]
+                raise Reject(s.location_tok, f"a {unit.body} Warmech has no {location_name(s.location)} "
+                             f"{s.location_tok.text!r}; its locations are {unit.location_names()}")
             if unit.is_lost(s.location):
                 raise Reject(s.location_tok, f"{s.unit.text!r}'s {location_name(s.location)} is already destroyed")
             follows = unit.lose_location(s.location)
@@ -586,9 +624,9 @@ class LogBuilder:
                    result=s.result, overheated=overheated)
         why = f"roll {s.result} {'<=' if overheated else '>'} {excess}, the heat over the rating"
         if not overheated:
-            if s.location_tok is not None or s.damage_tok is not None:
-                tok = s.location_tok or s.damage_tok
-                raise Reject(tok, f"the {code} does not overheat ({why}), so nothing is hit: drop {tok.text!r}")  # type: ignore[union-attr]
+            extra = s.location_tok or s.damage_tok
+            if extra is not None:
+                raise Reject(extra, f"the {code} does not overheat ({why}), so nothing is hit: drop {extra.text!r}")
             act.overheat_due = None
             return staged
         if s.location is None or s.location_tok is None:
@@ -596,8 +634,8 @@ class LogBuilder:
                          f"location after {s.roll_tok.text!r} ({unit.location_names()})")
         location = check_chart_location(s.location_tok, s.location, s.location_rolls, unit, s.unit.text, self.rules)
         damage = overheat_damage(weapon.strength, weapon.rpt)
-        if s.damage is not None and s.damage != damage:
-            raise Reject(s.damage_tok, f"damage {s.damage_tok.text!r} does not match the rules: an overheated "  # type: ignore[union-attr]
+        if s.damage is not None and s.damage_tok is not None and s.damage != damage:
+            raise Reject(s.damage_tok, f"damage {s.damage_tok.text!r} does not match the rules: an overheated "
                          f"weapon hits its own Warmech for STR {weapon.strength} x RPT {weapon.rpt} = {damage}, "
                          f"ignoring ARM")
         unit.heat_lost[mount] = s.line
@@ -637,13 +675,13 @@ class LogBuilder:
         self.initiative[r] = (first, s.line)
         return staged
 
-    def _check_initiative(self, stmt: Body, unit: UnitState, r: int) -> None:
+    def _check_initiative(self, stmt: MoveStmt | HoldStmt | AttackStmt, unit: UnitState, r: int) -> None:
         """Under rolled initiative, the first activation of round ``r`` needs the round's
         deciding roll first, and is the winner's. A problem is reported once, at that
         activation, which is then read as usual (as for a missing overheat roll)."""
         if self.rules.optional.rolled_initiative is None:
             return
-        tok = stmt.unit  # type: ignore[attr-defined]
+        tok = stmt.unit
         first, line = self.initiative.get(r, (None, 0))
         if not line:
             problem = (f"R{r} needs its initiative roll before {tok.text!r} activates: "
@@ -715,7 +753,7 @@ class LogBuilder:
                 raise Reject(tag.key, f"tag 'rounds' is given twice (first on line {self.rounds_tag.line})")
             v = tag.value
             limit = self.scenario.victory.round_limit
-            if not v.text.isdigit() or not 1 <= int(v.text) <= limit:
+            if not v.text.isdigit() or int(v.text) < 1 or rounds_left(self.scenario.victory, int(v.text)) < 0:
                 raise Reject(v, f"rounds must be a whole number from 1 to {limit}, got {v.text!r}")
             if int(v.text) < self.max_round:
                 raise Reject(v, f"rounds {v.text!r} is fewer than the R{self.max_round} the log reaches")
@@ -733,9 +771,9 @@ class LogBuilder:
         vp, vp_tok = res.vp, res.vp_tok
         if vp is None and self.vp_rounds:
             vp = self.vp
-        elif vp is not None and self.vp_rounds and vp != self.vp:
+        elif vp is not None and vp_tok is not None and self.vp_rounds and vp != self.vp:
             last = max(self.vp_rounds)
-            raise Reject(vp_tok, f"final VP {vp_tok.text!r} differ from the {self.vp[0]}-{self.vp[1]} "  # type: ignore[union-attr]
+            raise Reject(vp_tok, f"final VP {vp_tok.text!r} differ from the {self.vp[0]}-{self.vp[1]} "
                          f"of R{last}'s VP line (line {self.vp_rounds[last]})")
         # without a 'rounds:' tag, the game lasted to the last round any line reaches (a manual
         # end can come in a round that never scored), the least a 'rounds:' tag may say

@@ -12,7 +12,14 @@ from pmim_analytics.model.vocab import END_REASONS as GAME_END_REASONS
 from pmim_analytics.model.vocab import SIDES
 from pmim_analytics.replay.manual.notation import Reject, Tag, Token, parse_vp, tokenize
 from pmim_analytics.replay.manual.state import UnitState, hex_distance
-from pmim_analytics.rules.mechanics import in_capture_zone, objective_scorer, round_limit_winner, vp_winner
+from pmim_analytics.rules.mechanics import (
+    in_capture_zone,
+    is_wiped_out,
+    objective_scorer,
+    round_limit_winner,
+    rounds_left,
+    vp_winner,
+)
 from pmim_analytics.rules.scenario import Scenario
 
 #: (round, winner, reason, line) of a win the log itself shows (a VP total or a wipeout).
@@ -69,7 +76,7 @@ def check_result(res: ResultLine, vp: tuple[int, int] | None, rounds: int | None
     target = scenario.victory.vp_to_win
     if vp is not None:
         _check_vp_possible(vp, vp_tok, vp_text, rounds, scenario)
-    wiped = {side for side in ("blue", "red") if all(u.is_destroyed for u in units if u.side == side)}
+    wiped = {side for side in SIDES if is_wiped_out(sum(1 for u in units if u.side == side and not u.is_destroyed))}
     if winner in wiped:
         raise Reject(win_tok, f"{win_tok.text!r} cannot have won: the log destroys every {winner} unit")
     if winner is None and reason in ("vp", "wipeout"):
@@ -93,7 +100,7 @@ def check_result(res: ResultLine, vp: tuple[int, int] | None, rounds: int | None
                          f"{left} never destroyed")
     elif reason == "round_limit":
         limit = scenario.victory.round_limit
-        if rounds != limit:
+        if rounds is None or rounds_left(scenario.victory, rounds) != 0:
             raise Reject(reason_tok, f"{reason_tok.text!r} needs the game to last {limit} rounds; the log has "
                          f"{rounds if rounds is not None else 'no round count'}")
         if scenario.victory.at_round_limit == "draw":

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pmim_analytics.model.combat import absorb, location_loss_follows
+from pmim_analytics.model.combat import hit_result, location_loss_follows
 from pmim_analytics.model.hexes import Hex as GridHex
 from pmim_analytics.model.vocab import LOCATION_CODES, LOCATION_WORDS, LOCATIONS
 from pmim_analytics.rules.mechanics import chart_codes, deployment_rows, heat_rating, weapon_range
-from pmim_analytics.rules.models import RulesVersion, Warmech, Weapon
+from pmim_analytics.rules.models import Chassis, RulesVersion, Warmech, Weapon
 from pmim_analytics.rules.scenario import Scenario
 
 Hex = tuple[int, int]
@@ -43,7 +43,7 @@ class UnitState:
 
     id: str
     side: str
-    spec: object  # Chassis | Warmech
+    spec: Chassis | Warmech
     weapons: tuple[str, ...]
     mounts: tuple[str, ...]
     hp: int = 0
@@ -56,13 +56,14 @@ class UnitState:
     heat_lost: dict[str, int] = field(default_factory=dict)  # mount -> line its weapon overheated and was lost
 
     @classmethod
-    def create(cls, uid: str, side: str, spec: object, weapons: tuple[str, ...], mounts: tuple[str, ...]) -> UnitState:
+    def create(cls, uid: str, side: str, spec: Chassis | Warmech, weapons: tuple[str, ...],
+               mounts: tuple[str, ...]) -> UnitState:
         """A unit at full strength."""
         u = cls(uid, side, spec, weapons, mounts)
         if isinstance(spec, Warmech):
             u.loc_hp = {LOCATION_CODES[k]: v for k, v in spec.location_hp().items()}
         else:
-            u.hp = spec.hp  # type: ignore[attr-defined]
+            u.hp = spec.hp
         return u
 
     @property
@@ -85,15 +86,20 @@ class UnitState:
 
     def weapon_range(self, weapon: Weapon, rules: RulesVersion) -> int:
         """The weapon's RNG on this unit (infantry and ODA take light weapons at a penalty)."""
-        return weapon_range(rules, self.spec.code, weapon)  # type: ignore[attr-defined]
+        return weapon_range(rules, self.spec.code, weapon)
 
     def heat_rating(self, rules: RulesVersion) -> int | None:
         """The Warmech's heat rating under the optional heat rule (``None``: no heat, or not a Warmech)."""
-        return heat_rating(rules, self.spec.code) if self.is_warmech else None  # type: ignore[attr-defined]
+        return heat_rating(rules, self.spec.code) if self.is_warmech else None
+
+    @property
+    def body(self) -> str:
+        """The Warmech's body type (``""`` for a basic unit, which has no hit locations)."""
+        return self.spec.body if isinstance(self.spec, Warmech) else ""
 
     def chart_location(self, die: int, rules: RulesVersion) -> str:
         """The location code the hit chart gives for a d6 result (possibly absent on the body)."""
-        return chart_codes(rules, self.spec.body)[die - 1]  # type: ignore[attr-defined]
+        return chart_codes(rules, self.body)[die - 1]
 
     def _hp_list(self) -> list[int]:
         """Location HP in :data:`~pmim_analytics.model.vocab.LOCATIONS` order, -1 where the body has none."""
@@ -106,15 +112,11 @@ class UnitState:
         ``unit_destroyed``, ``immobilized`` or ``disarmed``.
         """
         if not self.is_warmech:
-            left = self.hp
-            self.hp, overkill = absorb(left, damage)
-            return overkill, [("unit_destroyed", None)] if left > 0 == self.hp else []
+            self.hp, overkill, lost = hit_result(self.hp, damage)
+            return overkill, [("unit_destroyed", None)] if lost else []
         assert location is not None
-        left = self.loc_hp[location]
-        self.loc_hp[location], overkill = absorb(left, damage)
-        if left > 0 == self.loc_hp[location]:
-            return overkill, self.lose_location(location, already_zero=True)
-        return overkill, []
+        self.loc_hp[location], overkill, lost = hit_result(self.loc_hp[location], damage)
+        return overkill, self.lose_location(location, already_zero=True) if lost else []
 
     def lose_location(self, location: str, already_zero: bool = False) -> list[tuple[str, str | None]]:
         """Destroy a location; return it and its consequences (destroyed, immobilised, disarmed)."""
@@ -126,8 +128,7 @@ class UnitState:
         """What the unit's losses so far newly lead to (destroyed, immobilized, disarmed), by the
         engine's rule :func:`~pmim_analytics.model.combat.location_loss_follows`."""
         lost = [self.is_lost(m) or m in self.heat_lost for m in self.mounts]
-        follows = location_loss_follows(self.spec.body, self._hp_list(), self.immobilized,  # type: ignore[attr-defined]
-                                        self.disarmed, lost)
+        follows = location_loss_follows(self.body, self._hp_list(), self.immobilized, self.disarmed, lost)
         return [(what, None) for what in follows]
 
     def location_names(self) -> str:

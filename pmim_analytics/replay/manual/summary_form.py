@@ -150,9 +150,8 @@ def check_summary_form(form: SummaryForm) -> tuple[GameRecord | None, list[Field
     game, errors = parse_log("\n".join(t for t, _ in lines) + "\n", "form", strict=False)
 
     def where(line: int | None) -> tuple[str, int | None]:
-        if line is None or not 1 <= line <= len(lines) or lines[line - 1][1] is None:
-            return "form", None
-        return lines[line - 1][1]  # type: ignore[return-value]
+        entry = lines[line - 1][1] if line is not None and 1 <= line <= len(lines) else None
+        return ("form", None) if entry is None else entry
 
     def relabel(m: re.Match[str]) -> str:
         f, entry = where(int(m.group(2)))
