@@ -1,5 +1,6 @@
 """Rules A → B: what changes from one rules id to another, on paired games (``pmim report impact``
-in the browser). Linkable: ``/rules_ab?a=v3&b=v3-llaser-rpt4``."""
+in the browser), with the design notes of the ``pmim balance propose`` run that wrote B when one is
+stored. Linkable: ``/rules_ab?a=v3&b=v3-llaser-rpt4``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pmim_analytics.analytics import impact
 from pmim_analytics.analytics.levels import BotLevelError, level_name
 from pmim_analytics.errors import PmimError
 from pmim_analytics.report.dashboard_figures import impact_figure
+from pmim_analytics.report.design_notes import DesignNotes, stored_design_notes
 from pmim_analytics.rules import load_rules, rules_label
 from pmim_analytics.rules.diff import diff_rules
 
@@ -32,6 +34,22 @@ def _defaults(ids: list[str]) -> tuple[str, str]:
 def _keep_in_url() -> None:
     st.query_params["a"] = st.session_state["ab_a"]
     st.query_params["b"] = st.session_state["ab_b"]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _notes(db: str, version: tuple[int, int], variant: str) -> list[DesignNotes]:
+    return stored_design_notes(db, variant=variant)
+
+
+def _proposal_notes(f: sh.Filters, b: str) -> None:
+    """The design notes of the `pmim balance propose` run that wrote B, when one is stored."""
+    notes = sh.with_retry(lambda: _notes(f.db, f.version, b))
+    if not notes:
+        return
+    st.header(f"Design notes: how the search proposed {b}")
+    st.markdown(notes[0].markdown(level=3, with_heading=False))
+    if len(notes) > 1:
+        st.caption(f"{len(notes) - 1} earlier run(s) wrote {b} too; these are the newest run's notes.")
 
 
 def body() -> None:
@@ -68,6 +86,7 @@ def body() -> None:
                      key="ab_diff")
         else:
             st.write(f"{a} and {b} have the same rules.")
+    _proposal_notes(f, b)
 
     try:
         choice = f.level_for((a, b))

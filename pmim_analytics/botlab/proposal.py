@@ -628,7 +628,8 @@ class Proposal:
     def candidate_rows(self) -> list[dict[str, Any]]:
         """Every candidate table evaluated: one row per round and item (the ``balance_candidates`` columns)."""
         return [{"round": r.number, "item": f.item, "listed": f.listed, "games": f.games, "implied": f.est,
-                 "lo": f.lo, "hi": f.hi, "p": f.p, "q": f.q, "proposed": f.proposed, "note": f.note or None}
+                 "lo": f.lo, "hi": f.hi, "p": f.p, "q": f.q, "proposed": f.proposed, "note": f.note or None,
+                 "applied": f.item in r.changes}
                 for r in self.rounds for f in r.fit.items]
 
     def changes(self) -> dict[str, tuple[int, int]]:
@@ -782,6 +783,11 @@ class Check:
                  "score": None if math.isnan(sc) else sc, "lo": None if math.isnan(lo) else lo,
                  "hi": None if math.isnan(hi) else hi, "games": g}
                 for n, (sc, lo, hi, g) in zip(self.names, self.score, strict=True)]
+
+    def verdict_rows(self, band: Band) -> list[dict[str, Any]]:
+        """Each criterion's verdict (the ``balance_verdicts`` columns)."""
+        return [{"level": self.level, "tbl": self.table, "criterion": name, "position": k + 1, "holds": ok,
+                 "measured": measured} for k, (name, ok, measured) in enumerate(self.verdicts(band))]
 
     def verdicts(self, band: Band) -> list[tuple[str, bool, str]]:
         """Each criterion of ``band``: (criterion, holds, what was measured)."""

@@ -249,8 +249,10 @@ def propose_cmd(
 
     run = {"run_id": proposal.run_id(), "rules_id": base.id, "bot": level, "seed": seed, "budget": budget,
            "pairs_per_round": pairs_per_round, "games": proposal.games_played, "rounds": len(proposal.rounds),
-           "stopped": proposal.stopped, "variant": variant.id, "changes": len(changes), "net_points": net}
-    save_balance_run(run, proposal.candidate_rows(), [row for c in checks for row in c.rows()], db)
+           "stopped": proposal.stopped, "variant": variant.id, "changes": len(changes), "net_points": net,
+           "band_low": lo, "band_high": hi}
+    save_balance_run(run, proposal.candidate_rows(), [row for c in checks for row in c.rows()], db,
+                     [row for c in checks for row in c.verdict_rows(definition)])
     err.print(f"stored as run {run['run_id']} ({len(proposal.candidate_rows())} candidate rows) in "
               f"{display_path(resolve_db_path(db))}", highlight=False)
 

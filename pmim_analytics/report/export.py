@@ -1,7 +1,9 @@
 """``export_report``: design notes ready to paste. A one-screen note answering the designer's
-questions (``note.md``), the same note followed by the full report (``report.md``), every figure
-as a PNG beside them (``figures/*.png``, linked relatively so a Markdown previewer shows them)
-and as interactive HTML, every table as CSV and Parquet, and optionally one self-contained
+questions (``note.md``; it ends with the notes of any stored ``pmim balance propose`` run from or
+to the export's rules ids: what changed, why, what it did, what it did not fix), the same note
+followed by the full report (``report.md``), every figure as a PNG beside them
+(``figures/*.png``, linked relatively so a Markdown previewer shows them) and as interactive
+HTML, every table as CSV and Parquet, and optionally one self-contained
 ``report.html`` (plotly.js embedded, opens offline). Each part is captioned with its provenance.
 """
 
@@ -23,6 +25,7 @@ from pmim_analytics.analytics.robustness import robustness_tables
 from pmim_analytics.analytics.skill_axis import skill_tables
 from pmim_analytics.errors import PmimError, StoreError, display_path
 from pmim_analytics.report import figures, sections
+from pmim_analytics.report.design_notes import MAX_RUNS, stored_design_notes
 from pmim_analytics.report.images import markdown_to_html, write_pngs
 from pmim_analytics.report.inert import csv_frame
 from pmim_analytics.report.note import render_note
@@ -181,6 +184,24 @@ def export_report(db_or_frames: GameData | Frames | str | Path, rules_ids: Seque
                           f"{e.strerror or e} ({display_path(e.filename) if e.filename else 'a file in it'})") from None
 
 
+def _proposal_notes(data: GameData, ids: Sequence[str]) -> str:
+    """The design notes of the stored ``pmim balance propose`` runs from or to these rules ids
+    (the newest :data:`~.design_notes.MAX_RUNS`), for the end of the note; empty when there are none."""
+    path = getattr(data, "path", None)
+    if not isinstance(path, Path):
+        return ""  # frames, not a database: no stored runs
+    notes = stored_design_notes(path, ids)
+    if not notes:
+        return ""
+    out = [""]
+    for n in notes[:MAX_RUNS]:
+        out.append(n.markdown(level=2))
+    if len(notes) > MAX_RUNS:
+        out.append(f"_{len(notes) - MAX_RUNS} older proposal runs from or to these rules ids are stored too "
+                   "(not shown)._\n")
+    return "\n".join(out)
+
+
 def _export(data: GameData, rules_ids: Sequence[str] | None, out: Path, date: str | None, plotlyjs: str,
             with_figures: bool, png: bool, html: bool, choice: LevelChoice | None = None) -> ExportResult:
     prov = data.provenance()
@@ -216,7 +237,7 @@ def _export(data: GameData, rules_ids: Sequence[str] | None, out: Path, date: st
         figs = {k: _write_figure(f, out / "figures" / f"{k}.html", plotlyjs) for k, f in made.items()}
         if png:
             figs = write_pngs(made, out / "figures")
-    note = render_note(data, prov, t, figs, out)
+    note = render_note(data, prov, t, figs, out) + _proposal_notes(data, ids)
     appendix = sections.render_report(ids, prov, t, dice, figs, balance_signals(t), designer_questions(t, dice), out,
                                       title="Appendix: the full report")
     (out / "note.md").write_text(note, encoding="utf-8")

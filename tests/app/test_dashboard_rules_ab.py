@@ -40,6 +40,24 @@ def test_the_page_shows_the_paired_impact_of_pmim_report_impact(small_demo_db: P
         line = next(m.value for m in at.markdown if m.value.startswith(f"- {r['list']}: "))
         assert f"{r['games_a']} / {r['games_b']} paired games" in line
     assert "Rules A → B" in at.title[0].value
+    assert not any(h.value.startswith("Design notes") for h in at.header)  # no stored proposal wrote B
+
+
+def test_b_written_by_a_stored_proposal_shows_its_design_notes(small_demo_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             tmp_path: Path) -> None:
+    from tests.report.test_design_notes import copy_with_run
+
+    db = copy_with_run(small_demo_db, tmp_path, "v3-llaser-rpt4")
+    at = open_page("rules_ab", db, monkeypatch, tmp_path)
+    assert problems(at) == []
+    assert [h.value for h in at.header if h.value.startswith("Design notes")] == [
+        "Design notes: how the search proposed v3-llaser-rpt4"]
+    text = "\n".join(m.value for m in at.markdown)
+    for title in ("What changed", "Why", "What it did", "What it did not fix"):
+        assert f"#### {title}" in text
+    # each figure names the bot level and skill it rests on
+    assert "at bot level **greedy, skill 0.75**" in text and "Held-out games at **greedy, skill 1**" in text
+    assert "| Tyrant (unit) | 4 | 6 | 1 |" in text
 
 
 def test_a_and_b_come_from_the_address_and_rest_on_one_bot_level(

@@ -126,6 +126,13 @@ def test_the_command_writes_a_loadable_variant_and_its_diff(tmp_path: Path) -> N
                                    "FROM balance_candidates").fetchall()[0]
         assert n == items == len(load_rules("v3").chassis) + len(load_rules("v3").warmechs) + \
             len(load_rules("v3").weapons) and priced >= 20
+    # its design notes (pmim export, the Rules A -> B page) are built from what was stored
+    from pmim_analytics.report.design_notes import stored_design_notes
+
+    [notes] = stored_design_notes(db, [files[0].stem])
+    assert notes.variant == files[0].stem and "at bot level **greedy, skill 0.75**" in notes.made
+    assert f"{changed} price" in notes.changed[0] if changed else notes.changed[0].startswith("No price changed")
+    assert "--verify-games 0" in notes.did[0]
 
 
 def test_ctrl_c_leaves_no_variant_file(tmp_path: Path) -> None:

@@ -185,6 +185,15 @@ def test_the_library_refuses_too(tmp_path: Path) -> None:
 
 
 def test_html_from_the_cli(db: Path, tmp_path: Path) -> None:
+    from tests.report.test_design_notes import copy_with_run
+
+    db = copy_with_run(db, tmp_path, "v3-llaser-rpt4")  # a stored balance proposal that wrote v3-llaser-rpt4
     r = export(db, tmp_path / "n", "--html")
     assert r.exit_code == 0, r.output
     assert (tmp_path / "n" / "report.html").is_file() and "report.html" in r.stdout
+    # the note ends with the proposal's design notes, and the report and the page hold them too
+    note = (tmp_path / "n" / "note.md").read_text(encoding="utf-8")
+    assert "## Design notes: the proposal v3-llaser-rpt4 (from v3)" in note
+    assert "### What it did not fix" in note and "at bot level **greedy, skill 0.75**" in note
+    assert note in (tmp_path / "n" / "report.md").read_text(encoding="utf-8")
+    assert "What it did not fix</h3>" in (tmp_path / "n" / "report.html").read_text(encoding="utf-8")
