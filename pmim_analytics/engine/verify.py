@@ -116,16 +116,24 @@ def _spec_of(rules: str, scenario: str, blue: SideRecord, red: SideRecord,
     return spec, tuple(p for side in ("blue", "red") for p in _army_problems(header, side))
 
 
-def _record_spec(record: GameRecord, optional: OptionalRules) -> tuple[GameSpec, tuple[str, ...]]:
+def _record_spec(record: GameRecord, optional: OptionalRules,
+                 present: frozenset[str] | None = None) -> tuple[GameSpec, tuple[str, ...]]:
     """The game spec a record was played under, with ``optional`` rules, and what breaks the
     army rules in its header (:func:`_spec_of`). The first-player setting is the one its
     first_player event says (a batch may override the scenario's); without one ``alternate``.
-    Raises :class:`PmimError`."""
+    With ``present``, the game is between those units alone (the army rules are still checked
+    on the whole armies). Raises :class:`PmimError`."""
     header = record.header
     drawn = next((e for e in record.events if isinstance(e, FirstPlayer)), None)
-    return _spec_of(header.rules, header.scenario, header.sides["blue"], header.sides["red"],
-                    drawn.setting if drawn else "alternate", str(data_dir()),
-                    json.dumps(optional.settings(), sort_keys=True), json.dumps(header.readings or {}, sort_keys=True))
+    blue, red = header.sides["blue"], header.sides["red"]
+    settings = (drawn.setting if drawn else "alternate", str(data_dir()),
+                json.dumps(optional.settings(), sort_keys=True), json.dumps(header.readings or {}, sort_keys=True))
+    spec, problems = _spec_of(header.rules, header.scenario, blue, red, *settings)
+    if present is None:
+        return spec, problems
+    blue, red = (side.model_copy(update={"units": tuple(u for u in side.units if u.id in present)})
+                 for side in (blue, red))
+    return _spec_of(header.rules, header.scenario, blue, red, *settings)[0], problems
 
 
 def _end_activation(st: GameState) -> bool:
@@ -216,8 +224,10 @@ def _key(ev: Event) -> tuple[str, object]:
 
 
 class _Checker:
-    def __init__(self, record: GameRecord, lines: Sequence[int | None]) -> None:
+    def __init__(self, record: GameRecord, lines: Sequence[int | None],
+                 present: frozenset[str] | None = None) -> None:
         self.record = record
+        self.present = present  # the units in the game, when not all of the armies' (absent_undeployed)
         self.lines = lines
         self.found: list[Violation] = []
         self.queue: list[Event] = []
@@ -263,7 +273,7 @@ class _Checker:
         if header.source != "engine" and not self.record.events:
             return self.found
         try:
-            spec, problems = _record_spec(self.record, self.recorded_optional_rules())
+            spec, problems = _record_spec(self.record, self.recorded_optional_rules(), self.present)
             for problem in problems:
                 self.report(problem, "sides")
             self.state = GameState(spec)
@@ -602,17 +612,34 @@ def _why(expected: Event, name: str) -> str:
     return ""
 
 
-def replay_gap(record: GameRecord) -> str | None:
+def named_units(record: GameRecord) -> set[str]:
+    """Every unit id a recorded game's events name: a unit, a target, a unit or side's holders."""
+    named: set[str] = set()
+    for ev in record.events:
+        for name in ("unit", "target", "by"):
+            value = getattr(ev, name, None)
+            if isinstance(value, str):
+                named.add(value)
+        if isinstance(ev, VP):
+            named.update(ev.blue, ev.red)
+    return named
+
+
+def replay_gap(record: GameRecord, absent_undeployed: bool = False) -> str | None:
     """Why the engine cannot replay a recorded game, or ``None`` when it can.
 
     A manual log in summary form (armies, result, losses) or one that never says where the
     units were deployed records no moves to replay; what it does record was checked when it
-    was read (``pmim log check``).
+    was read (``pmim log check``). With ``absent_undeployed`` (see :func:`verify_game`) a log
+    that deploys units of both sides and names no other unit can be replayed.
     """
     deployed = {ev.unit for ev in record.events if isinstance(ev, Deploy)}
     units = [u.id for side in record.header.sides.values() for u in side.units]
     missing = [u for u in units if u not in deployed]
     if not missing:
+        return None
+    if absent_undeployed and named_units(record) <= deployed and all(
+            any(u.id in deployed for u in side.units) for side in record.header.sides.values()):
         return None
     if not deployed:
         return ("a summary-form log (it records the result and the losses, not where the units stood), so "
@@ -621,7 +648,8 @@ def replay_gap(record: GameRecord) -> str | None:
             f"engine cannot replay it; reading it checked what it records")
 
 
-def verify_game(record: GameRecord, lines: Sequence[int | None] | None = None) -> list[Violation]:
+def verify_game(record: GameRecord, lines: Sequence[int | None] | None = None, *,
+                absent_undeployed: bool = False) -> list[Violation]:
     """Every rule the recorded game breaks, in order. ``lines[0]`` is the header's line
     and ``lines[i]`` the line of event ``i`` (1-based seq); without it, lines follow seq.
 
@@ -629,17 +657,24 @@ def verify_game(record: GameRecord, lines: Sequence[int | None] | None = None) -
     chance outcome, and only what the dice could not explain is reported. Raises
     :class:`ReplayError` (saying why, see :func:`replay_gap`) for a game the engine cannot
     replay at all, such as a summary-form log.
+
+    ``absent_undeployed`` is a table log's leniency, off by default: a log that deploys only
+    some units and never names the others is checked as a game between the deployed units
+    alone (the others are absent: they neither score nor count for a wipeout).
     """
     # an engine replay deploys every unit: one that does not is checked (and refused at the
     # line where the deployment goes wrong), not excused as a log with nothing to replay
-    gap = replay_gap(record) if record.header.source != "engine" else None
+    gap = replay_gap(record, absent_undeployed) if record.header.source != "engine" else None
     if gap is not None:
         raise ReplayError(f"cannot verify game {record.header.game_id}: {gap}")
     if record.header.source == "engine" and _replays_exactly(record):
         return []
     if lines is None:
         lines = list(range(1, len(record.events) + 2))
-    return _Checker(record, lines).run()
+    present = None
+    if absent_undeployed and record.header.source != "engine" and replay_gap(record) is not None:
+        present = frozenset(ev.unit for ev in record.events if isinstance(ev, Deploy))
+    return _Checker(record, lines, present).run()
 
 
 def _roll_giving(hit: bool, acc: int, defence: int) -> tuple[int, int] | None:

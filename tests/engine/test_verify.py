@@ -276,3 +276,37 @@ def test_catches_an_illegal_army(tmp_path: Path) -> None:
     loaded = read_game_with_lines(path)
     found = verify_game(loaded.record, loaded.lines)
     assert found and found[0].line == 1 and "army rules" in found[0].message
+
+
+# -- a table log that deploys only some units (verify_game's absent_undeployed) -----------------
+PARTIAL = ("rules: v3\nblue army: v3-infantry-swarm\nred army: v3-tank-heavy\nB:IN1 deploy 0510\nR:TY1 deploy 0501\n"
+           "R1 B:IN1 move 0510-0509\nR1 R:TY1 move 0501-0503\nR1 vp 0-0\n{r2}result: draw manual\n")
+
+
+def _partial(r2: str = "") -> GameRecord:
+    from pmim_analytics.replay.manual import parse_log
+
+    game, errors = parse_log(PARTIAL.format(r2=r2), "partial.pmimlog", strict=False)
+    assert game is not None and not errors, errors
+    return game
+
+
+def test_a_log_deploying_some_units_is_replayed_between_them_when_asked() -> None:
+    from pmim_analytics.errors import ReplayError
+
+    game = _partial()
+    with pytest.raises(ReplayError, match="never deploys"):
+        verify_game(game)  # by default the engine cannot replay it
+    assert verify_game(game, absent_undeployed=True) == []
+    # the rules still hold between the two: R2 is red's round to begin, not blue's
+    bad = _partial("R2 B:IN1 move 0509-0508\n")
+    assert [v.message for v in verify_game(bad, absent_undeployed=True)] == [
+        "round_start: first is 'blue', the rules give 'red'", "B:IN1 cannot activate: it is red's turn"]
+
+
+def test_a_log_naming_a_unit_it_never_deploys_is_still_not_replayed() -> None:
+    from pmim_analytics.errors import ReplayError
+
+    game = _partial("R2 R:TY2 hold\n")
+    with pytest.raises(ReplayError, match="never deploys"):
+        verify_game(game, absent_undeployed=True)

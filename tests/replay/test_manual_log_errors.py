@@ -131,8 +131,10 @@ def test_each_error_names_line_column_and_token(name: str) -> None:
     assert raised.value.render() == e.render()
 
 
+# a game between the two units it deploys: blue first in R1, red in R2 (the engine judges it too)
 LIGHT_WEAPON_LOG = (HEADER.replace("v3-mech-heavy", "v3-infantry-swarm") + "B:IN1 deploy 0510\nR:TY1 deploy 0501\n"
-                    "R1 R:TY1 move 0501-0503\nR1 B:IN1 move 0510-0509\nR2 B:IN1 LAC>R:TY1 hit 0\nresult: draw manual\n")
+                    "R1 B:IN1 move 0510-0509\nR1 R:TY1 move 0501-0503\nR1 vp 0-0\nR2 R:TY1 hold\n"
+                    "R2 B:IN1 LAC>R:TY1 hit 0\nresult: draw manual\n")
 
 
 def test_the_light_weapon_penalty_shortens_infantry_range() -> None:

@@ -29,7 +29,8 @@ from hypothesis import strategies as st
 from pmim_analytics.engine.driver import play_game
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.verify import replay_gap, verify_game
-from pmim_analytics.errors import ReplayError
+from pmim_analytics.errors import ReplayError, UnknownNameError
+from pmim_analytics.model.combat import attack_damage
 from pmim_analytics.model.events import (
     Activate,
     Attack,
@@ -41,17 +42,29 @@ from pmim_analytics.model.events import (
     InitiativeRoll,
     LocationDestroyed,
     Move,
+    OverheatRoll,
     RoundEnd,
     RoundStart,
     Rush,
     UnitDestroyed,
+    WeaponLost,
 )
-from pmim_analytics.model.record import GameRecord
+from pmim_analytics.model.record import GameHeader, GameRecord
 from pmim_analytics.replay.manual import format_log, parse_log
-from pmim_analytics.replay.manual.notation import DeployStmt, HoldStmt, InitiativeStmt, MoveStmt, iter_statements
+from pmim_analytics.replay.manual.notation import (
+    AttackStmt,
+    DeployStmt,
+    HoldStmt,
+    InitiativeStmt,
+    MoveStmt,
+    OverheatStmt,
+    iter_statements,
+)
 from pmim_analytics.replay.manual.state import hex_distance
-from pmim_analytics.rules import validate_army
+from pmim_analytics.rules import find_unit, find_weapon, load_rules, validate_army
 from pmim_analytics.rules.generate import random_army
+from pmim_analytics.rules.mechanics import overheat_damage
+from pmim_analytics.rules.models import Weapon
 
 #: (rules, blue bot, red bot, seed) of the base games: short ones, over the optional rules too.
 BASES = [("v3", "greedy", "greedy", 1), ("v3", "random", "greedy", 2), ("v3", "tactician", "greedy", 3),
@@ -326,7 +339,7 @@ def mutate(game: GameRecord, mutation: Mutation, seed: int) -> GameRecord | None
 #: Fields a log has no words for: the reader derives them (from the positions, the rules and
 #: the target; ``blue``/``red`` are a VP event's holders), so a value the mutation left stale
 #: there is nothing the log says.
-NOT_WRITTEN = frozenset({"distance", "path", "needed", "acc", "overkill", "blue", "red"})
+NOT_WRITTEN = frozenset({"distance", "path", "needed", "acc", "overkill", "blue", "red", "excess", "overheated"})
 CANNOT_REPLAY = "the engine cannot replay it"
 
 
@@ -340,11 +353,11 @@ def reader_verdict(game: GameRecord) -> tuple[str | None, GameRecord | None]:
     return None, read
 
 
-def engine_refusal(game: GameRecord) -> str | None:
+def engine_refusal(game: GameRecord, absent_undeployed: bool = False) -> str | None:
     """The first rule the engine's verifier finds broken (replaying the same events), or
     :data:`CANNOT_REPLAY` for a game it cannot replay at all (a unit never deployed)."""
     try:
-        found = verify_game(game)
+        found = verify_game(game, absent_undeployed=absent_undeployed)
     except ReplayError as e:
         assert "cannot replay it" in e.message, e.message
         return CANNOT_REPLAY
@@ -393,10 +406,12 @@ def test_the_differential_property_judged_enough_mutated_games() -> None:
 # test_manual_log_optional_rules.py, test_unknown_and_estimated.py, cli/test_log.py and
 # adversarial/test_cli_attacks.py), judged by both. The reader refuses it at one line. The
 # engine is given the same log's events: the other lines as the reader reads them, and the
-# refused line put into events without any check (for the statements a replay can hold
-# unchanged: a deployment, a move or rush, a hold, an initiative roll). It must refuse them too,
-# and accept the log without that line. A log that does not deploy every unit cannot be
-# replayed (``replay_gap``): the reader is its only judge, and only the rest of it is checked.
+# refused line put into events without any check (a deployment, a move or rush, a hold, an
+# initiative roll, an attack, an overheat roll: what it says, and what the rules derive from
+# what it says where it leaves that out). It must refuse them too, and accept the log without
+# that line. A log that deploys only some units is replayed between those units alone
+# (``verify_game``'s ``absent_undeployed``) when it names no other; one that names a unit it
+# never deploys cannot be replayed (``replay_gap``): the reader is its only judge.
 
 #: What the engine said about each log (for the printed count): replayed with the refused line,
 #: replayed without it only, or not replayable.
@@ -426,14 +441,66 @@ def _refused_statement(text: str, line: int) -> Any:
     return found[0] if found else None
 
 
-def _unchecked_events(stmt: Any, before: list[Event]) -> list[Event] | None:
+def _weapon(header: GameHeader, stmt: AttackStmt | OverheatStmt) -> tuple[Weapon, str] | None:
+    """The weapon and mount an attack or overheat line names, looked up without any check
+    (``None`` when the unit carries no such weapon)."""
+    rules = load_rules(header.rules)
+    try:
+        weapon = find_weapon(rules, stmt.weapon.text)
+    except UnknownNameError:
+        return None
+    units = {u.id: u for side in header.sides.values() for u in side.units}
+    unit = units.get(stmt.unit.text)
+    mounts = [] if unit is None else [m for w, m in zip(unit.weapons, unit.mounts, strict=True) if w == weapon.code]
+    if stmt.mount is not None:
+        return weapon, stmt.mount
+    return (weapon, mounts[0]) if mounts else None
+
+
+def _attack_events(stmt: AttackStmt, header: GameHeader) -> list[Event] | None:
+    """An attack line as an event, unchecked; a damage left out is the rules' (STR - ARM) x RPT."""
+    found = _weapon(header, stmt)
+    units = {u.id: u for side in header.sides.values() for u in side.units}
+    target = units.get(stmt.target.text)
+    if found is None or target is None:
+        return None
+    weapon, mount = found
+    damage = stmt.damage
+    if damage is None:
+        arm = find_unit(load_rules(header.rules), target.code).arm
+        damage = attack_damage(weapon.strength, weapon.rpt, arm) if stmt.hit else 0
+    return [Attack(seq=0, round=stmt.round, unit=stmt.unit.text, weapon=weapon.code, mount=mount,
+                   target=stmt.target.text, distance=None, roll=stmt.dice, acc=weapon.acc, needed=0, hit=stmt.hit,
+                   location=stmt.location, location_rolls=stmt.location_rolls, damage=damage, overkill=0)]
+
+
+def _overheat_events(stmt: OverheatStmt, header: GameHeader) -> list[Event] | None:
+    """An overheat line as events, unchecked: the roll, and the weapon lost where it names a
+    location (a damage left out is the rules' STR x RPT)."""
+    found = _weapon(header, stmt)
+    if found is None:
+        return None
+    weapon, mount = found
+    out: list[Event] = [OverheatRoll(seq=0, round=stmt.round, unit=stmt.unit.text, weapon=weapon.code, mount=mount,
+                                     excess=0, result=stmt.result, overheated=stmt.location is not None)]
+    if stmt.location is not None or stmt.damage is not None:
+        damage = stmt.damage if stmt.damage is not None else overheat_damage(weapon.strength, weapon.rpt)
+        out.append(WeaponLost(seq=0, round=stmt.round, unit=stmt.unit.text, weapon=weapon.code, mount=mount,
+                              location=stmt.location or "CT", location_rolls=stmt.location_rolls, damage=damage,
+                              overkill=0))
+    return out
+
+
+def _unchecked_events(stmt: Any, before: list[Event], header: GameHeader) -> list[Event] | None:
     """The events the refused statement says happened, put in without any check after
     ``before`` (the events of the log before it), or ``None`` for a statement a replay cannot
-    hold as it is (an attack's or an overheat's outcome, a loss, a VP or result line, syntax)."""
+    hold as it is (a loss, a VP or result line, a line without its round or hexes, syntax)."""
     if isinstance(stmt, DeployStmt):
         return [Deploy(seq=0, round=0, unit=stmt.unit.text, hex=stmt.hex)]
-    if not isinstance(stmt, (MoveStmt, HoldStmt, InitiativeStmt)) or not stmt.round:
+    if not isinstance(stmt, (MoveStmt, HoldStmt, InitiativeStmt, AttackStmt, OverheatStmt)) or not stmt.round:
         return None
+    if isinstance(stmt, OverheatStmt):
+        return _overheat_events(stmt, header)
     out: list[Event] = []
     if isinstance(stmt, InitiativeStmt):
         first = None if stmt.blue == stmt.red else "blue" if stmt.blue > stmt.red else "red"
@@ -444,6 +511,9 @@ def _unchecked_events(stmt: Any, before: list[Event]) -> list[Event] | None:
     last = next((e for e in reversed(before) if isinstance(e, Activate)), None)
     if last is None or (last.unit, last.round) != (unit, stmt.round):
         out.append(Activate(seq=0, round=stmt.round, unit=unit))
+    if isinstance(stmt, AttackStmt):
+        attack = _attack_events(stmt, header)
+        return None if attack is None else out + attack
     if isinstance(stmt, MoveStmt):
         if stmt.to_hex is None:
             return None
@@ -474,27 +544,30 @@ def test_a_hand_written_bad_log_is_refused_by_the_reader_and_the_engine(name: st
         assert errors, name
         bad_log_verdicts[name] = "reader alone (no game: a header or the result refused)"
         return
-    if replay_gap(read) is not None:
-        bad_log_verdicts[name] = "reader alone (not every unit deployed)"
+    absent = replay_gap(read) is not None  # replayed between the deployed units alone
+    if absent and replay_gap(read, absent_undeployed=True) is not None:
+        bad_log_verdicts[name] = "reader alone (it names units it never deploys, or deploys none)"
         return
+    partly = " (undeployed units absent)" if absent else ""
     # the log without its refused line: both accept it, or both refuse it (a roll it was due)
-    without = engine_refusal(read)
+    without = engine_refusal(read, absent)
     assert (without is None) == (not errors), (
         f"{name}, without its refused line: reader says {errors[0].render() if errors else 'fine'}; "
         f"engine says {without or 'fine'}")
-    if errors:
-        bad_log_verdicts[name] = "engine: refused the log without the refused line too"
-        return
     before = list(read.events[:-1])
-    added = _unchecked_events(_refused_statement(text, where.line), before)
+    added = _unchecked_events(_refused_statement(text, where.line), before, read.header)
     if added is None:
-        bad_log_verdicts[name] = "engine: the log without the refused line"
+        bad_log_verdicts[name] = ("engine: refused the log without the refused line too" if errors else
+                                  "engine: the log without the refused line") + partly
         return
     events = tuple(replace(e, seq=i) for i, e in enumerate([*before, *added, read.events[-1]], 1))
-    engine = engine_refusal(GameRecord(read.header, events))
+    engine = engine_refusal(GameRecord(read.header, events), absent)
+    if engine == CANNOT_REPLAY:  # the refused line names a unit the log never deploys
+        bad_log_verdicts[name] = "engine: the log without the refused line" + partly
+        return
     assert engine is not None, (f"{name}: the reader refuses ({refused.value.render()}); "
                                 "the engine accepts the same events")
-    bad_log_verdicts[name] = "engine: refused the same events"
+    bad_log_verdicts[name] = "engine: refused the same events" + partly
 
 
 def test_the_hand_written_bad_logs_were_all_judged() -> None:
