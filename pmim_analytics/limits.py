@@ -138,3 +138,31 @@ def check_name(name: object, where: Location, what: str = "name") -> None:
     if isinstance(name, str) and len(name) > MAX_NAME_CHARS:
         raise LimitError(f"the {what} is {len(name)} characters long, over the {MAX_NAME_CHARS}-character limit",
                          where)
+
+
+# The count options of the commands, checked here (a module that loads nothing heavy) so a
+# command refuses a count before it loads the analytics, Polars or DuckDB it would work with.
+def check_games_per_pairing(games_per_pairing: int) -> None:
+    """Refuse ``--games-per-pairing`` below 1 or over :data:`MAX_GAMES_PER_PAIRING`."""
+    if games_per_pairing < 1:
+        raise PmimError(f"--games-per-pairing must be at least 1, got {games_per_pairing}")
+    if games_per_pairing > MAX_GAMES_PER_PAIRING:
+        raise PmimError(f"--games-per-pairing {games_per_pairing:,} is over the ceiling of {MAX_GAMES_PER_PAIRING:,} "
+                        "(MAX_GAMES_PER_PAIRING, docs/limits.md)")
+
+
+def check_bootstrap(bootstrap: int) -> None:
+    """Refuse a bootstrap count below 0 or over :data:`MAX_BOOTSTRAP`, before any game is played."""
+    if not 0 <= bootstrap <= MAX_BOOTSTRAP:
+        raise PmimError(f"--bootstrap {bootstrap:,} is out of range; use 0 to {MAX_BOOTSTRAP:,} (MAX_BOOTSTRAP, "
+                        "docs/limits.md)")
+
+
+def check_calibrate_games(games: int, per: str = "bot") -> None:
+    """Refuse ``pmim calibrate --games`` below 2 or over :data:`MAX_CALIBRATE_GAMES` (``per``:
+    what each logged game is simulated for: a bot, a panel member)."""
+    if games < 2:
+        raise PmimError(f"--games must be at least 2, got {games}")
+    if games > MAX_CALIBRATE_GAMES:
+        raise PmimError(f"--games {games:,} is over the ceiling of {MAX_CALIBRATE_GAMES:,} simulated games per logged "
+                        f"game and {per} (MAX_CALIBRATE_GAMES, docs/limits.md)")

@@ -14,10 +14,38 @@ Example::
     tables.unit_report(data)          # a Polars frame
 """
 
-from pmim_analytics.analytics import tables
-from pmim_analytics.analytics.dataset import FrameData, GameData, Provenance
-from pmim_analytics.analytics.dice import dice_rows, dice_table
-from pmim_analytics.analytics.frames import SCHEMAS, Frames, content_hash
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pmim_analytics.analytics import tables
+    from pmim_analytics.analytics.dataset import FrameData, GameData, Provenance
+    from pmim_analytics.analytics.dice import dice_rows, dice_table
+    from pmim_analytics.analytics.frames import SCHEMAS, Frames, content_hash
+
+#: Where each name of the package lives. They load on first use (Polars with them), so that a
+#: command importing one light module of the package (:mod:`.defaults`, :mod:`.flags`) to
+#: build its options does not load Polars before it has checked them.
+_HOMES = {
+    "FrameData": "pmim_analytics.analytics.dataset", "GameData": "pmim_analytics.analytics.dataset",
+    "Provenance": "pmim_analytics.analytics.dataset", "dice_rows": "pmim_analytics.analytics.dice",
+    "dice_table": "pmim_analytics.analytics.dice", "SCHEMAS": "pmim_analytics.analytics.frames",
+    "Frames": "pmim_analytics.analytics.frames", "content_hash": "pmim_analytics.analytics.frames",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "tables":
+        value: Any = importlib.import_module("pmim_analytics.analytics.tables")
+    elif name in _HOMES:
+        value = getattr(importlib.import_module(_HOMES[name]), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "SCHEMAS",

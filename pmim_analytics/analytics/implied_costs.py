@@ -55,13 +55,12 @@ from pmim_analytics.analytics.costs import (
     _confounded,
     _fixed_classes,
 )
+from pmim_analytics.analytics.defaults import RESAMPLES as RESAMPLES  # bootstrap samples of games
 from pmim_analytics.analytics.flags import FDR, bh_adjust
 from pmim_analytics.analytics.stats import Z95, normal_two_sided_p
 
 #: Huber's tuning constant: 95% efficiency when the residuals are normal.
 HUBER_K = 1.345
-#: Bootstrap samples of games (each refits the whole chain).
-RESAMPLES = 200
 #: The bootstrap's seed: the same games give the same intervals.
 SEED = 20261203
 #: Points within which an implied cost counts as the listed one (prices are whole points).

@@ -25,7 +25,7 @@ from pmim_analytics.engine.agreement import Agreement, decision_agreement
 from pmim_analytics.engine.driver import make_header
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.errors import InvalidArmyError, PmimError
-from pmim_analytics.limits import MAX_CALIBRATE_GAMES
+from pmim_analytics.limits import check_calibrate_games
 from pmim_analytics.model.record import GameRecord
 from pmim_analytics.rules.army import ArmyEntry, ArmyList, Roster, RosterUnit, validate_army
 from pmim_analytics.sim.batch import BatchSpec
@@ -94,11 +94,7 @@ def calibrate(bots: Sequence[str], games: int = 40, seed: int = 0, workers: int 
     ``only`` keeps the games whose log file name contains it. Raises :class:`PmimError` for
     fewer than 2 games, and :class:`StoreError` without a database.
     """
-    if games < 2:
-        raise PmimError(f"--games must be at least 2, got {games}")
-    if games > MAX_CALIBRATE_GAMES:
-        raise PmimError(f"--games {games:,} is over the ceiling of {MAX_CALIBRATE_GAMES:,} simulated games per logged "
-                        "game and bot (MAX_CALIBRATE_GAMES, docs/limits.md)")
+    check_calibrate_games(games)
     manual, units = read_manual_games(db)
     if only:
         manual = manual.filter(pl.col("file").fill_null("").str.split("/").list.last().str.contains(only, literal=True))

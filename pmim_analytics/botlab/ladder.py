@@ -26,6 +26,7 @@ import polars as pl
 from pmim_analytics.analytics.adherence import adherence_by, side_adherence
 from pmim_analytics.analytics.ratings import bradley_terry, head_to_head
 from pmim_analytics.analytics.robustness import level_key
+from pmim_analytics.botlab.botlist import split_bot_list
 from pmim_analytics.engine.actions import Action
 from pmim_analytics.engine.bots import Bot, bot_names, check_bot_name, make_bot
 from pmim_analytics.engine.dice import game_streams, optional_rule_dice
@@ -33,7 +34,7 @@ from pmim_analytics.engine.driver import run
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.engine.state import GameState
 from pmim_analytics.errors import InvalidArmyError, Location, PmimError, display_path
-from pmim_analytics.limits import MAX_BOOTSTRAP, MAX_GAMES_PER_PAIRING, MAX_LADDER_GAMES
+from pmim_analytics.limits import MAX_LADDER_GAMES, check_bootstrap, check_games_per_pairing
 from pmim_analytics.model.events import GameEnd
 from pmim_analytics.rules import data_dir, load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
@@ -78,16 +79,7 @@ def parse_bot_list(text: str | None, min_bots: int = 2) -> list[str]:
     """
     if text is None:
         return default_bots()
-    items: list[str] = []
-    for piece in text.split(","):
-        piece = piece.strip()
-        if not piece:
-            continue
-        if items and ":" not in piece and "=" in piece:
-            items[-1] += "," + piece  # a further parameter of the previous bot
-        else:
-            items.append(piece)
-    labels = [bot_label(x) for x in items]
+    labels = [bot_label(x) for x in split_bot_list(text)]
     repeats = sorted({x for x in labels if labels.count(x) > 1})
     if repeats:
         raise PmimError(f"--bots names {', '.join(repeats)} more than once; list each bot once")
@@ -386,13 +378,6 @@ def run_ladder(plan: LadderPlan, workers: int = 1, progress: Callable[[int, int]
     return LadderResult(plan, plan.run_id(), gf, table, time.perf_counter() - t0)
 
 
-def check_bootstrap(bootstrap: int) -> None:
-    """Refuse a bootstrap count below 0 or over :data:`MAX_BOOTSTRAP`, before any game is played."""
-    if not 0 <= bootstrap <= MAX_BOOTSTRAP:
-        raise PmimError(f"--bootstrap {bootstrap:,} is out of range; use 0 to {MAX_BOOTSTRAP:,} (MAX_BOOTSTRAP, "
-                        "docs/limits.md)")
-
-
 def ladder_plan(rules_id: str, bots: str | None = None, games_per_pairing: int = 1, seed: int = 0,
                 armies: Sequence[Path] | None = None) -> LadderPlan:
     """The plan for ``pmim bots ladder``: the bots listed (or the default ones) over the sample
@@ -413,11 +398,7 @@ def ladder_plan(rules_id: str, bots: str | None = None, games_per_pairing: int =
             raise PmimError("--army names the same file name twice; give each army once")
     else:
         rosters = sample_armies(rules_id)
-    if games_per_pairing < 1:
-        raise PmimError(f"--games-per-pairing must be at least 1, got {games_per_pairing}")
-    if games_per_pairing > MAX_GAMES_PER_PAIRING:
-        raise PmimError(f"--games-per-pairing {games_per_pairing:,} is over the ceiling of {MAX_GAMES_PER_PAIRING:,} "
-                        "(MAX_GAMES_PER_PAIRING, docs/limits.md)")
+    check_games_per_pairing(games_per_pairing)
     plan = LadderPlan(rules_id, tuple(labels), tuple(rosters), games_per_pairing, seed)
     if plan.games > MAX_LADDER_GAMES:
         raise PmimError(f"this ladder would play {plan.games:,} games, over the ceiling of {MAX_LADDER_GAMES:,} "

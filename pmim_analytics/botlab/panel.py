@@ -35,7 +35,7 @@ from pmim_analytics.engine.bots.skill import SkillCounter
 from pmim_analytics.engine.driver import game_departures
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.errors import InvalidArmyError, PmimError
-from pmim_analytics.limits import MAX_CALIBRATE_GAMES
+from pmim_analytics.limits import check_calibrate_games
 from pmim_analytics.rules.army import ArmyList, Roster, build_roster, load_army, validate_army, with_weapon_option
 from pmim_analytics.rules.catalogue import data_dir
 from pmim_analytics.rules.readings import AS_WRITTEN, Readings
@@ -171,11 +171,7 @@ def run_panel(bot: str = "search", members: Sequence[Member] | None = None, game
     Raises :class:`PmimError` for fewer than 2 games or more than ``MAX_CALIBRATE_GAMES`` and
     :class:`StoreError` without a database.
     """
-    if games < 2:
-        raise PmimError(f"--games must be at least 2, got {games}")
-    if games > MAX_CALIBRATE_GAMES:
-        raise PmimError(f"--games {games:,} is over the ceiling of {MAX_CALIBRATE_GAMES:,} simulated games per logged "
-                        "game and panel member (MAX_CALIBRATE_GAMES, docs/limits.md)")
+    check_calibrate_games(games, 'panel member')
     members = tuple(members) if members is not None else default_panel()
     manual, units = read_manual_games(db)
     if only:

@@ -104,13 +104,20 @@ def _load_bots(root: typer.Typer) -> None:
     bots_cmd.register(root)
 
 
+def _load_robustness(root: typer.Typer) -> None:
+    from pmim_analytics.cli import bots_cmd
+
+    bots_cmd.register_robustness()
+
+
 def _load_balance(root: typer.Typer) -> None:
     from pmim_analytics.cli import balance_cmd
 
     balance_cmd.register(root)
 
 
-#: (the top-level names a loader serves, the loader); `report` is served by two (robustness is a bots command)
+#: (the top-level names a loader serves, the loader); `report` is served by two (robustness is a bots command,
+#: added to the report group once that is loaded)
 _LOADERS: tuple[tuple[frozenset[str], Callable[[typer.Typer], None]], ...] = (
     (frozenset({"rules"}), _load_rules),
     (frozenset({"army"}), _load_army),
@@ -121,7 +128,8 @@ _LOADERS: tuple[tuple[frozenset[str], Callable[[typer.Typer], None]], ...] = (
     (frozenset({"report", "dice", "export"}), _load_report),
     (frozenset({"demo"}), _load_demo),
     (frozenset({"sweep"}), _load_sweep),
-    (frozenset({"bots", "calibrate", "report"}), _load_bots),
+    (frozenset({"bots", "calibrate"}), _load_bots),
+    (frozenset({"report"}), _load_robustness),
     (frozenset({"balance"}), _load_balance),
 )
 COMMAND_NAMES = frozenset().union(*(names for names, _ in _LOADERS))

@@ -11,18 +11,18 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import polars as pl
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from pmim_analytics.botlab.botlist import split_bot_list
 from pmim_analytics.cli._common import err, guarded, out
-from pmim_analytics.cli.ids import parse_rules_ids
 from pmim_analytics.errors import PmimError, StoreError, display_path
-from pmim_analytics.limits import MAX_WORKERS
-from pmim_analytics.store.connection import resolve_db_path
+from pmim_analytics.limits import MAX_WORKERS, check_bootstrap, check_calibrate_games, check_games_per_pairing
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the botlab, the store and Polars load once the counts are checked
+    import polars as pl
+
     from pmim_analytics.botlab.ladder import LadderPlan, LadderResult
 
 app = typer.Typer(help="Bots: a rated ladder of every bot and search budget.", no_args_is_help=True)
@@ -31,11 +31,15 @@ DB_OPT = typer.Option(None, "--db", help="Database file (default: $PMIM_DB or da
 
 
 def register(root: typer.Typer) -> None:
-    """Add ``bots``, ``calibrate`` and ``report robustness`` to the ``pmim`` app."""
-    from pmim_analytics.cli import report_cmd
-
+    """Add ``bots`` and ``calibrate`` to the ``pmim`` app."""
     root.add_typer(app, name="bots")
     root.command("calibrate")(calibrate)
+
+
+def register_robustness() -> None:
+    """Add ``report robustness`` to the ``report`` group."""
+    from pmim_analytics.cli import report_cmd
+
     report_cmd.app.command("robustness")(robustness)
 
 
@@ -84,9 +88,11 @@ def ladder(
 
       pmim bots ladder --rules v3 --army data/armies/v3-balanced.yaml --army data/armies/v3-tank-heavy.yaml
     """
-    from pmim_analytics.botlab.ladder import check_bootstrap, ladder_plan, run_ladder
-
     check_bootstrap(bootstrap)
+    check_games_per_pairing(games_per_pairing)
+    from pmim_analytics.botlab.ladder import ladder_plan, run_ladder
+    from pmim_analytics.store.connection import resolve_db_path
+
     plan = ladder_plan(rules, bots, games_per_pairing, seed, army or None)
     err.print(f"{len(plan.bots)} bots, {len(plan.armies)} armies under {plan.rules_id}: {plan.games} games",
               highlight=False)
@@ -156,8 +162,11 @@ def robustness(
 
       pmim report robustness --rules v2-heavy-def6 --all --min-games 20
     """
+    import polars as pl
+
     from pmim_analytics.analytics.flags import family_note, legend_lines
     from pmim_analytics.analytics.robustness import flag_lines, robustness_tables
+    from pmim_analytics.cli.ids import parse_rules_ids
     from pmim_analytics.store.readers import DuckDBData, default_db_path
 
     ids = parse_rules_ids(rules, db=db)
@@ -201,6 +210,8 @@ def robustness(
 
 def _print_skill_axis(cells: pl.DataFrame, min_games: int, all_rows: bool) -> None:
     """The skill columns of ``pmim report robustness``: the strongest bot played at several skills."""
+    import polars as pl
+
     from pmim_analytics.analytics.flags import family_note
     from pmim_analytics.analytics.skill_axis import SKILLS, skill_label, skill_lines, skill_tables
 
@@ -269,12 +280,14 @@ def calibrate(
 
       pmim calibrate --per-bot
     """
+    if panel is None:  # the panel for no --bots or one bot (counted here, checked below)
+        panel = bots is None or len(split_bot_list(bots)) == 1
+    check_calibrate_games(games, "panel member" if panel else "bot")
     from pmim_analytics.botlab.calibrate import calibrate as run_calibration
     from pmim_analytics.botlab.ladder import parse_bot_list
+    from pmim_analytics.store.connection import resolve_db_path
 
     given = parse_bot_list(bots, min_bots=1) if bots is not None else None
-    if panel is None:
-        panel = given is None or len(given) == 1
     labels = given if given is not None else ["search"] if panel else parse_bot_list(None, min_bots=1)
     if panel and len(labels) != 1:
         raise PmimError(f"--panel plays one bot at several skills; give one bot to --bots, not {len(labels)}")
@@ -314,6 +327,8 @@ def calibrate(
 
 def _calibrate_panel(bot: str, games: int, seed: int, workers: int, db: Path | None, only: str | None) -> None:
     """``pmim calibrate`` (``--panel``): run the panel and print its table, best member and sentences."""
+    import polars as pl
+
     from pmim_analytics.botlab.panel import run_panel
 
     with _progress() as bar:

@@ -8,11 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import polars as pl
 import typer
 
-from pmim_analytics.analytics import tables
-from pmim_analytics.analytics.meta import games_needed, meta_report
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
 from pmim_analytics.cli.report_cmd import BOT_OPT, DB_OPT, SOURCE_OPT, _data, _rules, app
@@ -41,6 +38,11 @@ def meta_cmd(rules: str = typer.Option(..., "--rules", help="Rules id(s), e.g. v
     Example: pmim report meta --rules v3 --bot tactician
     Example: pmim report meta --rules v3 --format csv > meta.csv
     """
+    import polars as pl
+
+    from pmim_analytics.analytics import tables
+    from pmim_analytics.analytics.meta import meta_report
+
     if by not in ("composition", "list"):
         raise typer.BadParameter("use composition or list", param_hint="--by")
     ids = _rules(rules, db=db) or []
@@ -103,6 +105,10 @@ def power_cmd(rate: float = typer.Option(0.5, "--rate", help="The win rate now (
     Example: pmim report power --diff 0.05 --format json
     Example: pmim report power --rate 0.5 --diff 0.05 --pair-correlation 0.6
     """
+    import polars as pl
+
+    from pmim_analytics.analytics.meta import games_needed
+
     try:
         p = games_needed(rate, diff, alpha, power, have_a, have_b, design_effect, pair_correlation)
     except ValueError as e:

@@ -9,27 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import typer
 
-from pmim_analytics.analytics import compositions, tables
-from pmim_analytics.analytics.dice import dice_table, warmech_overheat_table
-from pmim_analytics.analytics.flags import family_note
-from pmim_analytics.analytics.implied_costs import COST_VERDICTS, RESAMPLES
-from pmim_analytics.analytics.levels import LevelChoice, choose_bot_level
-from pmim_analytics.analytics.units import km_every_round
+from pmim_analytics.analytics.defaults import RESAMPLES
 from pmim_analytics.cli._common import err, guarded, out
-from pmim_analytics.cli.ids import parse_rules_ids
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
 from pmim_analytics.errors import PmimError, display_path
-from pmim_analytics.report import sections
-from pmim_analytics.report.export import check_out_dir, export_report
 from pmim_analytics.report.markdown import Col, field, interval, num, pct, points_change, text
-from pmim_analytics.rules import find_unit, find_weapon, load_rules
-from pmim_analytics.rules.diff import Change, diff_rules
-from pmim_analytics.store.readers import DuckDBData, default_db_path
+
+if TYPE_CHECKING:  # the analytics, the store and Polars load in the commands, once the options are checked
+    import polars as pl
+
+    from pmim_analytics.analytics.levels import LevelChoice
+    from pmim_analytics.rules.diff import Change
+    from pmim_analytics.store.readers import DuckDBData
 
 app = typer.Typer(help="Balance reports from the games in the database.", no_args_is_help=True)
 
@@ -54,6 +49,8 @@ def register(root: typer.Typer) -> None:
 
 def _rules(rules: str | None, option: str = "--rules", db: Path | None = None) -> list[str] | None:
     """The ids of a ``--rules`` list, each a known rules id (else exit 2 naming the valid ones)."""
+    from pmim_analytics.cli.ids import parse_rules_ids
+
     if rules is None:
         return None
     if not [r for r in rules.split(",") if r.strip()]:
@@ -71,6 +68,9 @@ def _data(rules: str | None, source: str | None, db: Path | None,
           include_estimated: bool = False, bot: str | None = None) -> DuckDBData | None:
     """The selection at one bot level (``--bot``, else the one :func:`choose_bot_level` picks,
     said on stderr), or ``None`` after saying plainly that it holds no games."""
+    from pmim_analytics.analytics.levels import choose_bot_level
+    from pmim_analytics.store.readers import DuckDBData, default_db_path
+
     path = db or default_db_path()
     data = DuckDBData(path, _rules(rules, db=path), _source(source), include_estimated)
     if data.provenance().games == 0:
@@ -117,6 +117,9 @@ def units_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db
 
     Example: pmim report units --rules v3 --source engine --loadout
     """
+    from pmim_analytics.analytics import tables
+    from pmim_analytics.report import sections
+
     if data := _data(rules, source, db, bot=bot):
         cols = sections.UNIT_COLS if not loadout else [*sections.UNIT_COLS[:3],
                                                         Col("weapons", text("weapons"), "left"),
@@ -149,6 +152,11 @@ def survival_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
     Example: pmim report survival --rules v3
     Example: pmim report survival --rules v3 --unit Tyrant --long
     """
+    import polars as pl
+
+    from pmim_analytics.analytics import tables
+    from pmim_analytics.analytics.units import km_every_round
+
     if not (data := _data(rules, source, db, bot=bot)):
         return
     curves = km_every_round(tables.survival_report(data))
@@ -185,6 +193,9 @@ def weapons_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, 
 
     Example: pmim report weapons --rules v3 --by type
     """
+    from pmim_analytics.analytics import tables
+    from pmim_analytics.report import sections
+
     if by not in ("kind", "type"):
         raise typer.BadParameter("use kind or type", param_hint="--by")
     if data := _data(rules, source, db, bot=bot):
@@ -205,6 +216,11 @@ def compositions_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_
 
     Example: pmim report compositions --rules v2,v3 --min-games 20 --format csv > compositions.csv
     """
+    import polars as pl
+
+    from pmim_analytics.analytics import tables
+    from pmim_analytics.report import sections
+
     if data := _data(rules, source, db, include_estimated, bot=bot):
         _estimated_note(data)
         comps = tables.composition_report(data)
@@ -234,6 +250,8 @@ def _field(name: str) -> Callable[[dict[str, Any]], str]:
 
 def _matrix(grp: pl.DataFrame, key: str) -> tuple[pl.DataFrame, list[Col]]:
     """A matchup group as a matrix: one row per composition (or list), one column per opponent."""
+    import polars as pl
+
     opp = f"opp_{key}"
     cell = {(a, b): (sc, g, lo, hi) for a, b, sc, g, lo, hi in grp.select(key, opp, "score", "games", "score_lo",
                                                                            "score_hi").iter_rows()}
@@ -267,6 +285,11 @@ def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
     Example: pmim report matchups --rules v3 --source engine
     Example: pmim report matchups --diff v3,v3-llaser-rpt4 --by list --format csv
     """
+    import polars as pl
+
+    from pmim_analytics.analytics import compositions, tables
+    from pmim_analytics.report import sections
+
     if by not in ("composition", "list"):
         raise typer.BadParameter("use composition or list", param_hint="--by")
     pair = _rules(diff, "--diff", db) if diff else None
@@ -313,6 +336,8 @@ def matchups_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT,
 
 
 def _changes_frame(changes: Sequence[Change]) -> pl.DataFrame:
+    import polars as pl
+
     return pl.DataFrame([{"table": c.table, "item": c.item, "change": c.what, "old": c.old, "new": c.new}
                          for c in changes], schema={k: pl.String for k in ("table", "item", "change", "old", "new")})
 
@@ -336,6 +361,11 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
     Example: pmim report impact --rules v3,v3-llaser-rpt4
     Example: pmim report impact --rules v2,v3 --source engine
     """
+    from pmim_analytics.analytics import tables
+    from pmim_analytics.report import sections
+    from pmim_analytics.rules import load_rules
+    from pmim_analytics.rules.diff import diff_rules
+
     ids = _rules(rules, db=db) or []
     if len(ids) != 2:
         raise typer.BadParameter("give exactly two rules ids, e.g. v3,v3-llaser-rpt4", param_hint="--rules")
@@ -372,6 +402,11 @@ def costs_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db
 
     Example: pmim report costs --rules v3 --source engine --bot tactician --resamples 200
     """
+    from pmim_analytics.analytics import tables
+    from pmim_analytics.analytics.flags import family_note
+    from pmim_analytics.analytics.implied_costs import COST_VERDICTS
+    from pmim_analytics.report import sections
+
     if data := _data(rules, source, db, include_estimated, bot=bot):
         _estimated_note(data)
         fit = tables.cost_report(data, resamples)
@@ -400,6 +435,8 @@ def optional_rules_cmd(rules: str | None = RULES_OPT, source: str | None = SOURC
 
     Example: pmim report optional-rules --rules v3-heat,v3-rolled-initiative
     """
+    from pmim_analytics.analytics import tables
+
     if not (data := _data(rules, source, db, bot=bot)):
         return
     rep = tables.optional_rules_report(data)
@@ -435,6 +472,9 @@ def luck_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db:
 
     Example: pmim report luck --rules v3 --games
     """
+    from pmim_analytics.analytics import tables
+    from pmim_analytics.report import sections
+
     if not (data := _data(rules, source, db, bot=bot)):
         return
     lk = tables.luck_report(data)
@@ -461,6 +501,9 @@ def quality_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, 
 
     Example: pmim report quality --rules v2,v3
     """
+    from pmim_analytics.analytics import tables
+    from pmim_analytics.report import sections
+
     if data := _data(rules, source, db, bot=bot):
         q = tables.quality_report(data)
         emit([Listing("outcomes", "How games end", q.outcomes, sections.OUTCOME_COLS),
@@ -503,6 +546,9 @@ def _overheat_faces(row: dict[str, Any]) -> str:
 
 @guarded
 def _overheat(rules: str, sequence: str, exact: bool, fmt: Format) -> None:
+    from pmim_analytics.analytics.dice import warmech_overheat_table
+    from pmim_analytics.rules import find_unit, find_weapon, load_rules
+
     r = load_rules(rules)
     mech_name, sep, weapon_list = sequence.partition(":")
     if not sep or not weapon_list.strip():
@@ -530,6 +576,9 @@ def _overheat(rules: str, sequence: str, exact: bool, fmt: Format) -> None:
 
 @guarded
 def _dice(rules: str, target: str | None, weapon: str | None, exact: bool, fmt: Format) -> None:
+    from pmim_analytics.analytics.dice import dice_table
+    from pmim_analytics.rules import find_unit, find_weapon, load_rules
+
     r = load_rules(rules)
     tcode = find_unit(r, target).code if target else None
     wcode = find_weapon(r, weapon).code if weapon else None
@@ -581,6 +630,8 @@ def export_cmd(rules: str | None = RULES_OPT, out_dir: Path = typer.Option(Path(
 @guarded
 def _export(rules: str | None, out_dir: Path, source: str | None, db: Path | None, plotlyjs: str, png: bool,
             html: bool, force: bool, include_estimated: bool = False, bot: str | None = None) -> None:
+    from pmim_analytics.report.export import check_out_dir, export_report
+
     if plotlyjs not in ("cdn", "directory"):
         raise typer.BadParameter("use cdn or directory", param_hint="--plotlyjs")
     check_out_dir(out_dir, force)  # before any work: a wrong --out is said at once

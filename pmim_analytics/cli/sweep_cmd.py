@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
 import typer
 from rich.progress import (
     BarColumn,
@@ -22,16 +22,16 @@ from pmim_analytics.cli.output import Format, Listing, emit
 from pmim_analytics.errors import display_path
 from pmim_analytics.limits import MAX_WORKERS
 from pmim_analytics.report.markdown import Col, field, text
-from pmim_analytics.sim.backends import open_backend
-from pmim_analytics.sim.batch import wilson_interval
-from pmim_analytics.store.connection import resolve_db_path
-from pmim_analytics.sweep import Sweep, SweepResult, load_sweep, run_sweep
-from pmim_analytics.sweep.ingest import ingest_sweep
+
+if TYPE_CHECKING:  # the engine, the store and Polars load once the sweep file is read and checked
+    from pmim_analytics.sweep import Sweep, SweepResult
 
 SWEEPS_DIR = Path("replays") / "sweeps"
 
 
 def _plan_listing(sweep: Sweep) -> Listing:
+    import polars as pl
+
     frame = pl.DataFrame([{"pairing": p.id, "rules_id": p.rules_id, "a": p.key_a, "b": p.key_b, "bot_a": p.bot_a,
                            "bot_b": p.bot_b, "seed": p.seed, "games": p.games} for p in sweep.pairings],
                          schema={"pairing": pl.String, "rules_id": pl.String, "a": pl.String, "b": pl.String,
@@ -42,6 +42,8 @@ def _plan_listing(sweep: Sweep) -> Listing:
 
 
 def _result_table(sweep: Sweep, result: SweepResult) -> Table:
+    from pmim_analytics.sim.batch import wilson_interval
+
     t = Table(title=f"sweep {sweep.spec.name}: {result.games:,} games "
                     f"({result.played:,} played now, {result.resumed:,} from earlier runs)")
     for col in ("rules", "A vs B", "games", "A wins (95%)", "B wins", "draws"):
@@ -83,10 +85,15 @@ def sweep(
 
     Example: pmim sweep data/sweeps/demo.yaml --out replays/sweeps/demo
     """
+    from pmim_analytics.sweep.spec import load_sweep
+
     plan = load_sweep(file)
     if dry_run:
         emit([_plan_listing(plan)], fmt)
         return
+    from pmim_analytics.sim.backends import open_backend
+    from pmim_analytics.sweep.run import run_sweep
+
     folder = out_dir if out_dir is not None else SWEEPS_DIR / plan.spec.name
     with open_backend(backend, workers, address) as runner, \
             Progress(TextColumn(f"sweep {plan.spec.name}"), BarColumn(), MofNCompleteColumn(),
@@ -111,6 +118,9 @@ def sweep(
 
 
 def _ingest(plan: Sweep, folder: Path, db: Path | None) -> None:
+    from pmim_analytics.store.connection import resolve_db_path
+    from pmim_analytics.sweep.ingest import ingest_sweep
+
     with Progress(TextColumn("[bold]ingest[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True) as bar:
         task = bar.add_task("parts", total=None)

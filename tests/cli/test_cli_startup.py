@@ -93,3 +93,17 @@ def test_an_ingest_loads_no_pandas(tmp_path: Path) -> None:
     assert proc.returncode == 1 and "nested deeper" in proc.stderr and "loaded 1 game" in proc.stdout, proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("loaded:")
     assert "pandas" not in proc.stderr.strip().splitlines()[-1].split()
+
+
+def test_a_count_over_its_ceiling_is_refused_before_the_analytics_load(tmp_path: Path) -> None:
+    """The count options of ``bots ladder``, ``calibrate``, ``report`` and a sweep file's counts
+    are checked before Polars, DuckDB or Arrow load (the sweep file's reader needs the engine's
+    bot names, hence NumPy): a refusal costs the start-up of the command's own options."""
+    huge = str(10**12)
+    (tmp_path / "huge.yaml").write_text("name: huge\nseed: 1\nrules: [v3]\ncompositions: [v3-balanced, v3-tank-heavy]\n"
+                                        f"games_per_pairing: {huge}\n", encoding="utf-8")
+    for args in (["bots", "ladder", "--games-per-pairing", huge, "--no-store"],
+                 ["bots", "ladder", "--bootstrap", huge, "--no-store"], ["calibrate", "--games", huge],
+                 ["report", "meta", "--rules", "v3", "--min-games", "-1"], ["report", "robustness", "--min-games", "0"]):
+        assert _loaded(args, tmp_path) == set(), args
+    assert not _loaded(["sweep", "huge.yaml", "--no-ingest"], tmp_path) & {"pandas", "polars", "duckdb", "pyarrow"}
