@@ -104,6 +104,8 @@ def test_a_count_over_its_ceiling_is_refused_before_the_analytics_load(tmp_path:
                                         f"games_per_pairing: {huge}\n", encoding="utf-8")
     for args in (["bots", "ladder", "--games-per-pairing", huge, "--no-store"],
                  ["bots", "ladder", "--bootstrap", huge, "--no-store"], ["calibrate", "--games", huge],
-                 ["report", "meta", "--rules", "v3", "--min-games", "-1"], ["report", "robustness", "--min-games", "0"]):
+                 ["report", "meta", "--rules", "v3", "--min-games", "-1"],
+                 ["report", "robustness", "--min-games", "0"]):
         assert _loaded(args, tmp_path) == set(), args
-    assert not _loaded(["sweep", "huge.yaml", "--no-ingest"], tmp_path) & {"pandas", "polars", "duckdb", "pyarrow"}
+    sweep = _loaded(["sweep", "huge.yaml", "--no-ingest"], tmp_path)
+    assert not sweep & {"pandas", "polars", "duckdb", "pyarrow"}, sweep
