@@ -620,9 +620,9 @@ class GameState(RuleChecks[UnitState]):
 
     def _resolve(self, location: str | None) -> None:
         """Apply an attack whose dice are all in, and emit its events."""
-        att, m, tgt = self._pending  # type: ignore[misc]
-        roll = self._roll
-        assert roll is not None
+        pending, roll = self._pending, self._roll
+        assert pending is not None and roll is not None
+        att, m, tgt = pending
         self._pending = None
         wm = att.p.mounts[m]
         hit = combat.is_hit(roll[0], roll[1], wm.acc, tgt.p.needed)
@@ -729,8 +729,9 @@ class GameState(RuleChecks[UnitState]):
         by = None if att is None else att.id
         events = self.events
         lost = [not tgt.can_use(k) for k in range(len(tgt.p.mounts))]
-        for what in combat.location_loss_follows(tgt.p.body, tgt.loc_hp, tgt.immobilized,  # type: ignore[arg-type]
-                                                 tgt.disarmed, lost):
+        body = tgt.p.body
+        assert body is not None  # only a Warmech loses a location or a weapon to overheating
+        for what in combat.location_loss_follows(body, tgt.loc_hp, tgt.immobilized, tgt.disarmed, lost):
             if what == "unit_destroyed":
                 self._destroy(tgt, att)
             elif what == "immobilized":

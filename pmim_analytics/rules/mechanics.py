@@ -14,7 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from pmim_analytics.model.vocab import BLUE, LOCATION_CODES, RED, SIDES
-from pmim_analytics.rules.models import LightWeaponRule, RulesVersion, Weapon
+from pmim_analytics.rules.models import BodyType, LightWeaponRule, RulesVersion, Weapon
 from pmim_analytics.rules.optional import CatchUpRule, RushRule
 from pmim_analytics.rules.scenario import Scenario, Victory
 
@@ -49,9 +49,9 @@ def infantry_range(rules: RulesVersion, weapon: Weapon) -> int | None:
     return None
 
 
-def chart_codes(rules: RulesVersion, body: str) -> tuple[str, ...]:
+def chart_codes(rules: RulesVersion, body: BodyType) -> tuple[str, ...]:
     """The body's hit-location chart as location codes, one per d6 face (index 0 = a roll of 1)."""
-    return tuple(LOCATION_CODES[name] for name in rules.hit_charts[body])  # type: ignore[index]
+    return tuple(LOCATION_CODES[name] for name in rules.hit_charts[body])
 
 
 def attacks_per_activation(kind: str) -> int:

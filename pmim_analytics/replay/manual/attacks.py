@@ -6,7 +6,7 @@ Each function raises :class:`Reject` at the token at fault and changes nothing.
 from __future__ import annotations
 
 from pmim_analytics.errors import UnknownNameError
-from pmim_analytics.model.combat import attack_damage, roll_hits
+from pmim_analytics.model.combat import attack_damage, location_is_hittable, roll_hits
 from pmim_analytics.replay.manual.notation import AttackStmt, OverheatStmt, Reject, Token
 from pmim_analytics.replay.manual.state import UnitState, location_name
 from pmim_analytics.rules import find_weapon
@@ -94,7 +94,7 @@ def check_chart_location(tok: Token, loc: str, rolls: tuple[int, ...], target: U
                          f"{target.body} chart, not {loc} as {tok.text!r} says")
         for d in rerolled:
             where = target.chart_location(d, rules)
-            if target.has_location(where) and not target.is_lost(where):
+            if location_is_hittable(target.location_hps(), where):
                 raise Reject(tok, f"hit-location die {d} gives {where}, which is not destroyed, so it is not "
                              f"re-rolled ({tok.text!r})")
     return loc

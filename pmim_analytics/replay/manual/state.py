@@ -99,9 +99,10 @@ class UnitState:
 
     def chart_location(self, die: int, rules: RulesVersion) -> str:
         """The location code the hit chart gives for a d6 result (possibly absent on the body)."""
-        return chart_codes(rules, self.body)[die - 1]
+        assert isinstance(self.spec, Warmech)  # only a Warmech has a hit chart
+        return chart_codes(rules, self.spec.body)[die - 1]
 
-    def _hp_list(self) -> list[int]:
+    def location_hps(self) -> list[int]:
         """Location HP in :data:`~pmim_analytics.model.vocab.LOCATIONS` order, -1 where the body has none."""
         return [self.loc_hp.get(code, -1) for code in LOCATIONS]
 
@@ -128,7 +129,7 @@ class UnitState:
         """What the unit's losses so far newly lead to (destroyed, immobilized, disarmed), by the
         engine's rule :func:`~pmim_analytics.model.combat.location_loss_follows`."""
         lost = [self.is_lost(m) or m in self.heat_lost for m in self.mounts]
-        follows = location_loss_follows(self.body, self._hp_list(), self.immobilized, self.disarmed, lost)
+        follows = location_loss_follows(self.body, self.location_hps(), self.immobilized, self.disarmed, lost)
         return [(what, None) for what in follows]
 
     def location_names(self) -> str:
