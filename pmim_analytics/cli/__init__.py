@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from pmim_analytics.arrowshim import arrow_without_pandas  # re-exported; loads nothing but sys
+
 
 # Ctrl-C while the command's libraries load (about a second): leave quietly with the
 # documented exit code instead of an import traceback. Restored once loaded.
@@ -219,36 +221,6 @@ def use_plain_help_if_narrow(columns: int | None = None) -> bool:
     if narrow:
         typer.core.HAS_RICH = False  # typer reads this module global each time it formats help
     return narrow
-
-
-class _RefusePandas:
-    """A meta-path finder under which ``import pandas`` fails (see :func:`arrow_without_pandas`)."""
-
-    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
-        if name == "pandas" or name.startswith("pandas."):
-            raise ImportError("pandas is not loaded for pyarrow's type checks")
-
-
-def arrow_without_pandas() -> None:
-    """Keep pyarrow from importing pandas (about 0.7 s of CPU, most of an ingest's start-up).
-
-    pyarrow imports pandas the first time it builds any array (``pa.array``, ``pa.table``),
-    only to ask whether its input is a pandas object; the CLI never hands it one. Here it
-    asks once while pandas cannot be imported and remembers the answer, "no pandas", for
-    those checks. Where pandas is really wanted (``to_pandas``) pyarrow tries again and it
-    loads as usual. Does nothing when pyarrow is not loaded, pandas already is, or
-    pyarrow's internals differ from what this expects (then it is only slower)."""
-    pa = sys.modules.get("pyarrow")
-    if pa is None or "pandas" in sys.modules:
-        return
-    blocker = _RefusePandas()
-    sys.meta_path.insert(0, blocker)
-    try:
-        pa.lib._pandas_api.have_pandas  # noqa: B018 -- the check whose answer pyarrow keeps
-    except Exception:  # noqa: BLE001, S110 -- a pyarrow without that shim: nothing to do
-        pass
-    finally:
-        sys.meta_path.remove(blocker)
 
 
 def main() -> None:
