@@ -8,10 +8,17 @@ import signal
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from hypothesis import HealthCheck, settings
+# OpenBLAS starts a thread per core for every matrix product. The suite's matrices are small
+# (a bootstrap's 25 x 25 solves) and its workers already fill the cores, so those threads only
+# spin: a cost fit took 3 times the CPU with them. One thread each, set before numpy loads
+# (pmim processes the tests start inherit it).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-from pmim_analytics.rules.catalogue import REPO_ROOT, clear_caches
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+from pmim_analytics.rules.catalogue import REPO_ROOT, clear_caches  # noqa: E402
 
 # No test may fail on time: a property test's examples have no deadline and may be slow
 # (a busy machine runs them several times slower); the number of examples stays each test's own.
