@@ -66,6 +66,8 @@ MAX_CALIBRATE_GAMES = 10_000
 """``pmim calibrate --games``: simulated games per logged game and bot."""
 MAX_BOOTSTRAP = 100_000
 """Bootstrap resamples of a rating interval (``--bootstrap``)."""
+MAX_RESAMPLES = 5000
+"""Bootstrap samples of an implied-cost fit (``--resamples``): each refits the whole chain."""
 MAX_WORKERS = 256
 """Worker processes (``--workers``)."""
 

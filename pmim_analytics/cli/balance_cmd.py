@@ -17,7 +17,7 @@ from rich.table import Table
 
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.errors import PmimError, display_path
-from pmim_analytics.limits import MAX_WORKERS
+from pmim_analytics.limits import MAX_GAMES, MAX_RESAMPLES, MAX_WORKERS
 
 app = typer.Typer(help="Balance: propose a points table from simulated games.", no_args_is_help=True)
 
@@ -82,17 +82,20 @@ def propose_cmd(
                                 "skill calibration found, docs/bots.md). Verification also plays a second level: "
                                 "skill 1, or 0.75 when this is 1."),
     band: str = typer.Option("0.45,0.55", "--band", help="Score band every archetype must reach against the field."),
-    budget: int = typer.Option(2000, "--budget", help="Games the search may play (verification comes on top)."),
-    pairs_per_round: int = typer.Option(100, "--pairs-per-round", help="New pairs of random armies a round plays "
-                                        "(two games each)."),
-    verify_games: int = typer.Option(1000, "--verify-games", min=0, help="Held-out games per table (before, after) "
-                                     "and skill level: half between the archetypes, half between fresh random armies."),
+    budget: int = typer.Option(2000, "--budget", max=MAX_GAMES, help="Games the search may play (verification comes "
+                               "on top)."),
+    pairs_per_round: int = typer.Option(100, "--pairs-per-round", max=MAX_GAMES, help="New pairs of random armies a "
+                                        "round plays (two games each)."),
+    verify_games: int = typer.Option(1000, "--verify-games", min=0, max=MAX_GAMES, help="Held-out games per table "
+                                     "(before, after) and skill level: half between the archetypes, half between "
+                                     "fresh random armies."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed: the same seed and budget give the same proposal."),
     workers: int = typer.Option(1, "--workers", min=1, max=MAX_WORKERS, help="Worker processes (or Ray CPUs)."),
     backend: str = typer.Option("local", "--backend", help="local (a process pool) or ray."),
     knobs: str | None = typer.Option(None, "--knobs", help="Only these prices may change, e.g. "
                                      "chassis.TY.pts,weapons.LL.pts (default: every unit, Warmech and weapon price)."),
-    resamples: int = typer.Option(200, "--resamples", min=2, help="Bootstrap samples of each fit."),
+    resamples: int = typer.Option(200, "--resamples", min=2, max=MAX_RESAMPLES,
+                                  help="Bootstrap samples of each fit."),
     db: Path | None = typer.Option(None, "--db", help="Database file that keeps the run, every candidate table "
                                    "and the check (default: $PMIM_DB or data/pmim.duckdb)."),
     no_store: bool = typer.Option(False, "--no-store", help="Write the variant file but store nothing."),

@@ -17,6 +17,7 @@ from pmim_analytics.analytics.defaults import RESAMPLES
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.cli.output import FORMAT_OPT, Format, Listing, emit
 from pmim_analytics.errors import PmimError, display_path
+from pmim_analytics.limits import MAX_RESAMPLES
 from pmim_analytics.report.markdown import Col, field, interval, num, pct, points_change, text
 
 if TYPE_CHECKING:  # the analytics, the store and Polars load in the commands, once the options are checked
@@ -394,7 +395,7 @@ def impact_cmd(rules: str = typer.Option(..., "--rules", help="Exactly two rules
 def costs_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, db: Path | None = DB_OPT,
               bot: str | None = BOT_OPT,
               limit: int = LIMIT_OPT, fmt: Format = FORMAT_OPT, include_estimated: bool = EST_OPT,
-              resamples: int = typer.Option(RESAMPLES, "--resamples", min=20, max=5000,
+              resamples: int = typer.Option(RESAMPLES, "--resamples", min=20, max=MAX_RESAMPLES,
                                             help="Bootstrap samples of games behind every interval and test.")
               ) -> None:
     """Implied point costs from the VP margin (no type fixed as the yardstick), with bootstrap intervals

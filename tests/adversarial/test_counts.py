@@ -1,8 +1,11 @@
 """Counts without bounds: every count option has a documented ceiling, checked before any work.
 
-Each case runs the real ``pmim`` capped (see :mod:`tests.adversarial.test_cli_attacks`) and
-asks for 10^12 of something: it must be refused in one sentence, exit 2, with no traceback
-and little memory (a MemoryError traceback or a growing process is the failure).
+Each case asks for 10^12 of something. It runs first as the real ``pmim``, capped, its memory
+measured (see :func:`tests.adversarial.test_cli_attacks._rss_of`): it must exit 2 with little
+memory (a MemoryError or a growing process is the failure). Then, once it is known to stop,
+the same command line runs in the test process (:func:`tests.support.cli.pmim_in_process`) for
+its one sentence, with no traceback. A count below its floor (``--min-games``) is no memory
+matter: it runs in the test process only.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pmim_analytics.limits import (
     MAX_GAMES,
     MAX_GAMES_PER_PAIRING,
     MAX_LADDER_GAMES,
+    MAX_RESAMPLES,
     MAX_WORKERS,
 )
 from pmim_analytics.rules import load_army, validate_army
@@ -25,6 +29,7 @@ from pmim_analytics.sim.batch import BatchSpec
 from pmim_analytics.sim.runner import run_batch
 from tests.adversarial.test_cli_attacks import MAX_RSS_MB, _rss_of, good_replays, pmim
 from tests.conftest import ARMIES
+from tests.support.cli import pmim_in_process
 
 __all__ = ["good_replays"]
 
@@ -50,27 +55,31 @@ def db(tmp_path_factory: pytest.TempPathFactory, good_replays: list[Path]) -> Pa
     (["bots", "ladder", "--bots", f"random,search:budget={HUGE}", "--no-store"], "use 0 to 100000"),
     (["simulate", "--blue", BLUE, "--red", RED, "--blue-bot", f"search:budget={HUGE}", "--games", "1"],
      "use 0 to 100000"),
+    *[(["balance", "propose", "--bot", "greedy", option, HUGE, "--no-store"], f"less than or equal to {ceiling}")
+      for option, ceiling in (("--budget", MAX_GAMES), ("--pairs-per-round", MAX_GAMES),
+                              ("--verify-games", MAX_GAMES), ("--resamples", MAX_RESAMPLES))],
 ])
 def test_a_count_over_its_ceiling_is_refused_before_any_work(tmp_path: Path, args: list[str], says: str) -> None:
-    r = pmim(*args, cwd=tmp_path, timeout=60)
-    assert r.code == 2 and says in r.err and "Traceback" not in r.err and "MemoryError" not in r.err, r.err
+    assert _rss_of(args, tmp_path) < MAX_RSS_MB  # exit 2, capped
+    r = pmim_in_process(*args, cwd=tmp_path)
+    said = " ".join(r.stderr.replace("\u2502", " ").split())  # a usage error is boxed and wrapped
+    assert r.returncode == 2 and says in said and "MemoryError" not in said, r.stderr
     assert not list(tmp_path.iterdir())  # nothing written
-    assert _rss_of(args, tmp_path) < MAX_RSS_MB
 
 
 def test_calibrate_refuses_a_huge_game_count(tmp_path: Path, db: Path) -> None:
     args = ["calibrate", "--games", HUGE, "--db", str(db)]
-    r = pmim(*args, timeout=60)
-    assert r.code == 2 and f"{MAX_CALIBRATE_GAMES:,}" in r.err and "Traceback" not in r.err, r.err
-    assert _rss_of(args, tmp_path) < MAX_RSS_MB
+    assert _rss_of(args, tmp_path) < MAX_RSS_MB  # exit 2, capped
+    r = pmim_in_process(*args)
+    assert r.returncode == 2 and f"{MAX_CALIBRATE_GAMES:,}" in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize("cmd", [["report", "meta", "--rules", "v3"], ["report", "robustness"],
                                  ["report", "compositions"], ["report", "matchups"]])
 @pytest.mark.parametrize("value", ["-1", "0"])
 def test_min_games_below_one_is_refused(db: Path, cmd: list[str], value: str) -> None:
-    r = pmim(*cmd, "--min-games", value, "--db", str(db), timeout=60)
-    assert r.code == 2 and "--min-games" in r.err and "Traceback" not in r.err, r.err
+    r = pmim_in_process(*cmd, "--min-games", value, "--db", str(db))
+    assert r.returncode == 2 and "--min-games" in r.stderr, r.stderr
 
 
 def test_a_batch_that_keeps_no_outcomes_counts_the_same_games() -> None:

@@ -1,6 +1,7 @@
 """Signing covers only what was written: forged replays put in a folder before ``pmim
 simulate --out`` writes into it are never signed, so ``pmim ingest --trust-own`` still
-checks them (and refuses them) while the simulation's own games skip the check."""
+checks them (and refuses them) while the simulation's own games skip the check; one of its
+own files edited after signing no longer carries its signature and is checked too."""
 
 from __future__ import annotations
 
@@ -61,11 +62,13 @@ def test_with_allow_existing_only_the_written_files_are_signed_and_the_forged_on
     assert r.code == 0, r.err
     signed = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["files"]
     assert sorted(signed) == [f"game-{i:06d}.jsonl" for i in range(3)]
+    forge(folder / "game-000001.jsonl", folder / "game-000001.jsonl")  # a signed file edited after signing
     db = tmp_path / "pmim.duckdb"
     ingest = pmim("ingest", "--trust-own", str(folder), "--db", str(db), "-q", timeout=120)
-    assert ingest.code == 1 and games_in(db) == 3, (ingest.out, ingest.err)
+    assert ingest.code == 1 and games_in(db) == 2, (ingest.out, ingest.err)
     rejected = [x for x in ingest.err.splitlines() if x.startswith("rejected:")]
-    assert len(rejected) == 5 and all("forged-" in x for x in rejected)
+    assert len(rejected) == 6 and sum("forged-" in x for x in rejected) == 5, rejected
+    assert any("game-000001.jsonl" in x for x in rejected)  # its signature no longer holds: checked, refused
 
 
 def test_a_file_as_out_is_one_sentence(tmp_path: Path) -> None:
