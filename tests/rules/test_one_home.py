@@ -50,7 +50,8 @@ FINGERPRINTS: dict[str, tuple[str, ...]] = {
     # a unit kind deploys within its depth of its side's edge
     "deployment zone": (r"\bdeployment\.depth\b", r"\.depth\s*,\s*kind\b"),
     # a unit moves once an activation, and not when immobilized
-    "may move now": (r"\bif\s+[\w.]*\bmoved\s*:", r"\bif\s+[\w.]*\bimmobilized\s*:", r"\bmoves\s*>=\s*1\b"),
+    "may move now": (r"\breturn\s+IMMOBILIZED\b", r"\bif\s+self\.moved\s*:", r"\bif\s+\w+\.immobilized\s*:",
+                     r"\bmoves\s*>=\s*1\b"),
     # where a move may end: on the map, free, passable, within MOV by a legal walk
     "move destination": (r"\bdist\b(\[[^\]]*\])+\s*>\s*[\w.]*\blimit\b", r"\bpath\s*>\s*[\w.]*\blimit\b",
                          r"\bif\s+[\w.]*\bimpassable\[\s*\w+\s*\]\s*:"),
