@@ -90,6 +90,11 @@ def ladder(
     """
     check_bootstrap(bootstrap)
     check_games_per_pairing(games_per_pairing)
+    if bots is not None:  # each bot and its settings (a search budget), before the ladder's libraries load
+        from pmim_analytics.engine.bots import check_bot_name
+
+        for spec in split_bot_list(bots):
+            check_bot_name(spec)
     from pmim_analytics.botlab.ladder import ladder_plan, run_ladder
     from pmim_analytics.store.connection import resolve_db_path
 
