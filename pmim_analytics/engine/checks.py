@@ -206,7 +206,7 @@ class RuleChecks(Generic[U]):
         left = mechanics.attacks_left(u.p.max_attacks, self.attacks, self.rushed)
         t = self.unit(target_id)
         rng = u.p.mounts[m].rng
-        d = self.grid.dist[u.pos][t.pos]
+        d = self.grid.dist[u.pos][t.pos] if u.pos >= 0 and t.pos >= 0 else None  # None: a position not known
         refused = rulings.fire_refusal(left, bool((self.fired >> m) & 1), bool((u.lost >> m) & 1), not u.can_use(m),
                                        t.side == u.side, t.alive, d, rng)
         if refused == rulings.NO_ATTACK_LEFT:

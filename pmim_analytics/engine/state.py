@@ -267,6 +267,24 @@ class GameState(RuleChecks[UnitState]):
         u.pos = i
         self._reach = (None, {})
 
+    def place_unknown(self, unit_ids: list[str] | set[str] | frozenset[str]) -> None:
+        """Put units on the map at positions nobody knows, recording nothing: a table log that
+        never says where they stand. They take part, but no range or path is measured from or
+        to them until :meth:`place_at` puts them on a hex. When no unit is left to place, the
+        battle begins. Outside deployment it does nothing."""
+        if self.phase != DEPLOY:
+            return
+        for uid in unit_ids:
+            u = self.unit(uid)
+            if not u.placed:
+                u.placed = True
+                self.unplaced[u.side] -= 1
+        if self.unplaced[self.to_act] == 0 and self.unplaced[1 - self.to_act] > 0:
+            self.to_act = 1 - self.to_act
+        if self.unplaced == [0, 0]:
+            self.phase = BATTLE
+            self._start_round(1)
+
     def let_place_next(self, unit_id: str) -> None:
         """Make ``unit_id`` the next unit to place, whatever the placing order (a game logged at a
         table records where units were deployed, not the order). The zones and stacking still hold.
@@ -637,7 +655,7 @@ class GameState(RuleChecks[UnitState]):
                 tgt.loc_hp[li], overkill, lost = combat.hit_result(tgt.loc_hp[li], damage)
         self.attacks += 1
         self.fired |= 1 << m
-        dist = self.grid.dist[att.pos][tgt.pos]
+        dist = self.grid.dist[att.pos][tgt.pos] if att.pos >= 0 and tgt.pos >= 0 else None  # None: not known
         events = self.events
         events.append(Attack(seq=len(events) + 1, round=self.round, unit=att.id, weapon=wm.weapon, mount=wm.mount,
                              target=tgt.id, distance=dist, roll=roll, acc=wm.acc, needed=tgt.p.needed, hit=hit,
@@ -769,7 +787,7 @@ class GameState(RuleChecks[UnitState]):
             rng = max(u.p.mounts[m].rng for m in mounts)
             dist_row = self.grid.dist[u.pos]
             for e in self.side_units[1 - u.side]:
-                if e.alive and dist_row[e.pos] <= rng:
+                if e.alive and (e.pos < 0 or u.pos < 0 or dist_row[e.pos] <= rng):  # unknown: may be in range
                     return
         self._end_activation()
 

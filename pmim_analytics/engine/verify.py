@@ -225,9 +225,10 @@ def _key(ev: Event) -> tuple[str, object]:
 
 class _Checker:
     def __init__(self, record: GameRecord, lines: Sequence[int | None],
-                 present: frozenset[str] | None = None) -> None:
+                 present: frozenset[str] | None = None, unknown: frozenset[str] = frozenset()) -> None:
         self.record = record
         self.present = present  # the units in the game, when not all of the armies' (absent_undeployed)
+        self.unknown = unknown  # the units at positions the log never gives (unknown_positions)
         self.lines = lines
         self.found: list[Violation] = []
         self.queue: list[Event] = []
@@ -277,6 +278,7 @@ class _Checker:
             for problem in problems:
                 self.report(problem, "sides")
             self.state = GameState(spec)
+            self.state.place_unknown(self.unknown)
             self.queue.extend(self.fresh())  # a blue/red first_player event comes with the state
         except PmimError as e:
             self.report(f"cannot rebuild the game: {e.render()}")
@@ -526,6 +528,13 @@ class _Checker:
         assert st is not None
         u = st.by_id.get(ev.unit)
         start = Hex(*ev.from_hex)
+        if u is not None and u.pos < 0 and st.phase == BATTLE:  # a unit nobody knew the position of
+            try:
+                st.place_at(u.id, start)
+            except IllegalActionError as e:
+                self.report(f"{_describe(ev)}: {e.message}")
+                return {"from_hex"}
+            return set()
         if u is None or u.pos < 0 or st.grid.hexes[u.pos] == start:
             return set()
         here = st.grid.hexes[u.pos].format()
@@ -625,13 +634,28 @@ def named_units(record: GameRecord) -> set[str]:
     return named
 
 
-def replay_gap(record: GameRecord, absent_undeployed: bool = False) -> str | None:
+_LOSSES = frozenset({"unit_destroyed", "location_destroyed", "immobilized", "disarmed"})
+_CAUSES = _LOSSES | {"attack", "weapon_lost"}
+
+
+def _without_positions(record: GameRecord) -> bool:
+    """Whether the engine can judge a log without knowing where every unit stands
+    (``unknown_positions``): it stays in round 1, so no round is scored, and every loss it
+    logs follows from the attack or the overheated weapon just before it."""
+    events = record.events
+    if any((ev.round or 0) > 1 or ev.type == "round_end" for ev in events if ev.type != "game_end"):
+        return False
+    return all(k > 0 and events[k - 1].type in _CAUSES for k, ev in enumerate(events) if ev.type in _LOSSES)
+
+
+def replay_gap(record: GameRecord, absent_undeployed: bool = False, unknown_positions: bool = False) -> str | None:
     """Why the engine cannot replay a recorded game, or ``None`` when it can.
 
     A manual log in summary form (armies, result, losses) or one that never says where the
     units were deployed records no moves to replay; what it does record was checked when it
     was read (``pmim log check``). With ``absent_undeployed`` (see :func:`verify_game`) a log
-    that deploys units of both sides and names no other unit can be replayed.
+    that deploys units of both sides and names no other unit can be replayed; with
+    ``unknown_positions`` a log that stays in round 1 and logs no loss its attacks do not cause.
     """
     deployed = {ev.unit for ev in record.events if isinstance(ev, Deploy)}
     units = [u.id for side in record.header.sides.values() for u in side.units]
@@ -641,6 +665,8 @@ def replay_gap(record: GameRecord, absent_undeployed: bool = False) -> str | Non
     if absent_undeployed and named_units(record) <= deployed and all(
             any(u.id in deployed for u in side.units) for side in record.header.sides.values()):
         return None
+    if unknown_positions and _without_positions(record):
+        return None
     if not deployed:
         return ("a summary-form log (it records the result and the losses, not where the units stood), so "
                 "there is nothing to replay through the rules; reading it checked what it records")
@@ -649,7 +675,7 @@ def replay_gap(record: GameRecord, absent_undeployed: bool = False) -> str | Non
 
 
 def verify_game(record: GameRecord, lines: Sequence[int | None] | None = None, *,
-                absent_undeployed: bool = False) -> list[Violation]:
+                absent_undeployed: bool = False, unknown_positions: bool = False) -> list[Violation]:
     """Every rule the recorded game breaks, in order. ``lines[0]`` is the header's line
     and ``lines[i]`` the line of event ``i`` (1-based seq); without it, lines follow seq.
 
@@ -661,20 +687,29 @@ def verify_game(record: GameRecord, lines: Sequence[int | None] | None = None, *
     ``absent_undeployed`` is a table log's leniency, off by default: a log that deploys only
     some units and never names the others is checked as a game between the deployed units
     alone (the others are absent: they neither score nor count for a wipeout).
+    ``unknown_positions``, another, also off by default: the units a log never deploys are in
+    the game at positions nobody knows until a move says where one starts; no range or path is
+    measured from or to a unit while its position is unknown. Without positions no round can be
+    scored, so the engine judges only a log that stays in round 1 and logs no loss that its
+    attacks do not cause (``absent_undeployed`` is preferred where both apply).
     """
     # an engine replay deploys every unit: one that does not is checked (and refused at the
     # line where the deployment goes wrong), not excused as a log with nothing to replay
-    gap = replay_gap(record, absent_undeployed) if record.header.source != "engine" else None
+    gap = replay_gap(record, absent_undeployed, unknown_positions) if record.header.source != "engine" else None
     if gap is not None:
         raise ReplayError(f"cannot verify game {record.header.game_id}: {gap}")
     if record.header.source == "engine" and _replays_exactly(record):
         return []
     if lines is None:
         lines = list(range(1, len(record.events) + 2))
-    present = None
-    if absent_undeployed and record.header.source != "engine" and replay_gap(record) is not None:
-        present = frozenset(ev.unit for ev in record.events if isinstance(ev, Deploy))
-    return _Checker(record, lines, present).run()
+    present, unknown = None, frozenset[str]()
+    if record.header.source != "engine" and replay_gap(record) is not None:
+        deployed = frozenset(ev.unit for ev in record.events if isinstance(ev, Deploy))
+        if absent_undeployed and replay_gap(record, absent_undeployed=True) is None:
+            present = deployed
+        else:
+            unknown = frozenset(u.id for side in record.header.sides.values() for u in side.units) - deployed
+    return _Checker(record, lines, present, unknown).run()
 
 
 def _roll_giving(hit: bool, acc: int, defence: int) -> tuple[int, int] | None:

@@ -310,3 +310,24 @@ def test_a_log_naming_a_unit_it_never_deploys_is_still_not_replayed() -> None:
     game = _partial("R2 R:TY2 hold\n")
     with pytest.raises(ReplayError, match="never deploys"):
         verify_game(game, absent_undeployed=True)
+
+
+def test_a_log_that_never_says_where_units_stand_is_judged_in_round_1_when_asked() -> None:
+    from pmim_analytics.errors import ReplayError
+    from pmim_analytics.replay.manual import parse_log
+
+    head = "rules: v3\nblue army: v3-mech-heavy\nred army: v3-tank-heavy\n"
+    game, errors = parse_log(head + "R1 B:NE2 SC>R:TY1 6+6 hit\nresult: draw manual\n", "u.pmimlog", strict=False)
+    assert game is not None and not errors
+    with pytest.raises(ReplayError, match="summary-form"):
+        verify_game(game)
+    # no range is measured to a unit whose position nobody knows: the attack stands
+    assert verify_game(game, unknown_positions=True) == []
+    # the rest of the rules still hold: the same attack made twice
+    twice = GameRecord(game.header, (*game.events[:-1], *game.events[-2:]))
+    assert verify_game(twice, unknown_positions=True)
+    # a loss no attack causes, or a round that would have to be scored, is beyond it
+    past = parse_log(head + "R1 B:NE2 hold\nR2 R:TY1 hold\nresult: draw manual\n", "p.pmimlog", strict=False)[0]
+    assert past is not None
+    with pytest.raises(ReplayError):
+        verify_game(past, unknown_positions=True)

@@ -58,8 +58,8 @@ CASES = {
     "stacking": (["B:GR1 deploy 0812"], "B:NE2 deploy 0812", "0812", "taken by B:GR1"),
     "deployment in a round": ([], "R1 B:GR1 deploy 0812", "R1", "deployment comes before round 1"),
     "round going back": (["R2 B:NE2 move"], "R1 B:GR1 move", "R1", "rounds only go forward"),
-    "marker contradicting the attack": (["R1 R:TY1 HAC>B:NE1 hit"], "R1 B:NE1 destroyed by R:TY2", "R:TY2",
-                                        "R:TY1 did it"),
+    "marker contradicting the attack": (["R1 B:NE2 hold", "R1 R:TY1 HAC>B:NE1 hit"],
+                                        "R1 B:NE1 destroyed by R:TY2", "R:TY2", "R:TY1 did it"),
     "destroyed twice": (["R1 B:NE1 destroyed"], "R2 B:NE1 destroyed", "B:NE1", "already destroyed on line 4"),
     # VP
     "VP going down": (["R1 vp 2-1"], "R2 vp 1-1", "1-1", "only grow"),
