@@ -6,12 +6,14 @@ without bound fails fast here instead of exhausting the machine. Where memory is
 (:func:`_rss_of`) the child's data is also capped at :data:`MAX_RSS_MB` (``RLIMIT_DATA``: the
 heap and every private mapping; the address space itself cannot be, DuckDB and the libraries
 reserve more than that without using it), it must exit with its refusal, and its peak memory
-is read back (``os.wait4``) and must stay under :data:`MAX_RSS_MB`. Each case checks the
-one-sentence refusal, the documented exit code, and that the good inputs of the same run are
-stored. Every run prints its exit code, its wall time and its CPU time (user + system, its own
-processes included: :func:`cpu_seconds` around the child) with the load average: the cost of
-refusing a hostile input, printed, never asserted (see them with ``pytest -s``). On a busy
-machine the wall time grows with the load; the CPU time is what the refusal itself costs.
+is read back (``os.wait4``) and must stay under :data:`MAX_RSS_MB`. An ingest that refuses
+hostile files and stores the good ones of the same run is held to the same peak (its largest
+process, read back the same way by :func:`pmim`). Each case checks the one-sentence refusal,
+the documented exit code, and that the good inputs of the same run are stored. Every run prints
+its exit code, its wall time, its CPU time (user + system, its own waited-for processes
+included) and its peak memory, with the load average: the cost of refusing a hostile input,
+printed, never asserted (see them with ``pytest -s``). On a busy machine the wall time grows
+with the load; the CPU time is what the refusal itself costs.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import resource
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,20 +77,36 @@ def _short(args: list[str] | tuple[str, ...]) -> str:
 
 
 def pmim(*args: str, cwd: Path | None = None, timeout: float = 600, env: dict[str, str] | None = None) -> Run:
-    """Run ``pmim ARGS`` capped; return exit code, output and its peak memory."""
-    started, cpu = time.monotonic(), cpu_seconds()
-    proc = subprocess.Popen([PMIM, *args], cwd=cwd or REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=_cap, env={**os.environ, "COLUMNS": "200", **(env or {})})
-    try:
-        out, err = proc.communicate(timeout=timeout)  # a guard against a hang, not a speed check
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise AssertionError(f"pmim {' '.join(args)} hung for {timeout} s") from None
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    seconds, cpu = time.monotonic() - started, cpu_seconds() - cpu
-    print(f"pmim {_short(args)}: exit {proc.returncode} after {timing(seconds, cpu)}")
-    return Run(proc.returncode, out, err, rss, seconds, cpu)
+    """Run ``pmim ARGS`` capped; return exit code, output, and the run's own peak memory (the
+    largest of its processes, read back with ``os.wait4``) and CPU."""
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([PMIM, *args], cwd=cwd or REPO_ROOT, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                preexec_fn=_cap, env={**os.environ, "COLUMNS": "200", **(env or {})})
+        hung = threading.Event()
+
+        def kill() -> None:  # a guard against a hang, not a speed check
+            hung.set()
+            proc.kill()
+
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here
+        if hung.is_set():
+            raise AssertionError(f"pmim {' '.join(args)} hung for {timeout} s")
+        out.seek(0)
+        err.seek(0)
+        # as text=True reads them: UTF-8, and universal newlines
+        stdout, stderr = (f.read().decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+                          for f in (out, err))
+    seconds, cpu = time.monotonic() - started, usage.ru_utime + usage.ru_stime
+    rss = usage.ru_maxrss / 1024
+    print(f"pmim {_short(args)}: exit {proc.returncode} after {timing(seconds, cpu)}, peak {rss:.0f} MB")
+    return Run(proc.returncode, stdout, stderr, rss, seconds, cpu)
 
 
 def _rss_of(args: list[str], cwd: Path, code: int = 2) -> float:
@@ -184,7 +204,7 @@ def test_logs_with_a_huge_inline_army_an_impossible_result_or_a_path_as_scenario
     db = tmp_path / "pmim.duckdb"
     r = pmim("ingest", str(logs), "--db", str(db), "-q")
     assert r.code == 1 and "Traceback" not in r.err, r.err
-    assert games_in(db) == 2
+    assert games_in(db) == 2 and r.rss_mb < MAX_RSS_MB
     lines = [x for x in r.err.splitlines() if x.startswith("rejected:")]
     assert len(lines) == 3
     assert any("huge.pmimlog" in x and str(MAX_COUNT_PER_ENTRY) in x for x in lines)
@@ -205,7 +225,7 @@ def test_a_deep_json_header_a_fifo_and_dev_zero_are_refused_and_the_good_replays
     named = [str(folder / n) for n in ("deep.jsonl", "x.jsonl", "zero.jsonl")] + [str(p) for p in good_replays]
     r = pmim("ingest", *named, "--db", str(db), "-q", timeout=600)
     assert r.code == 1 and "Traceback" not in r.err and "RecursionError" not in r.err, r.err
-    assert games_in(db) == len(good_replays)
+    assert games_in(db) == len(good_replays) and r.rss_mb < MAX_RSS_MB
     assert f"deeper than {MAX_JSON_DEPTH}" in r.err and r.err.count("not a regular file") == 2
     v = pmim("replay", "verify", *named, timeout=600)
     assert v.code == 2 and "3 file(s) unreadable" in v.err and f"{len(good_replays)} game(s) checked" in v.err
@@ -219,7 +239,7 @@ def test_a_replay_over_the_size_limit_is_refused_by_verify_and_ingest_alike(
         fh.write(b" " * (MAX_REPLAY_BYTES + 1))
     db = tmp_path / "pmim.duckdb"
     r = pmim("ingest", str(big), str(good_replays[1]), "--db", str(db), "-q")
-    assert r.code == 1 and "too large" in r.err and games_in(db) == 1
+    assert r.code == 1 and "too large" in r.err and games_in(db) == 1 and r.rss_mb < MAX_RSS_MB
     v = pmim("replay", "verify", str(big), str(good_replays[1]))
     assert v.code == 2 and "too large" in v.err and "1 game(s) checked" in v.err
     assert _rss_of(["replay", "verify", str(big)], tmp_path) < MAX_RSS_MB

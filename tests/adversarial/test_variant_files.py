@@ -70,7 +70,7 @@ def test_an_alias_bomb_variant_is_refused_by_name_and_skipped_by_the_others(
     assert "skipped" in listing.err and "v3-bomb.yaml" in listing.err
     db = tmp_path / "pmim.duckdb"
     r = pmim("ingest", *map(str, good_replays), "--db", str(db), "-q", env=env, timeout=120)
-    assert r.code == 0 and games_in(db) == len(good_replays), r.err
+    assert r.code == 0 and games_in(db) == len(good_replays) and r.rss_mb < MAX_RSS_MB, r.err
     assert "v3-bomb" in r.err and "skipped" in r.err
     assert _rss_of(["rules", "show", "v3-bomb"], tmp_path) < MAX_RSS_MB
 
@@ -133,7 +133,7 @@ def test_a_replay_recording_a_huge_setting_is_refused_before_it_is_replayed(
     db = tmp_path / "pmim.duckdb"
     r = pmim("ingest", str(bad), *map(str, good_replays[1:]), "--db", str(db), "-q", timeout=300)
     assert r.code == 1 and key in r.err, r.err
-    assert games_in(db) == len(good_replays) - 1
+    assert games_in(db) == len(good_replays) - 1 and r.rss_mb < MAX_RSS_MB
 
 
 
