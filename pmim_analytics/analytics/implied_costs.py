@@ -475,7 +475,8 @@ def _message(games: int, points_sd: float, lam: float, lam_se: float, lam_ok: bo
         msg = (f"the value of a point is not clearly positive ({lam:.3f} ± {lam_se:.3f} VP of margin): units are "
                "ranked but not priced")
     else:
-        msg = (f"priced from {games} games (Huber fit of the VP margin, {resamples} bootstrap samples of games); "
+        msg = (f"priced from {games} games (Huber fit of the VP margin, {resamples} bootstrap samples of games, a wild "
+               "bootstrap of army pairs for the implied costs); "
                f"an average fielded point is worth {lam:.3f} [{lam - Z95 * lam_se:.3f}, {lam + Z95 * lam_se:.3f}] "
                "VP of margin")
     for kind in fixed:

@@ -266,7 +266,8 @@ def render_report(ids: Sequence[str], prov: Provenance, t: dict[str, pl.DataFram
     p += ["", "## Implied point costs", "",
           f"Each type's value is fitted jointly on the VP margin (Huber loss), per rules id; the scale is the "
           f"value of an average fielded point, so no type is fixed at its price. 95% intervals from "
-          f"{implied_costs.RESAMPLES} bootstrap samples of games. A type is mis-priced when its test is "
+          f"{implied_costs.RESAMPLES} bootstrap samples of army pairs (drawn with replacement for values and the "
+          f"scale; a wild bootstrap, the armies held fixed, for implied costs). A type is mis-priced when its test is "
           f"significant after Benjamini-Hochberg over every priced type of the table (q <= {FDR:g}). Nothing is "
           f"priced from fewer than {cost_model.MIN_GAMES} games, or for a type the sides field differently in "
           f"fewer than {cost_model.MIN_GAMES_PER_TYPE} games.", ""]
