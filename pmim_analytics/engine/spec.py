@@ -22,6 +22,7 @@ from pmim_analytics.rules.mechanics import (
     attacks_per_activation,
     chart_codes,
     deployment_rows,
+    first_side,
     heat_rating,
     hit_needed,
     in_capture_zone,
@@ -240,11 +241,7 @@ class GameSpec:
         odd rounds, the other side in even ones. Raises :class:`IllegalActionError` for
         ``random`` before the draw.
         """
-        fp = self.scenario.first_player
-        if fp == "alternate":
-            return BLUE if round_no % 2 == 1 else RED
-        if fp == "random":
-            if first_in_round_1 is None:
-                raise IllegalActionError("the first player has not been drawn yet")
-            return first_in_round_1 if round_no % 2 == 1 else 1 - first_in_round_1
-        return BLUE if fp == "blue" else RED
+        side = first_side(self.scenario.first_player, round_no, first_in_round_1)
+        if side is None:
+            raise IllegalActionError("the first player has not been drawn yet")
+        return side

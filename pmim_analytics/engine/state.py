@@ -796,16 +796,11 @@ class GameState(RuleChecks[UnitState]):
         if u is None:
             return
         self.active = None
-        side = u.side
-        if self.turn_left > 1 and self.waiting[side] > 0:  # catch-up: the turn's next activation
-            self.turn_left -= 1
-            self.to_act = side
-        elif self.waiting[1 - side] > 0:
-            self._begin_turn(1 - side)
-        elif self.waiting[side] > 0:
-            self._begin_turn(side)
-        else:
+        nxt = mechanics.next_turn(self._catch_up, u.side, self.turn_left, self.waiting, self.living)
+        if nxt is None:
             self._end_round()
+        else:
+            self.to_act, self.turn_left = nxt
 
     def objective_holders(self) -> list[tuple[list[str], list[str]]]:
         """For each objective, the ids of blue's and red's living units in its capture zone."""

@@ -228,6 +228,39 @@ def activations_per_turn(rule: CatchUpRule | None, own_living: int, other_living
     return rule.activations
 
 
+def first_side(first_player: str, round_no: int, first_in_round_1: int | None = None) -> int | None:
+    """Who activates first in a round under a scenario's ``first_player`` setting.
+
+    ``alternate``: blue in odd rounds, red in even ones; ``blue``/``red``: that side in every
+    round; ``random``: ``first_in_round_1`` (the side a die drew) in odd rounds, the other
+    side in even ones, ``None`` before the draw.
+    """
+    if first_player == "alternate":
+        return BLUE if round_no % 2 == 1 else RED
+    if first_player == "random":
+        if first_in_round_1 is None:
+            return None
+        return first_in_round_1 if round_no % 2 == 1 else 1 - first_in_round_1
+    return BLUE if first_player == "blue" else RED
+
+
+def next_turn(rule: CatchUpRule | None, side: int, turn_left: int, waiting: list[int] | tuple[int, ...],
+              living: list[int] | tuple[int, ...]) -> tuple[int, int] | None:
+    """Whose turn it is once ``side`` ends an activation, with ``turn_left`` activations left
+    in its turn (counting that one): the same side while its catch-up turn goes on, else the
+    other side, else (the other has no unit left to activate: it passes) the same side again;
+    ``None`` when no unit of either side is left to activate (the round ends). ``waiting``:
+    each side's living units not yet activated this round; ``living``: each side's living
+    units (for the catch-up count of the turn that begins). Returns the side and the
+    activations in its turn."""
+    if turn_left > 1 and waiting[side] > 0:  # catch-up: the turn's next activation
+        return side, turn_left - 1
+    for nxt in (1 - side, side):
+        if waiting[nxt] > 0:
+            return nxt, activations_per_turn(rule, living[nxt], living[1 - nxt])
+    return None
+
+
 def rush_distance(rule: RushRule | None, mov: int) -> int:
     """How far a unit may rush: ``factor`` x MOV (0, no rushing, when the rule is off)."""
     return 0 if rule is None else rule.factor * mov
@@ -238,5 +271,6 @@ __all__ = ["ATTACKS_PER_ACTIVATION", "OVERHEAT_DIE", "activation_heat", "activat
            "heat_rating", "initiative_first", "is_overheated", "overheat_chance", "overheat_damage",
            "overheat_excess", "rush_distance", "weapon_heat", "attacks_per_activation", "chart_codes",
            "deployment_rows", "hit_needed", "in_capture_zone",
-           "infantry_range", "is_wiped_out", "objective_scorer", "rounds_left", "round_end_result",
+           "infantry_range", "is_wiped_out", "first_side", "next_turn", "objective_scorer", "rounds_left",
+           "round_end_result",
            "round_limit_winner", "vp_winner", "weapon_range"]

@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from pmim_analytics.engine.verify import verify_game
 from pmim_analytics.model.events import (
+    Activate,
     InitiativeRoll,
     LocationDestroyed,
     Move,
@@ -26,6 +28,7 @@ from pmim_analytics.model.events import (
     Rush,
     WeaponLost,
 )
+from pmim_analytics.model.record import GameRecord
 from pmim_analytics.replay.manual import parse_log
 from pmim_analytics.rules.catalogue import REPO_ROOT
 
@@ -103,8 +106,8 @@ def test_log_check_accepts_a_rush_and_names_a_missing_overheat_roll(tmp_path: Pa
     ok = tmp_path / "rush.pmimlog"
     ok.write_text(HEADER + DEPLOY + "R1 B:GR1 rush 0812-0808\nresult: draw manual\n")
     heat = tmp_path / "heat.pmimlog"
-    heat.write_text(HEAT + DEPLOY + HEAT_OPENING + "R2 B:PA1 move 1112-1110\nresult: draw manual\n")
-    missing = "its overheat roll comes before 'B:PA1': 'B:GR1 MAC overheat D6'"
+    heat.write_text(HEAT + DEPLOY + HEAT_OPENING + "R2 R:TY1 hold\nresult: draw manual\n")
+    missing = "its overheat roll comes before 'R:TY1': 'B:GR1 MAC overheat D6'"
     for path, code, words in ((ok, 0, ""), (heat, 1, missing)):
         proc = subprocess.run([sys.executable, "-m", "pmim_analytics", "log", "check", str(path)],
                               capture_output=True, text=True, cwd=REPO_ROOT)
@@ -153,7 +156,7 @@ def test_an_initiative_roll_under_rules_without_it_is_refused() -> None:
 # -- catch-up activations: the activation lines in the order played -----------------------------
 def test_catch_up_activations_are_judged_by_the_engine() -> None:
     # red's infantry swarm (17 units) has at least twice the Mech-heavy list's 8, so it activates
-    # two units at each of its turns; the reader takes the order the log gives, the engine judges it
+    # two units at each of its turns; the reader judges the order as the engine does (mechanics.next_turn)
     header = HEADER.replace("v3-rush", "v3-catch-up").replace("v3-tank-heavy", "v3-infantry-swarm")
     blue = [line for line in DEPLOY.splitlines() if line.startswith("B:")]
     foot = [f"IN{k}" for k in range(1, 10)] + [f"OD{k}" for k in range(1, 7)]
@@ -166,9 +169,11 @@ def test_catch_up_activations_are_judged_by_the_engine() -> None:
     played, errors = read("R1 B:GR1 hold\nR1 R:IN1 hold\nR1 R:IN2 hold\nR1 B:PA1 hold\n")
     assert not errors and played is not None, [e.render() for e in errors]
     assert verify_game(played) == []
-    broken, errors = read("R1 B:GR1 hold\nR1 R:IN1 hold\nR1 B:PA1 hold\n")
-    assert not errors and broken is not None  # the reader does not judge whose turn it is: the engine does
-    found = verify_game(broken)
+    _, errors = read("R1 B:GR1 hold\nR1 R:IN1 hold\nR1 B:PA1 hold\n")
+    assert len(errors) == 1 and "it is red's turn, not 'B:PA1''s" in errors[0].message, errors
+    # the engine refuses the same order
+    events = [e for e in played.events if not (isinstance(e, Activate) and e.unit == "R:IN2")]
+    found = verify_game(GameRecord(played.header, tuple(replace(e, seq=i) for i, e in enumerate(events, 1))))
     assert found and "B:PA1" in found[0].message and "red's turn" in found[0].message, found
 
 
@@ -208,7 +213,7 @@ def test_an_overheated_weapon_is_lost_and_hits_its_own_warmech() -> None:
 
 
 OVERHEAT_REFUSALS = [
-    ("R2 B:PA1 move 1112-1110", "B:PA1", "B:GR1's MAC attack on line"),
+    ("R2 R:TY1 hold", "R:TY1", "B:GR1's MAC attack on line"),
     ("R2 B:GR1 MAC overheat 1", "1", "the MAC overheats (roll 1 <= 1, the heat over the rating)"),
     ("R2 B:GR1 MAC overheat 2 RA(2)", "RA(2)", "does not overheat (roll 2 > 1"),
     ("R2 B:GR1 MAC overheat 1 RA(2) 4", "4", "STR 2 x RPT 3 = 6, ignoring ARM"),
@@ -237,7 +242,7 @@ def test_a_missing_roll_is_one_error_and_the_log_reads_on() -> None:
     _, errors = _read("R1 R:BA1 move 0801-0804\nR1 B:GR1 move 0812-0810\nR1 R:TY1 hold\n", INITIATIVE)
     assert [e.where.line for e in errors if e.where] == [RUSH_LINE]
     # no overheat line after the MAC: one error, at the next line, which is still read
-    game, errors = _read(HEAT_OPENING + "R2 B:PA1 move 1112-1110\nR2 R:TY1 hold\n", HEAT)
+    game, errors = _read(HEAT_OPENING + "R2 R:TY1 hold\nR2 B:PA1 move 1112-1110\n", HEAT)
     assert len(errors) == 1 and "'B:GR1 MAC overheat D6'" in errors[0].message
     assert game is not None and any(isinstance(e, Move) and e.unit == "B:PA1" for e in game.events)
 

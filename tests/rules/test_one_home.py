@@ -61,6 +61,10 @@ FINGERPRINTS: dict[str, tuple[str, ...]] = {
     "a hit's damage taken": (r"\babsorb\(",),
     # a side with no unit left has lost
     "wipeout": (r"\bliving\b(\[[^\]]*\])?\s*(==|<=)\s*0\b", r"\ball\(\s*\w+\.is_destroyed\b"),
+    # blue in odd rounds, red in even ones (or the side drawn)
+    "the first side of a round": (r"%\s*2\s*==\s*1\s+else\b",),
+    # the sides take turns; a catch-up turn has more activations; a side with none left passes
+    "whose turn it is": (r"\bturn_left\s*>\s*1\b", r"\bwaiting\[\s*1\s*-\s*\w+\s*\]\s*>\s*0"),
     # the scenario's round limit: the last round, and no round after it
     "round limit": (r"\bround_limit\s*(<=|>=|==|!=|<|>|-)", r"(<=|>=|==|!=|<|>|-)\s*[\w.]*\bround_limit\b"),
 }
