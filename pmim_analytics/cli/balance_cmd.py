@@ -92,6 +92,8 @@ def propose_cmd(
     seed: int = typer.Option(0, "--seed", min=0, help="Seed: the same seed and budget give the same proposal."),
     workers: int = typer.Option(1, "--workers", min=1, max=MAX_WORKERS, help="Worker processes (or Ray CPUs)."),
     backend: str = typer.Option("local", "--backend", help="local (a process pool) or ray."),
+    address: str | None = typer.Option(None, "--address", help="Ray cluster to join with --backend ray: auto or "
+                                       "ray://host:port (default: a private local Ray instance with --workers CPUs)."),
     knobs: str | None = typer.Option(None, "--knobs", help="Only these prices may change, e.g. "
                                      "chassis.TY.pts,weapons.LL.pts (default: every unit, Warmech and weapon price)."),
     resamples: int = typer.Option(200, "--resamples", min=2, max=MAX_RESAMPLES,
@@ -146,6 +148,8 @@ def propose_cmd(
     allowed = parse_knobs(knobs, list(start))
     if backend not in BACKENDS:
         raise PmimError(f"unknown --backend {backend!r}; choose local or ray")
+    if address is not None and backend != "ray":
+        raise PmimError(f"--address {address} names a Ray cluster and needs --backend ray")
     if not 0 <= skill <= 1:
         raise PmimError(f"--skill must be between 0 and 1, got {skill:g}")
     try:
@@ -156,7 +160,8 @@ def propose_cmd(
         raise PmimError(f"--bot {spec.name} takes no skill; choose a planning bot: greedy, tactician or search")
     level = BotSpec(spec.name, spec.params, spec.persona, skill).label()
     level2 = BotSpec(spec.name, spec.params, spec.persona, other_skill(skill)).label()
-    s = Settings(rules, level, seed, budget, pairs_per_round, resamples=resamples, workers=workers, backend=backend)
+    s = Settings(rules, level, seed, budget, pairs_per_round, resamples=resamples, workers=workers, backend=backend,
+                 address=address)
     check_settings(s, (lo, hi))
     definition = Band(lo, hi)
 
@@ -194,7 +199,7 @@ def propose_cmd(
         checks = []
         vtask = bar.add_task("held-out verification", total=verify_total)
         if verify_games:
-            with open_backend(backend, workers) as be:
+            with open_backend(backend, workers, address) as be:
                 vpool = Pool()
                 resume_pool(vpool, stored)
                 player = Player(rules, level, be, vpool, lambda n: bar.advance(vtask, n), on_job=on_job)

@@ -125,8 +125,8 @@ def design_notes(run: dict[str, Any], rules: RulesVersion | None = None) -> Desi
                               [[_label(rules, i), str(moved[i][0]), str(moved[i][1]),
                                 ", ".join(str(s["round"]) for s in steps[i])] for i in order]))
     else:
-        changed.append(f"No price changed: at {level} no item's implied cost was shown to differ from its listed "
-                       "price, so the proposal is the start table.")
+        changed.append(f"No price changed: at {level} no item's implied cost was shown to lie more than half a "
+                       "point from its listed price, so the proposal is the start table.")
 
     why: list[str] = []
     tested = {r: sum(c["q"] is not None for c in cands if c["round"] == r) for r in rounds}
@@ -135,7 +135,7 @@ def design_notes(run: dict[str, Any], rules: RulesVersion | None = None) -> Desi
             why.append(f"- {_label(rules, i)}, {s['listed']} → {s['proposed']} in round {s['round']}: at {level} its "
                        f"implied cost was {_num(s['implied'])} points [{_num(s['lo'])}, {_num(s['hi'])}] (95%), "
                        f"from {s['games']:,} games in which the two sides fielded different numbers of it; the test "
-                       f"of implied = listed gave q = {_num(s['q'], 3)} (Benjamini-Hochberg over the "
+                       f"of |implied - listed| <= 1/2 gave q = {_num(s['q'], 3)} (Benjamini-Hochberg over the "
                        f"{tested[s['round']]} items tested together that round, false discovery rate 5%).")
     why.append("An item is repriced only when that test shows it off; the bots never read prices, so every game of "
                "the run is evidence for every table it tried (docs/balance.md).")

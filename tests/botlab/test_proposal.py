@@ -156,32 +156,57 @@ def test_ctrl_c_leaves_no_variant_file(tmp_path: Path) -> None:
     assert not list((data / "rules" / "variants").glob("*proposal*"))
 
 
+def _first_chunk_kept(db: Path, proc: subprocess.Popen[str], timeout: float = 600) -> bool:
+    """Wait until the running command has kept its first chunk of pairs in ``db`` (True), or has
+    ended first (False). Each read is short and read-only: the command opens the file per chunk."""
+    import time
+
+    import duckdb
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if db.exists():
+            try:
+                with duckdb.connect(str(db), read_only=True) as con:
+                    kept = con.execute("SELECT count(*) FROM balance_games").fetchall()[0][0]
+                if kept > 0:
+                    return True
+            except duckdb.Error:
+                pass  # being created, or held by the command's write: look again
+        time.sleep(0.2)
+    return False
+
+
 def test_a_run_interrupted_then_run_again_resumes_and_proposes_what_an_uninterrupted_run_does(tmp_path: Path
                                                                                             ) -> None:
     import shutil
     import signal
-    import time
+
+    from tests.support.cli import pmim_in_process
 
     data = tmp_path / "data"
     shutil.copytree(REPO_ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
     db = tmp_path / "r.duckdb"
     env = {**os.environ, "PMIM_DATA": str(data)}
-    args = ["balance", "propose", "--rules", "v3", "--bot", "greedy", "--budget", "400", "--verify-games", "0",
+    # one round of 200 games: the first run is stopped once its first chunk of 10 pairs is kept
+    args = ["balance", "propose", "--rules", "v3", "--bot", "greedy", "--budget", "200", "--verify-games", "0",
             "--resamples", "20", "--seed", "3"]
     proc = subprocess.Popen([sys.executable, "-m", "pmim_analytics", *args, "--db", str(db)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
     assert proc.stdout is not None
-    assert proc.stdout.readline().startswith("Balanced")
-    # a few chunks of 10 pairs are played and kept (should the run end first, all of them are: the
-    # second run resumes either way; the first write also creates the database, which takes a while)
-    time.sleep(20)
-    os.killpg(proc.pid, signal.SIGINT)
-    proc.communicate(timeout=300)
-    assert proc.returncode in (0, 130)
+    try:
+        assert proc.stdout.readline().startswith("Balanced")
+        interrupted = _first_chunk_kept(db, proc)
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130 if interrupted else proc.returncode in (0, 130)
     again = pmim(*args, "--db", str(db), env={"PMIM_DATA": str(data)})
     assert again.returncode == 0, again.stderr
     assert "resuming run" in again.stderr
-    fresh = pmim(*args, "--no-store", env={"PMIM_DATA": str(data)})
+    fresh = pmim_in_process(*args, "--no-store", env={"PMIM_DATA": str(data)})
     assert fresh.returncode == 0, fresh.stderr
 
     def proposal_line(text: str) -> str:

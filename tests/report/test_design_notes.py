@@ -110,8 +110,8 @@ def test_a_run_without_a_check_or_a_change_says_so() -> None:
     run["candidates"] = [c | {"applied": False, "proposed": c["listed"]} for c in run["candidates"]]
     run["checks"], run["verdicts"] = [], []
     n = design_notes(run, None)
-    assert n.changed == ("No price changed: at greedy, skill 0.75 no item's implied cost was shown to differ from its "
-                         "listed price, so the proposal is the start table.",)
+    assert n.changed == ("No price changed: at greedy, skill 0.75 no item's implied cost was shown to lie more than "
+                         "half a point from its listed price, so the proposal is the start table.",)
     assert "--verify-games 0" in n.did[0] and "Not measured" in n.not_fixed[0]
     assert "chassis.TY" not in n.markdown()  # named by code only when the rules are unknown: no item to name here
 
