@@ -28,7 +28,6 @@ from pmim_analytics.report.markdown import (
     markdown_table,
     num,
     pct,
-    plus_minus,
     points_change,
     text,
 )
@@ -150,7 +149,7 @@ def _mjolnir(data: GameData, q: Question, present: Sequence[str]) -> list[str]:
         out.append(f"Mjolnir ({r['source']} games): {num(r['vp_per_pt_a'], 3)} VP per point per game at "
                    f"{num(r['pts_a'], 0)} points ({num(r.get('units_a'))} unit-games) and "
                    f"{num(r['vp_per_pt_b'], 3)} at {num(r['pts_b'], 0)} points ({num(r.get('units_b'))}); "
-                   f"change {plus_minus(r['vp_per_pt_diff'], r['vp_per_pt_diff_ci'], 3)}.")
+                   f"change {interval(r['vp_per_pt_diff'], r['vp_per_pt_diff_lo'], r['vp_per_pt_diff_hi'], digits=3)}.")
     return out or ["No Mjolnir was fielded under both rules ids in these games."]
 
 

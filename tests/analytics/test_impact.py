@@ -106,6 +106,12 @@ def test_unit_impact_of_a_planted_cost_change() -> None:
     assert mj["vp_share_diff"] == 0.0  # the same play
     assert mj["vp_per_pt_a"] == pytest.approx(2 / 18) and mj["vp_per_pt_b"] == pytest.approx(2 / 16)
     assert mj["vp_per_pt_diff"] > 0
+    # the export note's Mjolnir answer reads the same row, with its interval
+    from pmim_analytics.report.note import QUESTIONS, _mjolnir
+
+    line = _mjolnir(FrameData(frames_of(games)), QUESTIONS[2], ["v3", "v3-mjolnir-16"])[0]
+    assert line.startswith("Mjolnir (engine games): 0.111 VP per point per game at 18 points")
+    assert line.endswith("; change 0.014 [0.014, 0.014].")
 
 
 def test_a_list_that_always_wins_is_flagged_saturated() -> None:
