@@ -8,6 +8,7 @@ internal name whatever the version calls them (``hp`` for WND/HP, ``str`` for ST
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -37,6 +38,7 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+@lru_cache(maxsize=4096)  # names repeat: every line of a log looks its weapon up by name
 def normalize_name(text: str) -> str:
     """Fold a unit or weapon name for lookup: case, dots and spacing do not matter."""
     return re.sub(r"[\s.\-_]+", "", text).lower()

@@ -431,10 +431,8 @@ class LogBuilder:
         assert tok is not None
         start = grid.index(frm) if grid.contains(frm) else -1
         walk = self._walk(unit, start, limit)
-        taken = {grid.index(u.pos) for u in self.units.values()
-                 if u is not unit and not u.is_destroyed and u.pos is not None}
-        refused = rulings.destination_refusal(grid, start, to, limit, taken=taken.__contains__,
-                                              impassable=self.impassable, walk=walk)
+        refused = rulings.destination_refusal(grid, start, to, limit, taken=lambda i: self._occupant(
+            grid.hexes[i], unit) is not None, impassable=self.impassable, walk=walk)
         what = f"rush distance {limit} ({rule.factor} x MOV {mov})" if s.rush and rule else f"MOV {mov}"
         if refused == rulings.OFF_MAP:
             self._check_hex(to, tok)
