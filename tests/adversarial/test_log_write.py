@@ -1,6 +1,8 @@
 """``pmim log write`` checks before it writes: a rules-breaking replay is refused with its
 first violation, and names are escaped so that no field can start a log line; every replay
-that verifies prints to a log that reads back as the same game (a property)."""
+that verifies prints to a log that reads back as the same game (a property). What is checked
+is what the command prints and its exit code, so it runs in the test process
+(:func:`tests.support.cli.pmim_in_process`; a traceback fails the test)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from pmim_analytics.errors import Location
 from pmim_analytics.model.record import compute_game_id
 from pmim_analytics.replay.format import parse_event, read_game
 from pmim_analytics.replay.manual.roundtrip import round_trip_problem
-from tests.adversarial.test_cli_attacks import good_replays, pmim
+from tests.adversarial.test_cli_attacks import good_replays
+from tests.support.cli import pmim_in_process as pmim
 
 __all__ = ["good_replays"]
 
@@ -66,15 +69,15 @@ def test_a_rules_breaking_replay_is_refused_with_its_first_violation(
         tmp_path: Path, good_replays: list[Path], change: Callable[..., None]) -> None:
     bad = edited(good_replays[0], tmp_path / "bad.jsonl", change)
     r = pmim("log", "write", str(bad))
-    assert r.code == 2 and "breaks the rules, so no log is written" in r.err and "bad.jsonl" in r.err, r.err
-    assert r.out == "" and "Traceback" not in r.err
+    assert r.returncode == 2 and "breaks the rules, so no log is written" in r.stderr and "bad.jsonl" in r.stderr
+    assert r.stdout == ""
 
 
 def test_with_violations_prints_the_log_with_them_as_comments(tmp_path: Path, good_replays: list[Path]) -> None:
     bad = edited(good_replays[0], tmp_path / "bad.jsonl", _flip_winner)
     anyway = pmim("log", "write", str(bad), "--with-violations")
-    assert anyway.code == 0 and anyway.out.startswith("# violation: ") and "winner" in anyway.out, anyway.err
-    assert "rules: v3" in anyway.out
+    assert anyway.returncode == 0 and anyway.stdout.startswith("# violation: ") and "winner" in anyway.stdout
+    assert "rules: v3" in anyway.stdout
 
 
 def test_names_with_line_breaks_cannot_start_a_line_and_read_back_the_same(
@@ -86,18 +89,18 @@ def test_names_with_line_breaks_cannot_start_a_line_and_read_back_the_same(
 
     bad = edited(good_replays[0], tmp_path / "names.jsonl", evil)
     r = pmim("log", "write", str(bad))
-    assert r.code == 0, r.err
-    assert not any(x.startswith(("result: blue vp 99-0", "R9", "rounds: 1")) for x in r.out.splitlines())
+    assert r.returncode == 0, r.stderr
+    assert not any(x.startswith(("result: blue vp 99-0", "R9", "rounds: 1")) for x in r.stdout.splitlines())
     log = tmp_path / "names.pmimlog"
-    log.write_text(r.out, encoding="utf-8")
+    log.write_text(r.stdout, encoding="utf-8")
     shown = pmim("log", "show", str(log))
-    assert shown.code == 0, shown.err
-    back = json.loads(shown.out.splitlines()[0])
+    assert shown.returncode == 0, shown.stderr
+    back = json.loads(shown.stdout.splitlines()[0])
     assert back["sides"]["blue"]["name"] == "Evil\nresult: blue vp 99-0"
     assert back["sides"]["red"]["player"] == "Ann\r\nR9\n# not a comment"
     assert back["notes"] == "line one\nrounds: 1\u2028x"
     original = read_game(bad)
-    assert [json.loads(x) for x in shown.out.splitlines()[1:]] == [e.to_dict() for e in original.events]
+    assert [json.loads(x) for x in shown.stdout.splitlines()[1:]] == [e.to_dict() for e in original.events]
 
 
 #: names as a user may type them, line breaks, # and quotes included
