@@ -5,14 +5,39 @@ Above the engine (it plays games) and the replay formats (it writes them): a
 on a local process pool or Ray (:mod:`pmim_analytics.sim.backends`).
 """
 
-from pmim_analytics.model.events import FIRST_PLAYER_SETTINGS
-from pmim_analytics.sim.backends import LocalBackend, open_backend
-from pmim_analytics.sim.batch import BatchSpec, PartJob, play_part
-from pmim_analytics.sim.runner import run_batch
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pmim_analytics.model.events import FIRST_PLAYER_SETTINGS
+    from pmim_analytics.sim.backends import LocalBackend, open_backend
+    from pmim_analytics.sim.batch import BatchSpec, PartJob, play_part
+    from pmim_analytics.sim.runner import run_batch
 
 #: What each first-player setting means, for the CLI's ``--first-player`` and the dashboard.
 FIRST_PLAYER_HELP = ("Who activates first: alternate (blue in odd rounds, red in even), blue, red, or random "
                      "(a die before deployment picks round 1's first side, then the rounds alternate).")
+
+#: Where each name lives. They load on first use, so that a light module of the package
+#: (:mod:`.parts`) does not load the engine, the pool and NumPy first.
+_HOMES = {
+    "FIRST_PLAYER_SETTINGS": "pmim_analytics.model.events", "LocalBackend": "pmim_analytics.sim.backends",
+    "open_backend": "pmim_analytics.sim.backends", "BatchSpec": "pmim_analytics.sim.batch",
+    "PartJob": "pmim_analytics.sim.batch", "play_part": "pmim_analytics.sim.batch",
+    "run_batch": "pmim_analytics.sim.runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = ["FIRST_PLAYER_HELP", "FIRST_PLAYER_SETTINGS", "BatchSpec", "LocalBackend", "PartJob", "open_backend",
            "play_part", "run_batch"]

@@ -25,9 +25,8 @@ from pmim_analytics.model.events import GameEnd
 from pmim_analytics.replay.format import GameRecord, write_game
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.readings import Readings
+from pmim_analytics.sim.parts import PART_SIZE as PART_SIZE  # games per chunk and part, re-exported
 
-#: Games per chunk (and per Parquet part). Part of a batch's layout, not of its games.
-PART_SIZE = 100
 FORMATS = ("jsonl", "parquet")
 
 

@@ -27,17 +27,19 @@ import itertools
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from pmim_analytics.engine.bots import check_bot_name
 from pmim_analytics.errors import DataFileError, InvalidArmyError, Location, PmimError, display_path
 from pmim_analytics.limits import MAX_GAMES
 from pmim_analytics.rules import load_army, load_rules, validate_army
 from pmim_analytics.rules.army import Roster
 from pmim_analytics.rules.catalogue import DEFAULT_SCENARIO, data_dir, load_scenario, read_yaml, validation_message
-from pmim_analytics.sim.batch import PART_SIZE, BatchSpec
+from pmim_analytics.sim.parts import PART_SIZE
+
+if TYPE_CHECKING:  # the engine loads once the file is read and its counts checked
+    from pmim_analytics.sim.batch import BatchSpec
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -95,6 +97,8 @@ class Pairing:
     def batch(self, sweep_name: str, scenario: str, played: str | None,
               first_player: str | None = None) -> BatchSpec:
         """The pairing as a batch; its name (in every game header) is ``<sweep>/<pairing id>``."""
+        from pmim_analytics.sim.batch import BatchSpec
+
         return BatchSpec(self.rules_id, scenario, self.army_a, self.army_b, self.bot_a, self.bot_b,
                          self.seed, self.games, name=f"{sweep_name}/{self.id}", played=played,
                          first_player=first_player)
@@ -185,6 +189,8 @@ def load_sweep(path: str | Path) -> Sweep:
             load_rules(rules_id)
         except PmimError as e:
             raise PmimError(e.message, where(f"rules.{n}")) from None
+    from pmim_analytics.engine.bots import check_bot_name
+
     labels = []
     for n, bot in enumerate(spec.bots):
         try:

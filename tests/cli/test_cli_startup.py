@@ -97,8 +97,8 @@ def test_an_ingest_loads_no_pandas(tmp_path: Path) -> None:
 
 def test_a_count_over_its_ceiling_is_refused_before_the_analytics_load(tmp_path: Path) -> None:
     """The count options of ``bots ladder``, ``calibrate``, ``report`` and a sweep file's counts
-    are checked before Polars, DuckDB or Arrow load (a ladder's bot settings and the sweep
-    file's reader need the engine's bots): a refusal costs the start-up of the command's own options."""
+    are checked before Polars, DuckDB, Arrow or NumPy load: a refusal costs the start-up of the
+    command's own options."""
     huge = str(10**12)
     (tmp_path / "huge.yaml").write_text("name: huge\nseed: 1\nrules: [v3]\ncompositions: [v3-balanced, v3-tank-heavy]\n"
                                         f"games_per_pairing: {huge}\n", encoding="utf-8")
@@ -107,7 +107,7 @@ def test_a_count_over_its_ceiling_is_refused_before_the_analytics_load(tmp_path:
                  ["report", "meta", "--rules", "v3", "--min-games", "-1"],
                  ["report", "robustness", "--min-games", "0"]):
         assert _loaded(args, tmp_path) == set(), args
-    for args in (["sweep", "huge.yaml", "--no-ingest"],  # its reader checks the bot names too: the engine's bots
-                 ["bots", "ladder", "--bots", f"random,search:budget={huge}", "--no-store"]):
+    for args in (["sweep", "huge.yaml", "--no-ingest"],  # the part size's module of the batch runner
+                 ["bots", "ladder", "--bots", f"random,search:budget={huge}", "--no-store"]):  # the bots' parser
         loaded = _loaded(args, tmp_path)
-        assert not loaded & {"pandas", "polars", "duckdb", "pyarrow"}, (args, loaded)
+        assert not loaded & {"pandas", "polars", "duckdb", "pyarrow", "numpy"}, (args, loaded)
