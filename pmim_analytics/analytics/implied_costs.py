@@ -34,7 +34,7 @@ Two bootstraps, each for what it measures right:
   the value shared by all types cancels. Drawing pairs with replacement leaves about a third
   of the pairs out of each sample, and with 25 coefficients on a few hundred pairs the
   thinner designs overstate the spread of such contrasts: on 240 engine games a run, the
-  intervals of a change under identical rules excluded 0 for 2.5-3.4% of types instead of 5%
+  intervals of a change under identical rules excluded 0 for 2.8% of types instead of 5%
   (docs/analytics.md, "Null rates on engine games"); with the wild bootstrap, about 5%. What
   the wild bootstrap leaves out, the draw of the armies, moves the shared value of a point
   and cancels from the contrast. On 3,000 games a run the two agree.
