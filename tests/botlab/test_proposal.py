@@ -43,6 +43,7 @@ def pmim(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
     (["--budget", "50"], "needs 200 games"),
     (["--budget", "300", "--pairs-per-round", "200"], "needs 400 games"),
     (["--bot", "random"], "takes no skill"),
+    (["--address", "auto"], "needs --backend ray"),
 ])
 def test_bad_input_is_one_sentence_and_exit_2(args: list[str], words: str) -> None:
     from tests.support.cli import pmim_in_process
