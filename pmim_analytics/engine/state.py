@@ -166,6 +166,9 @@ class GameState(RuleChecks[UnitState]):
         self.rushed = False  # the active unit rushed: no attacks this activation
         self._overheat: tuple[UnitState, int, int] | None = None  # (Warmech, mount, excess) awaiting a roll
         self._heat_rolls: list[int] = []
+        #: the VP totals a table log gives for the round being ended, taken as they are when the
+        #: positions the scoring needs are not known (:meth:`place_unknown`); ``None``: scored
+        self.logged_vp: tuple[int, int] | None = None
         if not self.units or not self.side_units[BLUE] or not self.side_units[RED]:
             raise IllegalActionError("each side needs at least one unit")
         if spec.scenario.first_player in ("blue", "red"):
@@ -247,6 +250,7 @@ class GameState(RuleChecks[UnitState]):
         c._heat_rolls = self._heat_rolls[:]
         c._draw_pending = self._draw_pending
         c._first_r1 = self._first_r1
+        c.logged_vp = self.logged_vp
         return c
 
     def place_at(self, unit_id: str, h: tuple[int, int]) -> None:
@@ -284,6 +288,28 @@ class GameState(RuleChecks[UnitState]):
         if self.unplaced == [0, 0]:
             self.phase = BATTLE
             self._start_round(1)
+
+    def lose(self, unit_id: str, what: str, location: str | None = None, by: str | None = None) -> None:
+        """A loss a table log gives without the attack that caused it, applied outside the rules
+        with what it leads to: ``what`` is ``unit_destroyed``, ``location_destroyed`` (of
+        ``location``), ``immobilized`` or ``disarmed``; ``by``: the unit the log says did it.
+        Raises :class:`IllegalActionError` for an unknown unit or location."""
+        u = self.unit(unit_id)
+        att = None if by is None else self.by_id.get(by)
+        if what == "unit_destroyed":
+            if u.alive:
+                self._destroy(u, att)
+        elif what == "location_destroyed":
+            if location not in combat.LOC_INDEX or u.p.body is None:
+                raise IllegalActionError(f"{unit_id} has no location {location!r}")
+            u.loc_hp[combat.LOC_INDEX[location]] = 0
+            self._location_lost(u, location, att)
+        elif what == "immobilized":
+            u.immobilized = True
+            self._emit(Immobilized(seq=len(self.events) + 1, round=self.round, unit=u.id, by=by))
+        else:
+            u.disarmed = True
+            self._emit(Disarmed(seq=len(self.events) + 1, round=self.round, unit=u.id, by=by))
 
     def let_place_next(self, unit_id: str) -> None:
         """Make ``unit_id`` the next unit to place, whatever the placing order (a game logged at a
@@ -815,18 +841,28 @@ class GameState(RuleChecks[UnitState]):
     def _end_round(self) -> None:
         n = self.round
         events = self.events
-        for k, (blue, red) in enumerate(self.objective_holders()):
-            side = mechanics.objective_scorer(len(blue), len(red))
-            if side is not None:
-                self.vp[side] += 1
-                events.append(VP(seq=len(events) + 1, round=n, objective=k, side=SIDES[side], blue=tuple(blue),
-                                 red=tuple(red)))
+        if self.logged_vp is not None:  # a table log's totals: where units stood is not known
+            self.vp = list(self.logged_vp)
+            self.logged_vp = None
+        else:
+            self._score_objectives()
         events.append(RoundEnd(seq=len(events) + 1, round=n, blue_vp=self.vp[BLUE], red_vp=self.vp[RED]))
         over = mechanics.round_end_result(self.spec.scenario.victory, n, self.vp[BLUE], self.vp[RED])
         if over is not None:
             self._finish(*over)
         else:
             self._start_round(n + 1)
+
+    def _score_objectives(self) -> None:
+        """Each objective's VP at a round's end, with its events."""
+        n = self.round
+        events = self.events
+        for k, (blue, red) in enumerate(self.objective_holders()):
+            side = mechanics.objective_scorer(len(blue), len(red))
+            if side is not None:
+                self.vp[side] += 1
+                events.append(VP(seq=len(events) + 1, round=n, objective=k, side=SIDES[side], blue=tuple(blue),
+                                 red=tuple(red)))
 
     def _finish(self, winner: str | None, reason: str) -> None:
         self.phase = OVER

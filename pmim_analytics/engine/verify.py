@@ -294,6 +294,8 @@ class _Checker:
                     continue
                 if st.optional_roll_kind() is not None and not self.stop_before_roll(ev):
                     self.check_no_roll_missing(ev)
+                if self.unknown:
+                    self.advance_round(ev)
                 dispatch(on_event, ev)
             self.finish()
         except _Stop as e:
@@ -371,17 +373,68 @@ class _Checker:
         stops after that attack still gives it (docs/rules-notes.md, heat)."""
         return self.players_stop(ev) and self.state is not None and self.state.optional_roll_kind() == INITIATIVE
 
+    def advance_round(self, ev: Event) -> None:
+        """``unknown_positions``: a table log that does not say where every unit stands may also
+        leave a round without its VP line. When an event of a later round comes, each round
+        before it ends, its units that did not act holding and its VP as they were (no line
+        gives them, and no position to score them is known)."""
+        st = self.state
+        assert st is not None
+        r = ev.round
+        if r is None or ev.type == "game_end":
+            return
+        while st.phase == BATTLE and st.round < r and not st.is_chance_node():
+            ended = st.round
+            st.logged_vp = (st.vp[0], st.vp[1])
+            self.hold_the_rest()
+            st.logged_vp = None
+            self.queue = [q for q in self.queue
+                          if not (q.type in ("round_start", "round_end", "vp") and q.round == ended)]
+            if st.round == ended:
+                return
+
+    def unexplained_loss(self, ev: Event) -> None:
+        """``unknown_positions``: a loss the table log gives without the attack that caused it is
+        applied as logged, with what it leads to (compared with the lines after it)."""
+        st = self.state
+        assert st is not None
+        unit: Any = ev
+        try:
+            st.lose(unit.unit, ev.type, getattr(ev, "location", None), getattr(ev, "by", None))
+        except IllegalActionError as e:
+            self.report(f"{_describe(ev)}: {e.message}")
+            return
+        new = self.fresh()
+        if not new:
+            self.report(f"unexpected {_describe(ev)}: {unit.unit} has already had that loss")
+            return
+        self.compare(new[0], ev, {"round"} if ev.round is None else frozenset())
+        self.queue[:0] = new[1:]
+
     def derived_event(self, ev: Event) -> None:
         st = self.state
         assert st is not None
+        if self.unknown and ev.type in _LOSSES and st.phase != OVER and not any(_key(q) == _key(ev)
+                                                                              for q in self.queue):
+            self.unexplained_loss(ev)
+            return
+        if (self.unknown and ev.type == "round_end" and ev.round == st.round
+                and not any(q.type == "round_end" for q in self.queue)):
+            assert isinstance(ev, RoundEnd)
+            st.logged_vp = (ev.blue_vp, ev.red_vp)  # no position to score the round from: as logged
         if self.players_stop(ev):
             # the players stopped the game and logged a result: nothing the rules would do next is
             # missing (they may stop before scoring the round they finished); but the VP it gives
             # are the ones scored by the last round the log ends
             assert isinstance(ev, GameEnd)
-            self.queue = [q for q in self.queue if q.type not in ("round_start", "activate", "vp", "round_end")]
+            over = next((q for q in self.queue if isinstance(q, GameEnd)), None)  # the rules ended it first
+            self.queue = [q for q in self.queue
+                          if q.type not in ("round_start", "activate", "vp", "round_end", "game_end")]
             self.flush_missing()
             self.stopped_by_players = True
+            if over is not None and over.winner != ev.winner:
+                self.report(f"{_describe(ev)}: winner is {ev.winner!r}, the rules give {over.winner!r}: the game "
+                            f"was already over ({over.reason})", "winner")
             for side, got, scored in zip(SIDES, (ev.blue_vp, ev.red_vp), self.scored or (), strict=False):
                 if got is not None and got != scored:
                     self.report(f"{_describe(ev)}: {side}_vp is {got}, the rules give {scored}", f"{side}_vp")
@@ -400,7 +453,8 @@ class _Checker:
             self.report(f"unexpected {_describe(ev)}: the rules give {_describe(self.queue[0])} here")
             return
         for missing in self.queue[:idx]:
-            self.report(f"missing {_describe(missing)} before this event")
+            if not self.unlogged(missing):
+                self.report(f"missing {_describe(missing)} before this event")
         expected = self.queue[idx]
         if isinstance(expected, RoundEnd):
             self.scored = (expected.blue_vp, expected.red_vp)
@@ -436,8 +490,14 @@ class _Checker:
     # -- input events: recorded choices and dice, replayed through the engine
     def flush_missing(self) -> None:
         for missing in self.queue:
-            self.report(f"missing {_describe(missing)} before this event")
+            if not self.unlogged(missing):
+                self.report(f"missing {_describe(missing)} before this event")
         self.queue.clear()
+
+    def unlogged(self, ev: Event) -> bool:
+        """``unknown_positions``: a round's start is logged with its first activation, so a round
+        in which the log activates no unit (it gives a loss or its VP line) has none."""
+        return bool(self.unknown) and ev.type == "round_start"
 
     def input_event(self, ev: Event) -> None:
         st = self.state
@@ -635,17 +695,6 @@ def named_units(record: GameRecord) -> set[str]:
 
 
 _LOSSES = frozenset({"unit_destroyed", "location_destroyed", "immobilized", "disarmed"})
-_CAUSES = _LOSSES | {"attack", "weapon_lost"}
-
-
-def _without_positions(record: GameRecord) -> bool:
-    """Whether the engine can judge a log without knowing where every unit stands
-    (``unknown_positions``): it stays in round 1, so no round is scored, and every loss it
-    logs follows from the attack or the overheated weapon just before it."""
-    events = record.events
-    if any((ev.round or 0) > 1 or ev.type == "round_end" for ev in events if ev.type != "game_end"):
-        return False
-    return all(k > 0 and events[k - 1].type in _CAUSES for k, ev in enumerate(events) if ev.type in _LOSSES)
 
 
 def replay_gap(record: GameRecord, absent_undeployed: bool = False, unknown_positions: bool = False) -> str | None:
@@ -655,7 +704,7 @@ def replay_gap(record: GameRecord, absent_undeployed: bool = False, unknown_posi
     units were deployed records no moves to replay; what it does record was checked when it
     was read (``pmim log check``). With ``absent_undeployed`` (see :func:`verify_game`) a log
     that deploys units of both sides and names no other unit can be replayed; with
-    ``unknown_positions`` a log that stays in round 1 and logs no loss its attacks do not cause.
+    ``unknown_positions`` any manual log.
     """
     deployed = {ev.unit for ev in record.events if isinstance(ev, Deploy)}
     units = [u.id for side in record.header.sides.values() for u in side.units]
@@ -665,7 +714,7 @@ def replay_gap(record: GameRecord, absent_undeployed: bool = False, unknown_posi
     if absent_undeployed and named_units(record) <= deployed and all(
             any(u.id in deployed for u in side.units) for side in record.header.sides.values()):
         return None
-    if unknown_positions and _without_positions(record):
+    if unknown_positions:
         return None
     if not deployed:
         return ("a summary-form log (it records the result and the losses, not where the units stood), so "
@@ -689,9 +738,10 @@ def verify_game(record: GameRecord, lines: Sequence[int | None] | None = None, *
     alone (the others are absent: they neither score nor count for a wipeout).
     ``unknown_positions``, another, also off by default: the units a log never deploys are in
     the game at positions nobody knows until a move says where one starts; no range or path is
-    measured from or to a unit while its position is unknown. Without positions no round can be
-    scored, so the engine judges only a log that stays in round 1 and logs no loss that its
-    attacks do not cause (``absent_undeployed`` is preferred where both apply).
+    measured from or to a unit while its position is unknown. Without positions a round cannot be
+    scored, so its VP are the log's (unchanged when a round has no VP line: the next round's
+    lines end it, its other units holding), and a loss the log gives without its attack is
+    applied as logged, with what it leads to (``absent_undeployed`` is preferred where both apply).
     """
     # an engine replay deploys every unit: one that does not is checked (and refused at the
     # line where the deployment goes wrong), not excused as a log with nothing to replay

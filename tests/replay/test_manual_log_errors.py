@@ -57,7 +57,7 @@ CASES = {
     "deployment off the map": ([], "B:GR1 deploy 2512", "2512", "off the 20x14 map"),
     "stacking": (["B:GR1 deploy 0812"], "B:NE2 deploy 0812", "0812", "taken by B:GR1"),
     "deployment in a round": ([], "R1 B:GR1 deploy 0812", "R1", "deployment comes before round 1"),
-    "round going back": (["R2 B:NE2 move"], "R1 B:GR1 move", "R1", "rounds only go forward"),
+    "round going back": (["R2 R:TY1 move"], "R1 B:GR1 move", "R1", "rounds only go forward"),
     "marker contradicting the attack": (["R1 B:NE2 hold", "R1 R:TY1 HAC>B:NE1 hit"],
                                         "R1 B:NE1 destroyed by R:TY2", "R:TY2", "R:TY1 did it"),
     "destroyed twice": (["R1 B:NE1 destroyed"], "R2 B:NE1 destroyed", "B:NE1", "already destroyed on line 4"),
@@ -213,7 +213,7 @@ def test_lenient_mode_collects_every_error_and_keeps_the_good_lines() -> None:
 REFUSED_LINE_LOG = HEADER + (
         "B:GR1 deploy 0812\n"
         "R1 B:GR1 move 0812-0808\n"   # too far: refused, GR1 stays at 0812
-        "R2 B:GR1 move 0812-0810\n"   # so this is a legal move from 0812
+        "R1 B:GR1 move 0812-0810\n"   # so this is a legal move from 0812 (and GR1's activation)
         "result: draw manual\n"
     )
 

@@ -550,9 +550,18 @@ def _unchecked_events(stmt: Any, before: list[Event], header: GameHeader) -> lis
 def _rest(lines: list[str], dropped: set[int]) -> tuple[GameRecord | None, list[ReplayError]]:
     """The log without the ``dropped`` lines, read leniently (with a result, if it lost its own)."""
     rest = [t for n, t in enumerate(lines, 1) if n not in dropped]
-    if not any(t.startswith("result:") for t in rest):  # the refused line was the result
-        rest.append("result: draw manual")
-    return parse_log("\n".join(rest) + "\n", "rest.pmimlog", strict=False)
+    read, errors = parse_log("\n".join(rest) + "\n", "rest.pmimlog", strict=False)
+    results = {n for n, t in enumerate(rest, 1) if t.startswith("result:")}
+    if read is not None or (results and any(e.where is None or e.where.line not in results for e in errors)):
+        return read, errors
+    # no result, or only its result refused (the refused line was the result, or the rest shows a
+    # win the result does not name): the players' stop instead, naming the winner the log shows
+    body = [t for t in rest if not t.startswith("result:")]
+    for winner in ("draw", "blue", "red"):
+        read, errors = parse_log("\n".join([*body, f"result: {winner}"]) + "\n", "rest.pmimlog", strict=False)
+        if read is not None:
+            break
+    return read, errors
 
 
 @pytest.mark.parametrize("name", list(BAD_LOGS))

@@ -81,9 +81,12 @@ def check_result(res: ResultLine, vp: tuple[int, int] | None, rounds: int | None
         raise Reject(win_tok, f"{win_tok.text!r} cannot have won: the log destroys every {winner} unit")
     if winner is None and reason in ("vp", "wipeout"):
         raise Reject(reason_tok, f"a draw cannot be won by {reason_tok.text!r}")
-    if ended is not None and reason != "manual":
+    if ended is not None:
         _, ewinner, ereason, line = ended
-        if (winner, reason) != (ewinner, ereason):
+        if reason == "manual" and winner != ewinner:  # a result without its reason names the winner
+            raise Reject(win_tok, f"the log shows {ewinner} winning by {ereason} (line {line}), so the result "
+                         f"names {ewinner}, not {win_tok.text!r}")
+        if reason != "manual" and (winner, reason) != (ewinner, ereason):
             raise Reject(win_tok, f"the log shows {ewinner} winning by {ereason} (line {line}), not "
                          f"{win_tok.text!r} by {reason}")
     if reason == "vp":
