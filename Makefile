@@ -10,8 +10,11 @@ DASH_ADDRESS ?= localhost
 DASH_PORT ?= 8501
 STREAMLIT = $(BIN)/streamlit run app/streamlit_app.py --server.headless true --browser.gatherUsageStats false \
 	--server.address $(DASH_ADDRESS) --server.port $(DASH_PORT)
-# make test runs the tests in this many processes (pytest-xdist; "auto": one per CPU); 1 runs them in one.
-TEST_WORKERS ?= auto
+# make test runs the tests in this many processes (pytest-xdist), by default twice the CPUs (at most
+# CPUs + 4): many tests wait (on a browser, a server, a subprocess, the disk) and another worker
+# uses the CPU meanwhile. TEST_WORKERS=1 runs them in one.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+TEST_WORKERS ?= $(shell n=$(NPROC); echo $$(( n * 2 < n + 4 ? n * 2 : n + 4 )))
 
 .PHONY: run test test-busy lint venv clean dashboard
 
@@ -46,7 +49,7 @@ test: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	scripts/ensure-chromium.sh
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder --durations=15
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
 ## make test-busy: make test with two CPU-bound processes running beside it (a busy machine)
 test-busy: $(STAMP)

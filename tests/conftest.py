@@ -71,7 +71,7 @@ def small_demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
-# -- longest modules first under xdist (tests/support/longest_first.py) ---------------------------
+# -- longest work first under xdist; tests sharing a module fixture together (tests/support/longest_first.py)
 _recorder = None
 
 
@@ -86,19 +86,26 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node) -> None:  # noqa: ANN001 (an xdist WorkerController)
     """The controller tells each xdist worker the modules' seconds from the last run."""
-    from tests.support.longest_first import WORKER_KEY, last_seconds
+    from tests.support.longest_first import WORKER_KEY, WORKER_TEST_KEY, last_seconds, last_test_seconds
 
     seconds = last_seconds(node.config)
     if seconds is not None:
         node.workerinput[WORKER_KEY] = seconds
+        node.workerinput[WORKER_TEST_KEY] = last_test_seconds(node.config)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    from tests.support.longest_first import WORKER_KEY, longest_first
+    from tests.support.longest_first import WORKER_KEY, WORKER_TEST_KEY, group_by_shared_fixtures, longest_first
 
-    seconds = getattr(config, "workerinput", {}).get(WORKER_KEY)
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        return
+    if getattr(config.option, "loadgroup", False):  # xdist sets it on a worker of --dist loadgroup
+        group_by_shared_fixtures(items)
+    seconds = workerinput.get(WORKER_KEY)
     if seconds is not None:
-        items[:] = longest_first(items, seconds)
+        items[:] = longest_first(items, seconds, workerinput.get(WORKER_TEST_KEY))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

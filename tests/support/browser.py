@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -94,6 +94,15 @@ def settle(page, timeout: float = WAIT_MS) -> None:  # noqa: ANN001 (a playwrigh
         " || !document.querySelector(\"[data-testid='stStatusWidget']\").innerText.includes('Running')",
         timeout=timeout)
     page.wait_for_timeout(500)
+
+
+def wait_until(page, condition: Callable[[], bool], what: str, timeout: float = WAIT_MS) -> None:  # noqa: ANN001
+    """Check ``condition`` every 100 ms until it holds; fail naming ``what`` after ``timeout`` ms
+    (for a check on the page that playwright's ``expect`` has no assertion for)."""
+    deadline = time.monotonic() + timeout / 1000
+    while not condition():
+        assert time.monotonic() < deadline, f"still not true after {timeout / 1000:.0f} s: {what}"
+        page.wait_for_timeout(100)
 
 
 def pick(page, label: str, option: str, nth: int = 0) -> None:  # noqa: ANN001

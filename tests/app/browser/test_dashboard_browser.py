@@ -39,6 +39,7 @@ from tests.support.browser import (
     scratch_copy,
     settle,
     streamlit_server,
+    wait_until,
 )
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -184,7 +185,7 @@ def test_replay_viewer_steps_through_a_game(page, server: str) -> None:  # noqa:
     page.get_by_role("button", name="◀ Prev").click()
     page.get_by_role("heading", name="Step 3 of").first.wait_for(timeout=WAIT_MS)
     settle(page)
-    assert page.locator(".js-plotly-plot").count() >= 2  # the board and the VP curve
+    expect(page.locator(".js-plotly-plot").nth(1)).to_be_attached(timeout=WAIT_MS)  # the board and the VP curve
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "replay-step3")
     page.get_by_role("slider").first.press("End")  # the slider, by keyboard: to the last step
@@ -380,12 +381,15 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
     heading = page.get_by_role("heading", name="Paired impact: v3 → v3-llaser-rpt4-try").first
     heading.wait_for(timeout=LONG_WAIT_MS)
     settle(page)
-    page.wait_for_timeout(800)
-    box = heading.bounding_box()  # the page lands on the impact: its heading is on screen
-    assert box is not None and 0 <= box["y"] <= page.viewport_size["height"] - box["height"]
+
+    def heading_on_screen() -> bool:  # the page lands on the impact: it scrolls there after drawing it
+        box = heading.bounding_box()
+        return box is not None and 0 <= box["y"] <= page.viewport_size["height"] - box["height"]
+
+    wait_until(page, heading_on_screen, "the paired impact's heading on screen")
     expect(page.get_by_text("Played 4 games")).to_have_count(1, timeout=WAIT_MS)
+    expect(page.locator(".js-plotly-plot").nth(1)).to_be_attached(timeout=WAIT_MS)  # kill curves and the impact
     assert page.locator("[data-testid='stException']").count() == 0
-    assert page.locator(".js-plotly-plot").count() >= 2  # kill curves and the impact
     screenshot(page, "whatif")
 
 
