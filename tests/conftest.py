@@ -73,6 +73,7 @@ def small_demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # -- longest work first under xdist; tests sharing a module fixture together (tests/support/longest_first.py)
 _recorder = None
+_groups_dir: Path | None = None
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -86,23 +87,54 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node) -> None:  # noqa: ANN001 (an xdist WorkerController)
     """The controller tells each xdist worker the modules' seconds from the last run."""
-    from tests.support.longest_first import WORKER_KEY, WORKER_TEST_KEY, last_seconds, last_test_seconds
+    from tests.support.longest_first import GROUPS_KEY, WORKER_KEY, WORKER_TEST_KEY, last_seconds, last_test_seconds
 
     seconds = last_seconds(node.config)
     if seconds is not None:
         node.workerinput[WORKER_KEY] = seconds
         node.workerinput[WORKER_TEST_KEY] = last_test_seconds(node.config)
+    if node.config.getoption("dist") == "loadgroup":
+        node.workerinput[GROUPS_KEY] = str(_groups_folder() / f"{node.gateway.id}.json")
+
+
+def _groups_folder() -> Path:
+    """On the controller: where the workers write the groups they found (made once per run)."""
+    global _groups_dir
+    if _groups_dir is None:
+        import tempfile
+
+        _groups_dir = Path(tempfile.mkdtemp(prefix="pmim-xdist-groups-"))
+    return _groups_dir
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN001, ANN201 (xdist's types)
+    """``--dist loadgroup`` with the groups the workers found (see longest_first.make_scheduler)."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from tests.support.longest_first import make_scheduler
+
+    return make_scheduler(config, log, _groups_folder())
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    from tests.support.longest_first import WORKER_KEY, WORKER_TEST_KEY, group_by_shared_fixtures, longest_first
+    from tests.support.longest_first import (
+        GROUPS_KEY,
+        WORKER_KEY,
+        WORKER_TEST_KEY,
+        group_by_shared_fixtures,
+        longest_first,
+        write_groups,
+    )
 
     workerinput = getattr(config, "workerinput", None)
     if workerinput is None:
         return
     if getattr(config.option, "loadgroup", False):  # xdist sets it on a worker of --dist loadgroup
         group_by_shared_fixtures(items)
+        if GROUPS_KEY in workerinput:
+            write_groups(items, workerinput[GROUPS_KEY])
     seconds = workerinput.get(WORKER_KEY)
     if seconds is not None:
         items[:] = longest_first(items, seconds, workerinput.get(WORKER_TEST_KEY))
@@ -116,3 +148,5 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if _recorder is not None:
         _recorder.save(session.config)
+    if _groups_dir is not None:
+        shutil.rmtree(_groups_dir, ignore_errors=True)

@@ -1,9 +1,10 @@
 """Longest work first, so that the xdist workers finish together.
 
 ``make test`` runs ``--dist loadgroup``: a test that uses a module-scoped (or class-scoped)
-fixture is put in its module's group (``xdist_group``), and a group goes to one worker whole,
-so the fixture (a Streamlit server, a browser, a built database) is made once; every other test
-is a unit of its own and goes to whichever worker is free. xdist hands the units out in
+fixture is put in its module's group (``xdist_group``), one that uses a session fixture of a
+sub-folder's conftest in that folder's group, and a group goes to one worker whole, so the
+fixture (a Streamlit server, a browser, a built database, a Ray instance) is made once; every
+other test is a unit of its own and goes to whichever worker is free. xdist hands the units out in
 collection order (with ``--no-loadscope-reorder``); a long unit handed out last leaves the
 other workers idle until it ends. Here the controller passes the last run's seconds (per module
 and per test, from pytest's cache) to the workers, and the workers collect the units longest
@@ -48,20 +49,37 @@ def plain_nodeid(nodeid: str) -> str:
     return nodeid[:nodeid.rfind("@")] if nodeid.rfind("@") > nodeid.rfind("]") else nodeid
 
 
-def shares_a_fixture(item: pytest.Item) -> bool:
-    """True when the test uses a fixture made once for its module or class (not per test, not
-    per worker): it must run on the same worker as the module's other users of it."""
+def shared_group(item: pytest.Item) -> str | None:
+    """The group a test must run in with others, or None when it may go to any worker alone:
+    its folder when it uses a session fixture of a sub-folder's conftest (one Ray instance for
+    ``tests/sim/distributed``; the suite-wide ones of ``tests/conftest.py`` are made per worker), else
+    its module when it uses a fixture made once per module or class (a server, a browser, a built
+    database)."""
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
-        return False
-    return any(defs and defs[-1].scope in SHARED_SCOPES for defs in info.name2fixturedefs.values())
+        return None
+    group = None
+    for defs in info.name2fixturedefs.values():
+        fixture = defs[-1] if defs else None
+        if fixture is None:
+            continue
+        if fixture.scope == "session" and "/" in fixture.baseid:
+            return fixture.baseid
+        if fixture.scope in SHARED_SCOPES:
+            group = module_of(item.nodeid)
+    return group
 
 
 def group_by_shared_fixtures(items: list[pytest.Item]) -> None:
-    """Mark each test that shares a module- or class-scoped fixture with its module's group."""
+    """Mark each test that shares a fixture (:func:`shared_group`) with its group; a module with a
+    test in a folder's group puts its other module-fixture users in that group too."""
+    groups = {id(item): shared_group(item) for item in items}
+    folder_of = {module_of(item.nodeid): group for item in items
+                 if (group := groups[id(item)]) is not None and group != module_of(item.nodeid)}
     for item in items:
-        if shares_a_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(module_of(item.nodeid)))
+        group = groups[id(item)]
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(folder_of.get(group, group)))
 
 
 def _group_of(item: pytest.Item) -> str | None:
@@ -154,3 +172,38 @@ def last_test_seconds(config: pytest.Config) -> dict[str, float] | None:
     cache = getattr(config, "cache", None)
     return None if cache is None else {**recorded_test_seconds(), **cache.get(TEST_CACHE_KEY, {})}
 
+
+
+# -- the groups on the controller ------------------------------------------------------------------
+# xdist's own loadgroup appends "@group" to a grouped test's id on the worker (``item._nodeid``),
+# which pytest 9 no longer reads (an item's id lives elsewhere): every test would then be a unit
+# of its own, and a module's server or browser would be made on every worker. So each worker
+# writes the groups it found to a file the controller names, and the controller's scheduler reads
+# them (all workers collect the same tests, so any one file will do).
+GROUPS_KEY = "pmim_groups_file"
+
+
+def write_groups(items: list[pytest.Item], path: str) -> None:
+    """On a worker: each grouped test's id and group, to ``path``."""
+    groups = {plain_nodeid(item.nodeid): group for item in items if (group := _group_of(item)) is not None}
+    tmp = Path(f"{path}.tmp")
+    tmp.write_text(json.dumps(groups), encoding="utf-8")
+    tmp.replace(path)
+
+
+def make_scheduler(config: pytest.Config, log: object, folder: Path) -> object:
+    """On the controller: xdist's loadgroup scheduler, its units the groups the workers wrote to
+    ``folder`` (a test in none is a unit of its own)."""
+    from xdist.scheduler import LoadGroupScheduling
+
+    class GroupsFromWorkers(LoadGroupScheduling):
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:
+                found = sorted(folder.glob("*.json"))
+                self.groups = json.loads(found[0].read_text(encoding="utf-8")) if found else {}
+            group = self.groups.get(plain_nodeid(nodeid))
+            return f"@{group}" if group is not None else super()._split_scope(nodeid)
+
+    return GroupsFromWorkers(config, log)  # type: ignore[arg-type]

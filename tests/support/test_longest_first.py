@@ -63,14 +63,19 @@ def test_a_group_goes_whole_and_a_test_with_its_own_figure_goes_by_it() -> None:
     assert _ids(got) == ["m.py::long", "n.py::y", "m.py::a", "m.py::b", "m.py::c", "n.py::x"]
 
 
-def test_tests_sharing_a_module_or_class_fixture_are_grouped_by_module() -> None:
-    def uses(*scopes: str) -> SimpleNamespace:
-        return SimpleNamespace(name2fixturedefs={f"f{i}": (SimpleNamespace(scope=s),) for i, s in enumerate(scopes)})
+def test_tests_sharing_a_module_or_class_fixture_are_grouped_by_module_and_a_folders_by_folder() -> None:
+    def uses(*scopes: str, where: str = "tests") -> SimpleNamespace:
+        return SimpleNamespace(name2fixturedefs={f"f{i}": (SimpleNamespace(scope=s, baseid=where),)
+                                                 for i, s in enumerate(scopes)})
 
-    items = [Item("a.py::server", _fixtureinfo=uses("function", "module")), Item("a.py::alone", _fixtureinfo=uses(
-        "function", "session")), Item("b.py::K::t", _fixtureinfo=uses("class")), Item("c.py::t")]
+    items = [Item("tests/a.py::server", _fixtureinfo=uses("function", "module")),
+             Item("tests/a.py::alone", _fixtureinfo=uses("function", "session")),  # per worker: a test of its own
+             Item("tests/b.py::K::t", _fixtureinfo=uses("class")), Item("tests/c.py::t"),
+             Item("tests/ray/d.py::t1", _fixtureinfo=uses("session", where="tests/ray")),
+             Item("tests/ray/d.py::t2", _fixtureinfo=uses("module")),  # beside a folder's group: in it
+             Item("tests/ray/e.py::t", _fixtureinfo=uses("session", "module", where="tests/ray"))]
     group_by_shared_fixtures(items)  # type: ignore[arg-type]
-    assert [i.group for i in items] == ["a.py", None, "b.py", None]
+    assert [i.group for i in items] == ["tests/a.py", None, "tests/b.py", None, "tests/ray", "tests/ray", "tests/ray"]
 
 
 def test_the_group_suffix_is_not_part_of_a_test_id() -> None:

@@ -100,9 +100,9 @@ def test_every_page_first_load(page, server: str, size: tuple[int, int]) -> None
         for path, title, chart in PAGES:
             started = time.monotonic()
             page.goto(f"{server}/{path}")
-            page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+            page.get_by_role("heading", name=title).first.wait_for(timeout=WAIT_MS)
             if chart:
-                page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+                page.wait_for_selector(".js-plotly-plot .main-svg", timeout=WAIT_MS)
             settle(page)
             print(f"{size[0]}x{size[1]} {path or 'overview'}: first load {time.monotonic() - started:.1f} s")
             assert page.locator("[data-testid='stException']").count() == 0, path
@@ -134,7 +134,7 @@ def test_overview_headline_matches_pmim_report_compositions(page, server: str) -
     CLI picks for the whole database (the sidebar's default), named with its skill in the headline,
     the sidebar and the chart's subtitle."""
     page.goto(f"{server}/")
-    page.get_by_role("heading", name="Balance at a glance").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Balance at a glance").first.wait_for(timeout=WAIT_MS)
     key = _cli_level()
     name = level_name(key)
     rows = _cli_json("report", "compositions", "--rules", "v3", "--source", "engine", "--bot", key,
@@ -153,8 +153,8 @@ def test_overview_headline_matches_pmim_report_compositions(page, server: str) -
 
 def test_rules_a_to_b_matches_pmim_report_impact(page, server: str) -> None:  # noqa: ANN001
     page.goto(f"{server}/rules_ab?a=v3&b=v3-llaser-rpt4")
-    page.get_by_role("heading", name="Paired change per list").first.wait_for(timeout=60_000)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    page.get_by_role("heading", name="Paired change per list").first.wait_for(timeout=WAIT_MS)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=WAIT_MS)
     settle(page)
     rows = _cli_json("report", "impact", "--rules", "v3,v3-llaser-rpt4", "--db",
                      os.environ["PMIM_BROWSER_DB_COPY"])["compositions"]
@@ -205,7 +205,7 @@ def _inside(box: dict | None, screen: dict) -> bool:
 
 def test_typing_v3_and_enter_in_the_rules_filter_picks_v3_only(page, server: str) -> None:  # noqa: ANN001
     page.goto(f"{server}/compositions?rules=v3-llaser-rpt4")
-    page.get_by_role("heading", name="Compositions across rules versions").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Compositions across rules versions").first.wait_for(timeout=WAIT_MS)
     settle(page)
     sidebar = page.locator("[data-testid='stSidebar']")
     chips = sidebar.locator("[data-testid='stMultiSelect'] [data-tag] [title]")
@@ -213,7 +213,7 @@ def test_typing_v3_and_enter_in_the_rules_filter_picks_v3_only(page, server: str
     box = sidebar.locator("[data-testid='stMultiSelect'] input").first
     box.click()
     box.type("v3")
-    page.get_by_role("option", name="v3", exact=True).wait_for(timeout=10_000)
+    page.get_by_role("option", name="v3", exact=True).wait_for(timeout=WAIT_MS)
     box.press("Enter")
     settle(page)
     expect(chips).to_have_count(2, timeout=WAIT_MS)
@@ -283,32 +283,32 @@ def test_replay_controls_and_board_fit_the_screen(page, server: str, size: tuple
 
 def test_replay_timeline_next_kill_autoplay_and_link(page, server: str) -> None:  # noqa: ANN001
     page.goto(f"{server}/replay?source=engine")
-    page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Step 1 of").first.wait_for(timeout=WAIT_MS)
     settle(page)
     timeline = page.locator(".st-key-replay_timeline")
-    timeline.get_by_text("✕ kill").first.wait_for(timeout=60_000)  # the timeline may draw after the heading
+    timeline.get_by_text("✕ kill").first.wait_for(timeout=WAIT_MS)  # the timeline may draw after the heading
     kills = timeline.get_by_text("✕ kill").all_inner_texts()
     assert kills, "the first engine game of the demo destroys something"
     page.get_by_role("button", name="Kill ▶").click()
     settle(page)
     # the heading and the address are redrawn after the click: wait until the heading has left step 1
-    expect(page.get_by_role("heading", name=re.compile(r"^Step 1 of"))).to_have_count(0, timeout=60_000)
+    expect(page.get_by_role("heading", name=re.compile(r"^Step 1 of"))).to_have_count(0, timeout=WAIT_MS)
     heading = page.get_by_role("heading", name="Step ").first.inner_text()
     step = int(heading.split()[1])
-    expect(page).to_have_url(re.compile(rf"[?&]step={step}(&|$)"), timeout=60_000)
-    expect(page).to_have_url(re.compile(r"[?&]game="), timeout=60_000)
+    expect(page).to_have_url(re.compile(rf"[?&]step={step}(&|$)"), timeout=WAIT_MS)
+    expect(page).to_have_url(re.compile(r"[?&]game="), timeout=WAIT_MS)
     # the current step's events hold the kill the timeline names first
     first = page.locator(".st-key-replay_timeline label").filter(has_text="✕ kill").first.inner_text()
     victim = first.split(" · ")[-1].split(" is destroyed")[0]
     current = page.locator(".st-key-replay_events strong").filter(has_text=victim).filter(has_text="destroyed")
-    current.first.wait_for(timeout=60_000)  # the events box is redrawn after the heading: wait for it
+    current.first.wait_for(timeout=WAIT_MS)  # the events box is redrawn after the heading: wait for it
     link = page.url
     page.get_by_role("button", name="▶ Play").click()
-    page.get_by_role("heading", name=f"Step {step + 2} of").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name=f"Step {step + 2} of").first.wait_for(timeout=WAIT_MS)
     page.get_by_role("button", name="■ Pause").click()
     settle(page)
     page.goto(link)  # the address opens the same game at the same step
-    page.get_by_role("heading", name=f"Step {step} of").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name=f"Step {step} of").first.wait_for(timeout=WAIT_MS)
     assert page.locator("[data-testid='stException']").count() == 0
 
 
@@ -396,25 +396,25 @@ def test_what_if_edit_to_variant_to_simulation_to_paired_impact(page, server: st
 
 def test_what_if_plays_nothing_before_a_save_and_cancel_leaves_a_message(page, server: str) -> None:  # noqa: ANN001
     page.goto(f"{server}/whatif")
-    page.get_by_role("heading", name="What-if: change a stat, see what it does").first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name="What-if: change a stat, see what it does").first.wait_for(timeout=WAIT_MS)
     settle(page)
     pick(page, "Which", "L. Laser (LL)")
     number(page, "RPT (base 3)", 5)
-    page.get_by_text("Save the edits as a variant (above) to simulate them").first.wait_for(timeout=30_000)
+    page.get_by_text("Save the edits as a variant (above) to simulate them").first.wait_for(timeout=WAIT_MS)
     assert page.get_by_role("button", name="Play ").count() == 0  # no live button for an unsaved edit
     page.get_by_label("Variant id (the file name)").fill("v3-llaser-rpt5-try")
     page.get_by_label("Name", exact=True).fill("v3 with L. Laser RPT 5")
     page.get_by_label("Name", exact=True).press("Enter")
     settle(page)
     page.get_by_role("button", name="Save the variant").click()
-    page.get_by_text("rules id v3-llaser-rpt5-try").first.wait_for(timeout=30_000)
+    page.get_by_text("rules id v3-llaser-rpt5-try").first.wait_for(timeout=WAIT_MS)
     settle(page)
     number(page, "Games under each", 400)
     page.get_by_role("button", name="Play 400 games under v3 and 400 under v3-llaser-rpt5-try").click()
-    page.get_by_text("played", exact=False).filter(has_text="left").first.wait_for(timeout=120_000)
+    page.get_by_text("played", exact=False).filter(has_text="left").first.wait_for(timeout=WAIT_MS)
     page.get_by_role("button", name="Cancel the run").click()
     message = page.get_by_text("The run was stopped after").first
-    message.wait_for(timeout=60_000)
+    message.wait_for(timeout=WAIT_MS)
     expect(message).to_contain_text("were not loaded", timeout=WAIT_MS)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "whatif-cancelled", full=False)
