@@ -21,8 +21,13 @@ TEST_WORKERS ?= $(shell n=$(NPROC); echo $$(( n * 2 < n + 4 ? n * 2 : n + 4 )))
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# The tests start hundreds of Python processes. Where PYTHONDONTWRITEBYTECODE is set (as on the
+# shared machine) Python never keeps what it compiles, so each of them compiled streamlit, polars,
+# plotly and the rest anew: make test byte-compiles the installed packages once, in parallel
+# (compileall writes whatever that setting says), and the project's own files before each run.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q --no-compile -e '.[test,distributed]'
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null || true
 	touch $(STAMP) $(RUN_STAMP)
 
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
@@ -49,6 +54,7 @@ test: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	scripts/ensure-chromium.sh
+	$(BIN)/python -m compileall -q -j 0 pmim_analytics app tests scripts bench > /dev/null
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
 ## make test-busy: make test with two CPU-bound processes running beside it (a busy machine)
