@@ -81,6 +81,21 @@ def cached_run(args: argparse.Namespace, seed: int) -> Frames:
     return Frames.of(**{name: pl.read_parquet(folder / f"{name}.parquet") for name in ("games", "sides", "units")})
 
 
+def record(runs: list[Frames], folder: Path) -> None:
+    """The runs' fit inputs (game lineups and army rosters, each army numbered in place of its
+    content hash) as two small Parquet files: what the suite's stability test fits."""
+    data = [FrameData(f) for f in runs]
+    lineups = pl.concat([d.game_lineups() for d in data])
+    rosters = pl.concat([d.army_rosters() for d in data])
+    number = {h: f"{i:05d}" for i, h in enumerate(sorted(set(rosters["army_hash"])))}  # same order as the hashes
+    folder.mkdir(parents=True, exist_ok=True)
+    lineups.select("game_id", "rules_id", "blue_vp", "red_vp", blue_hash=pl.col("blue_hash").replace_strict(number),
+                   red_hash=pl.col("red_hash").replace_strict(number)).write_parquet(
+        folder / "lineups.parquet", compression="zstd", compression_level=19)
+    rosters.with_columns(army_hash=pl.col("army_hash").replace_strict(number)).write_parquet(
+        folder / "rosters.parquet", compression="zstd", compression_level=19)
+
+
 def binomial_outside(n: int, p: float, lo: float, hi: float) -> float:
     """P(X / n < lo or X / n > hi) for X ~ Binomial(n, p), exactly."""
     def pmf(k: int) -> float:
@@ -134,6 +149,9 @@ def main() -> None:
                         help="a folder to keep the two main runs' games in (Parquet) and read them back from")
     parser.add_argument("--synthetic-null", type=int, default=0,
                         help="synthetic data sets (3000 games, right prices) for the verdict's null rate")
+    parser.add_argument("--record", type=Path, default=None,
+                        help="a folder to write the two main runs' fit inputs to (lineups.parquet, rosters.parquet; "
+                             "armies numbered): tests/fixtures/cost_stability holds seeds 1 and 2 at 3000 games")
     args = parser.parse_args()
 
     t0 = time.perf_counter()
@@ -141,6 +159,8 @@ def main() -> None:
           f"bot level {args.bot} on both sides, seeds 1 and 2; {args.resamples} bootstrap samples; "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, {args.workers} workers")
     runs = [cached_run(args, seed) for seed in (1, 2)]
+    if args.record is not None:
+        record(runs, args.record)
     played = time.perf_counter() - t0
     new = [cost_report(FrameData(f), args.resamples) for f in runs]
     old = [pinned_cost_report(FrameData(f)) for f in runs]
