@@ -14,6 +14,7 @@ from collections.abc import Callable
 import polars as pl
 
 from pmim_analytics.analytics.frames import SCHEMAS, Frames
+from pmim_analytics.model.events import GameEnd
 from pmim_analytics.rules import validate_army
 from pmim_analytics.rules.catalogue import DEFAULT_SCENARIO, load_scenario
 from pmim_analytics.rules.generate import random_army
@@ -52,14 +53,15 @@ def random_army_rows(pairs: int, bot: str, seed: int, label: str = "v3", rules_i
         batch = BatchSpec(rules_id, DEFAULT_SCENARIO, a, b, bot, bot, seed * 100_003 + pair, 2, name=label)
         for i in range(2):
             end = play_batch_game(batch, i).events[-1]
+            assert isinstance(end, GameEnd)  # an engine game ends with its game_end
             blue, red = batch.sides(i)[:2]
             gid = f"{label}-{seed}-{pair}-{i}"
             games.append({"game_id": gid, "source": "engine", "rules_id": label, "scenario": DEFAULT_SCENARIO,
-                          "seed": batch.seed, "game_index": i, "winner": end.winner,  # type: ignore[attr-defined]
-                          "reason": end.reason, "rounds": end.rounds,  # type: ignore[attr-defined]
-                          "blue_vp": end.blue_vp, "red_vp": end.red_vp})  # type: ignore[attr-defined]
+                          "seed": batch.seed, "game_index": i, "winner": end.winner,
+                          "reason": end.reason, "rounds": end.rounds,
+                          "blue_vp": end.blue_vp, "red_vp": end.red_vp})
             for side, army in (("blue", blue), ("red", red)):
-                result = "draw" if end.winner is None else "win" if end.winner == side else "loss"  # type: ignore[attr-defined]
+                result = "draw" if end.winner is None else "win" if end.winner == side else "loss"
                 sides.append({"game_id": gid, "side": side, "composition": army.name, "army_hash": army.content_hash(),
                               "points": army.points, "bot": bot, "n_units": len(army.units), "result": result})
                 units += [{"game_id": gid, "unit_id": u.id, "side": side, "code": u.code, "type": u.type,
