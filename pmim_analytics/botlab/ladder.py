@@ -243,6 +243,7 @@ class LadderJob(PartJob):
     hangs, so the games are reduced in the parent as each chunk comes back.
     """
 
+    # why the ignore below: a PartJob returns GameOutcomes; a ladder chunk returns its games as LadderGames
     def play(self, should_stop: Callable[[], bool] | None = None) -> list[LadderGame]:  # type: ignore[override]
         """Play the chunk's games in order (stopping between games when asked)."""
         from pmim_analytics.sim.batch import PartStopped
@@ -276,7 +277,8 @@ def play_ladder(plan: LadderPlan, workers: int = 1,
         for job, games in gen:
             key = order.get(id(job))
             if key is None:  # a job that came back from another process: find it by value
-                key = jobs.index(job)  # type: ignore[arg-type]
+                key = jobs.index(job)  # type: ignore[arg-type]  # the backend types jobs as PartJob: these are LadderJobs
+            # why the ignore below: the backend types a job's results as GameOutcomes; a LadderJob's are LadderGames
             results[key] = [compact(g, objectives, scen.objectives.radius) for g in games]  # type: ignore[arg-type]
             done += len(games)
             if progress:

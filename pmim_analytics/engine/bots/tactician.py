@@ -206,6 +206,7 @@ class TacticianBot(GreedyBot):
             return  # nothing within reach and not holding a zone: rush, as that gets nearer the goal
         self._set_dest(state, u, dest, mounts, shots)
 
+    # why the ignore below: greedy's activation_order is a staticmethod; the tactician's reads its own settings
     def activation_order(self, state: GameState, side: int) -> list[UnitState]:  # type: ignore[override]
         """Every living unit of the side, best available shot first."""
         keyed = []

@@ -341,6 +341,7 @@ def _slot_setting_init(cls: type[Event]) -> Callable[..., None]:
 
 
 for _cls in EVENT_TYPES.values():
+    # why the ignore below: the generated __init__ replaces the dataclass's on purpose (it sets the slots directly)
     _cls.__init__ = _slot_setting_init(_cls)  # type: ignore[method-assign]
 
 #: The event types only the optional rules produce (replay format version 2).
