@@ -411,33 +411,43 @@ class _Checker:
         self.compare(new[0], ev, {"round"} if ev.round is None else frozenset())
         self.queue[:0] = new[1:]
 
+    def table_log_event(self, ev: Event) -> bool:
+        """``unknown_positions``: a loss the log gives without its attack is applied as logged,
+        and a round's VP line gives its totals when no position to score them is known. True
+        when ``ev`` is dealt with."""
+        st = self.state
+        assert st is not None
+        if ev.type in _LOSSES and st.phase != OVER and not any(_key(q) == _key(ev) for q in self.queue):
+            self.unexplained_loss(ev)
+            return True
+        if isinstance(ev, RoundEnd) and ev.round == st.round and not any(q.type == "round_end" for q in self.queue):
+            st.logged_vp = (ev.blue_vp, ev.red_vp)
+        return False
+
+    def players_stopped(self, ev: GameEnd) -> None:
+        """The players stopped the game and logged a result: nothing the rules would do next is
+        missing (they may stop before scoring the round they finished); but the VP it gives are
+        the ones scored by the last round the log ends, and if the rules had already ended the
+        game, its winner is the rules' one."""
+        over = next((q for q in self.queue if isinstance(q, GameEnd)), None)  # the rules ended it first
+        self.queue = [q for q in self.queue if q.type not in ("round_start", "activate", "vp", "round_end", "game_end")]
+        self.flush_missing()
+        self.stopped_by_players = True
+        if over is not None and over.winner != ev.winner:
+            self.report(f"{_describe(ev)}: winner is {ev.winner!r}, the rules give {over.winner!r}: the game "
+                        f"was already over ({over.reason})", "winner")
+        for side, got, scored in zip(SIDES, (ev.blue_vp, ev.red_vp), self.scored or (), strict=False):
+            if got is not None and got != scored:
+                self.report(f"{_describe(ev)}: {side}_vp is {got}, the rules give {scored}", f"{side}_vp")
+
     def derived_event(self, ev: Event) -> None:
         st = self.state
         assert st is not None
-        if self.unknown and ev.type in _LOSSES and st.phase != OVER and not any(_key(q) == _key(ev)
-                                                                              for q in self.queue):
-            self.unexplained_loss(ev)
+        if self.unknown and self.table_log_event(ev):
             return
-        if (self.unknown and ev.type == "round_end" and ev.round == st.round
-                and not any(q.type == "round_end" for q in self.queue)):
-            assert isinstance(ev, RoundEnd)
-            st.logged_vp = (ev.blue_vp, ev.red_vp)  # no position to score the round from: as logged
         if self.players_stop(ev):
-            # the players stopped the game and logged a result: nothing the rules would do next is
-            # missing (they may stop before scoring the round they finished); but the VP it gives
-            # are the ones scored by the last round the log ends
             assert isinstance(ev, GameEnd)
-            over = next((q for q in self.queue if isinstance(q, GameEnd)), None)  # the rules ended it first
-            self.queue = [q for q in self.queue
-                          if q.type not in ("round_start", "activate", "vp", "round_end", "game_end")]
-            self.flush_missing()
-            self.stopped_by_players = True
-            if over is not None and over.winner != ev.winner:
-                self.report(f"{_describe(ev)}: winner is {ev.winner!r}, the rules give {over.winner!r}: the game "
-                            f"was already over ({over.reason})", "winner")
-            for side, got, scored in zip(SIDES, (ev.blue_vp, ev.red_vp), self.scored or (), strict=False):
-                if got is not None and got != scored:
-                    self.report(f"{_describe(ev)}: {side}_vp is {got}, the rules give {scored}", f"{side}_vp")
+            self.players_stopped(ev)
             return
         if (self.free_deployment and ev.type in ("vp", "round_end") and ev.round == st.round
                 and not any(q.type == "round_end" for q in self.queue)):
