@@ -18,13 +18,13 @@ with the load; the CPU time is what the refusal itself costs.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,58 +76,70 @@ def _short(args: list[str] | tuple[str, ...]) -> str:
     return " ".join(Path(a).name if "/" in a else a for a in args)
 
 
+# Every measured run is forked by a small launcher process, never by this (large) test process:
+# Linux counts the memory of the process that forks into the child's peak (``ru_maxrss`` keeps
+# the high-water mark across ``exec``), so a child forked here would carry this worker's own
+# hundreds of MB, which grow with the tests it ran before. The launcher caps its child, runs it,
+# and writes the child's exit status and resource use to a file.
+LAUNCHER = """
+import json, os, resource, sys
+report, as_limit, data_limit, argv = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+pid = os.fork()
+if pid == 0:
+    resource.setrlimit(resource.RLIMIT_AS, (as_limit, as_limit))
+    if data_limit:
+        resource.setrlimit(resource.RLIMIT_DATA, (data_limit, data_limit))
+    os.execv(argv[0], argv)
+_, status, usage = os.wait4(pid, 0)
+with open(report, "w") as f:
+    json.dump({"status": status, "cpu": usage.ru_utime + usage.ru_stime, "maxrss": usage.ru_maxrss}, f)
+"""
+
+
+def _launch(argv: list[str], cwd: Path, env: dict[str, str] | None, stdout: object, stderr: object, timeout: float,
+            data_limit: int = 0) -> tuple[int, float, float]:
+    """Run ``argv`` capped, through the launcher; its exit code, CPU seconds and peak memory (MB)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "usage.json"
+        proc = subprocess.Popen([sys.executable, "-S", "-c", LAUNCHER, str(report), str(AS_LIMIT), str(data_limit),
+                                 *argv], cwd=cwd, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
+                                env=env, start_new_session=True)
+        try:
+            proc.wait(timeout=timeout)  # a guard against a hang, not a speed check
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise AssertionError(f"{' '.join(argv)} hung for {timeout} s") from None
+        found = json.loads(report.read_text())
+    return os.waitstatus_to_exitcode(found["status"]), found["cpu"], found["maxrss"] / 1024
+
+
 def pmim(*args: str, cwd: Path | None = None, timeout: float = 600, env: dict[str, str] | None = None) -> Run:
     """Run ``pmim ARGS`` capped; return exit code, output, and the run's own peak memory (the
-    largest of its processes, read back with ``os.wait4``) and CPU."""
+    largest of its processes, read back with ``os.wait4`` by the launcher) and CPU."""
     started = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([PMIM, *args], cwd=cwd or REPO_ROOT, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                preexec_fn=_cap, env={**os.environ, "COLUMNS": "200", **(env or {})})
-        hung = threading.Event()
-
-        def kill() -> None:  # a guard against a hang, not a speed check
-            hung.set()
-            proc.kill()
-
-        timer = threading.Timer(timeout, kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here
-        if hung.is_set():
-            raise AssertionError(f"pmim {' '.join(args)} hung for {timeout} s")
+        code, cpu, rss = _launch([PMIM, *args], cwd or REPO_ROOT, {**os.environ, "COLUMNS": "200", **(env or {})},
+                                 out, err, timeout)
         out.seek(0)
         err.seek(0)
         # as text=True reads them: UTF-8, and universal newlines
         stdout, stderr = (f.read().decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
                           for f in (out, err))
-    seconds, cpu = time.monotonic() - started, usage.ru_utime + usage.ru_stime
-    rss = usage.ru_maxrss / 1024
-    print(f"pmim {_short(args)}: exit {proc.returncode} after {timing(seconds, cpu)}, peak {rss:.0f} MB")
-    return Run(proc.returncode, stdout, stderr, rss, seconds, cpu)
+    seconds = time.monotonic() - started
+    print(f"pmim {_short(args)}: exit {code} after {timing(seconds, cpu)}, peak {rss:.0f} MB")
+    return Run(code, stdout, stderr, rss, seconds, cpu)
 
 
 def _rss_of(args: list[str], cwd: Path, code: int = 2) -> float:
     """Peak memory (MB) of one run, measured on that child alone, its data capped at
     :data:`MAX_RSS_MB`; the run must end with exit ``code`` (its refusal), not a MemoryError."""
     started = time.monotonic()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        _cap()
-        resource.setrlimit(resource.RLIMIT_DATA, (MAX_RSS_MB * 1024**2, MAX_RSS_MB * 1024**2))
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        os.chdir(cwd)
-        os.execv(PMIM, [PMIM, *args])
-    _, status, usage = os.wait4(pid, 0)
-    rss = usage.ru_maxrss / 1024
-    print(f"pmim {_short(args)}: exit {os.waitstatus_to_exitcode(status)} after "
-          f"{timing(time.monotonic() - started, usage.ru_utime + usage.ru_stime)}, peak {rss:.0f} MB "
+    got, cpu, rss = _launch([PMIM, *args], cwd, None, subprocess.DEVNULL, subprocess.DEVNULL, 600,
+                            data_limit=MAX_RSS_MB * 1024**2)
+    print(f"pmim {_short(args)}: exit {got} after {timing(time.monotonic() - started, cpu)}, peak {rss:.0f} MB "
           f"(data capped at {MAX_RSS_MB} MB)")
-    assert os.waitstatus_to_exitcode(status) == code, f"pmim {' '.join(args)} did not end with exit {code}"
+    assert got == code, f"pmim {' '.join(args)} did not end with exit {code}"
     return rss
 
 
