@@ -37,6 +37,7 @@ ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.report",
     "pmim_analytics.report.board",
     "pmim_analytics.report.dashboard_figures",
+    "pmim_analytics.report.design_notes",  # a stored balance proposal's notes (Rules A → B page)
     "pmim_analytics.report.export",
     "pmim_analytics.report.figures",
     "pmim_analytics.report.selection",  # the filter selection in words (Export)
