@@ -395,9 +395,11 @@ def test_the_reader_refuses_a_mutated_game_exactly_when_the_engine_does(base: in
 
 
 def test_the_differential_property_judged_enough_mutated_games() -> None:
-    # runs after the property test in file order; under -k or xdist it judges its own sample
-    if not judged:
-        for i in range(520):
+    # runs after the property test in file order; when that test ran elsewhere (-k, or another
+    # xdist worker under --dist loadgroup) or only in part, it judges its own sample
+    if len(judged) < 500:
+        judged.clear()
+        for i in range(600):
             game = mutate(base_game(i % (3 * len(BASES))), MUTATIONS[i % len(MUTATIONS)], i)
             if game is not None and judge(game, f"{MUTATIONS[i % len(MUTATIONS)].__name__} #{i}"):
                 judged.append(1)
@@ -627,8 +629,9 @@ def test_a_hand_written_bad_log_is_refused_by_the_reader_and_the_engine(name: st
 
 
 def test_the_hand_written_bad_logs_were_all_judged() -> None:
-    if not bad_log_verdicts:  # under -k or xdist: judge them here
-        for name in BAD_LOGS:
+    # the logs this process has not judged (under -k, or judged by other xdist workers): here
+    for name in BAD_LOGS:
+        if name not in bad_log_verdicts:
             test_a_hand_written_bad_log_is_refused_by_the_reader_and_the_engine(name)
     counts = Counter(bad_log_verdicts.values())
     print(f"differential: {len(BAD_LOGS)} hand-written bad logs, all refused by the reader; "
