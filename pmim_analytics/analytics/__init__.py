@@ -16,8 +16,9 @@ Example::
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from pmim_analytics.lazy import load_attribute
 
 if TYPE_CHECKING:
     from pmim_analytics.analytics import tables
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 #: command importing one light module of the package (:mod:`.defaults`, :mod:`.flags`) to
 #: build its options does not load Polars before it has checked them.
 _HOMES = {
+    "tables": "pmim_analytics.analytics.tables",
     "FrameData": "pmim_analytics.analytics.dataset", "GameData": "pmim_analytics.analytics.dataset",
     "Provenance": "pmim_analytics.analytics.dataset", "dice_rows": "pmim_analytics.analytics.dice",
     "dice_table": "pmim_analytics.analytics.dice", "SCHEMAS": "pmim_analytics.analytics.frames",
@@ -37,14 +39,7 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> Any:
-    if name == "tables":
-        value: Any = importlib.import_module("pmim_analytics.analytics.tables")
-    elif name in _HOMES:
-        value = getattr(importlib.import_module(_HOMES[name]), name)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
+    return load_attribute(__name__, _HOMES, name)
 
 
 __all__ = [

@@ -11,8 +11,9 @@ state. Batches of games are :mod:`pmim_analytics.sim`. Rules decisions are docum
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from pmim_analytics.lazy import load_attribute
 
 if TYPE_CHECKING:
     from pmim_analytics.engine.actions import (
@@ -44,12 +45,7 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+    return load_attribute(__name__, _HOMES, name)
 
 
 __all__ = [

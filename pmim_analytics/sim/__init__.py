@@ -7,8 +7,9 @@ on a local process pool or Ray (:mod:`pmim_analytics.sim.backends`).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from pmim_analytics.lazy import load_attribute
 
 if TYPE_CHECKING:
     from pmim_analytics.model.events import FIRST_PLAYER_SETTINGS
@@ -31,12 +32,7 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+    return load_attribute(__name__, _HOMES, name)
 
 
 __all__ = ["FIRST_PLAYER_HELP", "FIRST_PLAYER_SETTINGS", "BatchSpec", "LocalBackend", "PartJob", "open_backend",

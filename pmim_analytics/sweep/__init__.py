@@ -6,8 +6,9 @@ is not yet in the output folder on a backend (local pool or Ray).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from pmim_analytics.lazy import load_attribute
 
 if TYPE_CHECKING:
     from pmim_analytics.sweep.run import SweepResult, pairing_folder, read_manifest, run_sweep
@@ -25,12 +26,7 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+    return load_attribute(__name__, _HOMES, name)
 
 
 __all__ = ["Pairing", "Sweep", "SweepFile", "SweepResult", "load_sweep", "pairing_folder", "pairing_seed",
