@@ -170,43 +170,14 @@ def robust_scale(x: np.ndarray, y: np.ndarray, w: np.ndarray, *, wls: Solver = _
     return s, huber_fit(x, y, w, s, theta, wls=wls, tol=tol)
 
 
-def _wmedian(r: np.ndarray, a: np.ndarray) -> float:
-    order = np.argsort(r, kind="stable")
-    cum = np.cumsum(a[order])
-    return float(r[order][np.searchsorted(cum, cum[-1] / 2)])
-
-
 def huber_center(r: np.ndarray, a: np.ndarray) -> float:
-    """Weighted Huber M-estimate of the centre of ``r`` (weights ``a``), its spread the weighted MAD.
+    """Weighted Huber M-estimate of the centre of ``r`` (weights ``a``), its spread the weighted MAD
+    (:func:`huber_centers` of one row).
 
     Unlike the median, it is not the value of one member: every member within ``HUBER_K``
     spreads of the centre pulls it, and one far away pulls by a bounded amount.
     """
-    c = _wmedian(r, a)
-    s = 1.4826 * _wmedian(np.abs(r - c), a)
-    if not s > 0:
-        return float(a @ r / a.sum())
-    for _ in range(100):
-        z = np.abs(r - c) / s
-        wt = a * np.where(z <= HUBER_K, 1.0, HUBER_K / np.maximum(z, 1e-12))
-        new = float(wt @ r / wt.sum())
-        if abs(new - c) < 1e-12 * max(1.0, abs(c)):
-            return new
-        c = new
-    return c
-
-
-def _class_shift(beta: np.ndarray, pts: np.ndarray, a: np.ndarray, target: float) -> float:
-    """The shift μ that puts the Huber centre of (β + μ) / pts at ``target`` (it rises with μ):
-    Newton steps on the centre's slope in μ, about the weighted mean of 1 / pts."""
-    slope = float(a @ (1 / pts) / a.sum())
-    mu = 0.0
-    for _ in range(100):
-        gap = huber_center((beta + mu) / pts, a) - target
-        if abs(gap) < 1e-10 * max(1.0, abs(target)):
-            break
-        mu -= gap / slope
-    return mu
+    return float(huber_centers(r[None, :], a)[0])
 
 
 def implied_scale(beta: np.ndarray, pts: np.ndarray, used: np.ndarray, usable: np.ndarray,
@@ -216,27 +187,15 @@ def implied_scale(beta: np.ndarray, pts: np.ndarray, used: np.ndarray, usable: n
     λ is the Huber centre over ``usable`` types of their value per point, each weighted by
     the points it fielded (``used`` units times ``pts``). Each fixed-count class is first
     shifted so that its own centre equals that of the types outside every class. NaN when no
-    usable type is outside the classes.
+    usable type is outside the classes. (:func:`implied_scales` of one row.)
     """
-    b = beta.copy()
-    inside = np.zeros(len(b), dtype=bool)
-    for members in classes:
-        inside |= members
-    a = used * pts
-    out = usable & ~inside & (a > 0)
-    if not out.any():
-        return math.nan, b
-    lam_out = huber_center(b[out] / pts[out], a[out])
-    for members in classes:
-        m = members & usable & (a > 0)
-        if m.any():
-            b[members] += _class_shift(b[m], pts[m], a[m], lam_out)
-    ok = usable & (a > 0)
-    return huber_center(b[ok] / pts[ok], a[ok]), b
+    lam, b = implied_scales(beta[None, :], pts, used, usable, classes)
+    return float(lam[0]), b[0]
 
 
 def _wmedians(r: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """:func:`_wmedian` of every row of ``r`` (one weight per column)."""
+    """The weighted median of every row of ``r`` (one weight per column): the first value, in
+    order, at which the cumulative weight reaches half."""
     order = np.argsort(r, axis=1, kind="stable")
     cum = np.cumsum(a[order], axis=1)
     first = np.argmax(cum >= cum[:, -1:] / 2, axis=1)
@@ -245,8 +204,8 @@ def _wmedians(r: np.ndarray, a: np.ndarray) -> np.ndarray:
 
 
 def huber_centers(r: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """:func:`huber_center` of every row of ``r`` at once (one weight per column), each row
-    iterating until its own step is below the tolerance."""
+    """The weighted Huber centre (:func:`huber_center`) of every row of ``r`` at once (one weight
+    per column), each row iterating until its own step is below the tolerance."""
     c = _wmedians(r, a)
     s = 1.4826 * _wmedians(np.abs(r - c[:, None]), a)
     out = np.where(s > 0, c, r @ a / a.sum())
@@ -265,7 +224,9 @@ def huber_centers(r: np.ndarray, a: np.ndarray) -> np.ndarray:
 
 
 def _class_shifts(beta: np.ndarray, pts: np.ndarray, a: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """:func:`_class_shift` for every row of ``beta`` (one target per row)."""
+    """For every row of ``beta``, the shift μ that puts the Huber centre of (β + μ) / pts at that
+    row's ``target`` (it rises with μ): Newton steps on the centre's slope in μ, about the
+    weighted mean of 1 / pts."""
     slope = float(a @ (1 / pts) / a.sum())
     mu = np.zeros(len(beta))
     active = np.arange(len(beta))
@@ -281,7 +242,8 @@ def _class_shifts(beta: np.ndarray, pts: np.ndarray, a: np.ndarray, target: np.n
 
 def implied_scales(beta: np.ndarray, pts: np.ndarray, used: np.ndarray, usable: np.ndarray,
                    classes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`implied_scale` for every row of ``beta`` at once (the bootstrap's refits)."""
+    """(λ, anchored β) for every row of ``beta`` at once (the point fit and the bootstrap's refits):
+    :func:`implied_scale` says what they are."""
     b = beta.copy()
     inside = np.zeros(b.shape[1], dtype=bool)
     for members in classes:
