@@ -30,7 +30,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from pmim_analytics.cli._common import err, out
-from pmim_analytics.report.markdown import Col
+from pmim_analytics.report.markdown import Col, table_lines
 
 if TYPE_CHECKING:  # Polars loads when a table is printed, not when a command only refuses its input
     import polars as pl
@@ -156,12 +156,9 @@ def markdown(x: Listing) -> str:
     rows = list(x.shown.iter_rows(named=True))
     shown = rows[:x.limit] if x.limit else rows
     lines = [f"### {x.title}", ""] if x.title else []
-    if x.show_header:
-        lines.append("| " + " | ".join(markdown_text(c.header) for c in cols) + " |")
-    else:
-        lines.append("| " + " | ".join("" for _ in cols) + " |")
-    lines.append("|" + "|".join("---:" if c.align == "right" else "---" for c in cols) + "|")
-    lines += ["| " + " | ".join(cell_text(c, r, Format.markdown) for c in cols) + " |" for r in shown]
+    lines += table_lines([markdown_text(c.header) if x.show_header else "" for c in cols],
+                         [c.align == "right" for c in cols],
+                         ([cell_text(c, r, Format.markdown) for c in cols] for r in shown))
     if len(shown) < len(rows):
         lines += ["", f"_{len(rows) - len(shown)} more rows (use --limit, or --format csv for all)._"]
     lines += [*([""] + [f"_{n}_" for n in x.notes] if x.notes else [])]

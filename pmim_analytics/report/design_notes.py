@@ -20,6 +20,7 @@ from typing import Any
 from pmim_analytics.analytics.levels import level_name
 from pmim_analytics.errors import PmimError
 from pmim_analytics.report.inert import md_text
+from pmim_analytics.report.markdown import table_lines
 from pmim_analytics.rules import load_rules
 from pmim_analytics.rules.models import RulesVersion
 
@@ -75,9 +76,7 @@ def _pct(v: float | None) -> str:
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> str:
     """A Markdown table; the first ``left`` columns align left, the others right."""
-    head = "| " + " | ".join(headers) + " |"
-    rule = "|" + "|".join("---" if k < left else "---:" for k in range(len(headers))) + "|"
-    return "\n".join([head, rule, *("| " + " | ".join(r) + " |" for r in rows)])
+    return "\n".join(table_lines(headers, [k >= left for k in range(len(headers))], rows))
 
 
 def _label(rules: RulesVersion | None, item: str) -> str:

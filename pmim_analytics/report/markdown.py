@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, SupportsFloat
 
@@ -80,16 +80,22 @@ def text(name: str) -> Formatter:
     return lambda r: md_text(r.get(name))
 
 
+def table_lines(headers: Sequence[str], right: Sequence[bool], rows: Iterable[Sequence[str]]) -> list[str]:
+    """A Markdown table's lines from cells already written: the header, the alignment rule
+    (``---:`` for a column aligned right, ``right[k]``) and one line per row."""
+    return ["| " + " | ".join(headers) + " |",
+            "|" + "|".join("---:" if r else "---" for r in right) + "|",
+            *("| " + " | ".join(row) + " |" for row in rows)]
+
+
 def markdown_table(df: pl.DataFrame, cols: Sequence[Col], max_rows: int | None = None) -> str:
     """The frame as a Markdown table; a note says how many rows were left out."""
     if df.height == 0:
         return "_No data._\n"
-    head = "| " + " | ".join(c.header for c in cols) + " |"
-    rule = "|" + "|".join("---:" if c.align == "right" else "---" for c in cols) + "|"
     rows = list(df.iter_rows(named=True))
     shown = rows if max_rows is None else rows[:max_rows]
-    body = ["| " + " | ".join(c.cell(r) for c in cols) + " |" for r in shown]
-    out = "\n".join([head, rule, *body]) + "\n"
+    out = "\n".join(table_lines([c.header for c in cols], [c.align == "right" for c in cols],
+                                 ([c.cell(r) for c in cols] for r in shown))) + "\n"
     if len(shown) < len(rows):
         out += f"\n_{len(rows) - len(shown)} more rows in the CSV._\n"
     return out
