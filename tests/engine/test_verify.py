@@ -38,28 +38,34 @@ MATCHUPS = [
     ("v3-llaser-rpt4", "v3-fast-gev", "v3-mech-heavy"),
 ]
 BOT_PAIRS = [("random", "random")] * 30 + [("greedy", "random"), ("tactician", "greedy"), ("random", "tactician")]
-SEEN: Counter = Counter()
+
+
+@pytest.fixture(scope="module")
+def seen() -> Counter:
+    """The kinds of event the conformance games hit, shared by the module's tests (a module
+    fixture: ``make test`` keeps the tests that use it together on one worker, in file order)."""
+    return Counter()
 
 
 @pytest.mark.parametrize(("rules", "a", "b"), MATCHUPS)
-def test_engine_games_verify_clean(rules: str, a: str, b: str) -> None:
+def test_engine_games_verify_clean(rules: str, a: str, b: str, seen: Counter) -> None:
     for n, (bot_a, bot_b) in enumerate(BOT_PAIRS):
         batch = BatchSpec(rules, "take-and-hold", army(a, rules), army(b, rules), bot_a, bot_b, seed=11, games=99)
         record = play_batch_game(batch, n)
         found = verify_game(record)
         assert found == [], f"{rules} {a} v {b} game {n} ({bot_a} v {bot_b}): {found[:3]}"
-        SEEN.update(e.type for e in record.events)
-        SEEN.update(f"end:{e.reason}" for e in record.events if e.type == "game_end")
-        SEEN.update("reroll" for e in record.events if e.type == "attack" and len(e.location_rolls) > 1)
+        seen.update(e.type for e in record.events)
+        seen.update(f"end:{e.reason}" for e in record.events if e.type == "game_end")
+        seen.update("reroll" for e in record.events if e.type == "attack" and len(e.location_rolls) > 1)
 
 
-def test_conformance_games_exercised_every_rule() -> None:
+def test_conformance_games_exercised_every_rule(seen: Counter) -> None:
     """Runs after the conformance games: they must have hit every kind of event."""
-    if not SEEN:
+    if not seen:
         pytest.skip("run together with test_engine_games_verify_clean")
     for kind in ("move", "attack", "location_destroyed", "immobilized", "disarmed", "unit_destroyed", "vp",
                  "round_end", "end:vp", "reroll"):
-        assert SEEN[kind] > 0, f"no {kind} in the conformance games"
+        assert seen[kind] > 0, f"no {kind} in the conformance games"
 
 
 # -- tampering -------------------------------------------------------------------------
