@@ -21,18 +21,15 @@ TEST_WORKERS ?= $(shell n=$(NPROC); echo $$(( n * 2 < n + 4 ? n * 2 : n + 4 )))
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# The tests start hundreds of Python processes. Where PYTHONDONTWRITEBYTECODE is set (as on the
-# shared machine) Python never keeps what it compiles, so each of them compiled streamlit, polars,
-# plotly and the rest anew: make test byte-compiles the installed packages once, in parallel
-# (compileall writes whatever that setting says), and the project's own files before each run.
+# scripts/venv-install.sh installs with uv where it can (about 12 s for the test extras on 2 cores),
+# with pip otherwise.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q --no-compile -e '.[test,distributed]'
-	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null || true
+	scripts/venv-install.sh $(VENV) -e '.[test,distributed]'
 	touch $(STAMP) $(RUN_STAMP)
 
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
-	@echo "make run [1/4] set-up: installing pmim-analytics into $(VENV) (about a minute, the first time only)"
-	$(BIN)/pip install -q --no-compile -e .
+	@echo "make run [1/4] set-up: installing pmim-analytics into $(VENV) (under a minute, the first time only)"
+	scripts/venv-install.sh $(VENV) -e .
 	touch $(RUN_STAMP)
 
 venv: $(STAMP)
@@ -49,13 +46,20 @@ run: $(RUN_STAMP)
 	$(STREAMLIT)
 
 ## make test: set up with the test extras, lint, check the layers and the types, run every test
+# The tests start hundreds of Python processes. Where PYTHONDONTWRITEBYTECODE is set (as on the
+# shared machine) Python keeps nothing it compiles, so each of them compiled streamlit, polars,
+# plotly and the rest anew: make test lifts that setting, so the first process to import a module
+# keeps its .pyc for the others (in .venv and the repository's __pycache__ folders, both ignored
+# by git). The project's own files are compiled in parallel up front (the workers all import them
+# at once). mypy runs beside the tests (scripts/test-with-types.sh).
+test: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/mypy
 	scripts/ensure-chromium.sh
 	$(BIN)/python -m compileall -q -j 0 pmim_analytics app tests scripts bench > /dev/null
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
+	scripts/test-with-types.sh $(BIN)/mypy \
+		$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
 ## make test-busy: make test with two CPU-bound processes running beside it (a busy machine)
 test-busy: $(STAMP)
