@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from pmim_analytics.engine import rulings
 from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, FireWeapon, MoveUnit, PlaceUnit, RushUnit
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER
 from pmim_analytics.engine.spec import GameSpec, UnitProfile
@@ -201,6 +202,20 @@ def _feed_roll_event(st: GameState, ev: Event) -> list[int]:
     return _FEED_ROLL[ev.type](st, ev)
 
 
+#: Why a logged result cannot be (:func:`~pmim_analytics.engine.rulings.result_refusal`).
+_RESULT_WHY = {
+    rulings.VP_IMPOSSIBLE: "more VP than the objectives give in its rounds",
+    rulings.WINNER_WIPED_OUT: "the winner has no unit left",
+    rulings.DRAW_WON: "a draw is not won by VP or a wipeout",
+    rulings.VP_NEEDED: "a win on VP needs the final VP",
+    rulings.VP_DISAGREE: "the VP do not give that side a win on VP",
+    rulings.NOT_WIPED_OUT: "the loser is not wiped out",
+    rulings.LIMIT_NOT_REACHED: "the game did not last to the round limit",
+    rulings.LIMIT_IS_DRAW: "the scenario makes a game at the round limit a draw",
+    rulings.LIMIT_WINNER: "at the round limit the side ahead on VP wins",
+}
+
+
 def _describe_any(ev: Event) -> str:
     unit = getattr(ev, "unit", None)
     return f"{ev.type} of {unit}" if unit else ev.type
@@ -241,6 +256,7 @@ class _Checker:
         self.free_deployment = record.header.source == "manual"
         self.stopped_by_players = False
         self.scored: tuple[int, int] | None = None  # the VP of the last round_end replayed
+        self.logged_round = 0  # unknown_positions: the last round whose VP totals the log gave
 
     def report(self, message: str, field: str | None = None) -> None:
         self.found.append(Violation(self.line, self.seq, message, field))
@@ -363,8 +379,16 @@ class _Checker:
 
     def players_stop(self, ev: Event) -> bool:
         """Whether ``ev`` is a manual log's result logged by players who stopped the game (they
-        may stop before the next round's initiative roll, say)."""
-        return isinstance(ev, GameEnd) and ev.reason == "manual" and self.free_deployment
+        may stop before the next round's initiative roll, say), or, under ``unknown_positions``,
+        a table log's result for a game its lines have not ended (a log in summary form, or one
+        that stops logging rounds): the result as logged, judged by
+        :func:`~pmim_analytics.engine.rulings.result_refusal`."""
+        if not isinstance(ev, GameEnd):
+            return False
+        if ev.reason == "manual" and self.free_deployment:
+            return True
+        return bool(self.unknown) and self.state is not None and self.state.phase != OVER and not any(
+            isinstance(q, GameEnd) for q in self.queue)
 
     def stop_before_roll(self, ev: Event) -> bool:
         """Whether ``ev`` is the players' stop before the roll the state waits for, which they may
@@ -421,7 +445,17 @@ class _Checker:
             self.unexplained_loss(ev)
             return True
         if isinstance(ev, RoundEnd) and ev.round == st.round and not any(q.type == "round_end" for q in self.queue):
+            refused = rulings.vp_line_refusal((st.vp[0], st.vp[1]), (ev.blue_vp, ev.red_vp),
+                                              len(st.board.objectives), ev.round - self.logged_round)
+            if refused is not None:
+                gained = ev.blue_vp + ev.red_vp - st.vp[0] - st.vp[1]
+                why = ("VP totals only grow" if refused == rulings.VP_FELL else
+                       f"{len(st.board.objectives)} objectives cannot give {gained} VP in "
+                       f"{ev.round - self.logged_round} round(s)")
+                self.report(f"{_describe(ev)}: VP {ev.blue_vp}-{ev.red_vp} cannot follow "
+                            f"{st.vp[0]}-{st.vp[1]}: {why}", "blue_vp")
             st.logged_vp = (ev.blue_vp, ev.red_vp)
+            self.logged_round = ev.round
         return False
 
     def players_stopped(self, ev: GameEnd) -> None:
@@ -436,6 +470,14 @@ class _Checker:
         if over is not None and over.winner != ev.winner:
             self.report(f"{_describe(ev)}: winner is {ev.winner!r}, the rules give {over.winner!r}: the game "
                         f"was already over ({over.reason})", "winner")
+        st = self.state
+        assert st is not None
+        vp = None if ev.blue_vp is None or ev.red_vp is None else (ev.blue_vp, ev.red_vp)
+        refused = rulings.result_refusal(st.spec.scenario.victory, len(st.board.objectives), ev.winner, ev.reason,
+                                         vp, ev.rounds, (st.living[0], st.living[1]),
+                                         None if over is None else (over.winner, over.reason))
+        if refused is not None and refused not in (rulings.NOT_THE_SHOWN_WINNER, rulings.NOT_THE_SHOWN_END):
+            self.report(f"{_describe(ev)}: the result cannot be: {_RESULT_WHY[refused]}", "winner")
         for side, got, scored in zip(SIDES, (ev.blue_vp, ev.red_vp), self.scored or (), strict=False):
             if got is not None and got != scored:
                 self.report(f"{_describe(ev)}: {side}_vp is {got}, the rules give {scored}", f"{side}_vp")

@@ -341,3 +341,31 @@ def test_a_log_that_never_says_where_units_stand_is_judged_when_asked() -> None:
     wrong = parse_log(head + "R1 B:NE2 hold\nR3 R:TY2 hold\nresult: draw\n", "w.pmimlog", strict=False)[0]
     assert wrong is not None
     assert any("blue" in v.message for v in verify_game(wrong, unknown_positions=True))
+
+
+def test_a_table_logs_vp_totals_and_result_are_judged_by_the_readers_rules_when_asked() -> None:
+    from dataclasses import replace
+
+    from pmim_analytics.model.events import GameEnd, RoundEnd
+    from pmim_analytics.replay.manual import parse_log
+
+    head = "rules: v3\nblue army: v3-mech-heavy\nred army: v3-tank-heavy\n"
+    summary, errors = parse_log(head + "R:TY1 destroyed\nresult: blue vp 11-7\n", "s.pmimlog", strict=False)
+    assert summary is not None and not errors
+    # a summary log's result is taken as logged, judged by rulings.result_refusal as the reader judges it
+    assert verify_game(summary, unknown_positions=True) == []
+    *rest, end = summary.events
+    assert isinstance(end, GameEnd)
+    for changed, why in ((replace(end, reason="wipeout"), "the loser is not wiped out"),
+                         (replace(end, blue_vp=6), "the VP do not give that side a win on VP"),
+                         (replace(end, blue_vp=999), "more VP than the objectives give in its rounds")):
+        found = verify_game(GameRecord(summary.header, (*rest, changed)), unknown_positions=True)
+        assert [v.message.split(": ", 1)[1] for v in found] == [f"the result cannot be: {why}"]
+    # a VP line's totals, taken as logged, only grow (rulings.vp_line_refusal)
+    game, errors = parse_log(head + "R1 B:NE2 hold\nR1 vp 1-0\nR2 R:TY2 hold\nR2 vp 1-1\nresult: draw\n",
+                             "v.pmimlog", strict=False)
+    assert game is not None and not errors
+    assert verify_game(game, unknown_positions=True) == []
+    fell = tuple(replace(e, blue_vp=0) if isinstance(e, RoundEnd) and e.round == 2 else e for e in game.events)
+    found = verify_game(GameRecord(game.header, fell), unknown_positions=True)
+    assert found[0].message == "round_end: VP 0-1 cannot follow 1-0: VP totals only grow"

@@ -67,6 +67,12 @@ FINGERPRINTS: dict[str, tuple[str, ...]] = {
     "whose turn it is": (r"\bturn_left\s*>\s*1\b", r"\bwaiting\[\s*1\s*-\s*\w+\s*\]\s*>\s*0"),
     # the scenario's round limit: the last round, and no round after it
     "round limit": (r"\bround_limit\s*(<=|>=|==|!=|<|>|-)", r"(<=|>=|==|!=|<|>|-)\s*[\w.]*\bround_limit\b"),
+    # VP totals only grow, and each objective gives at most one VP a round
+    "a table log's VP totals (only grow, at most one VP an objective a round)": (
+        r"\b(n_obj|objectives)\s*\*\s*rounds(_since)?\b", r"\bblue\s*<\s*b0\b"),
+    # a result's winner cannot be wiped out; a wipeout needs the loser wiped out
+    "a logged result (its winner, reason, final VP and rounds)": (r"\bwinner\s+in\s+wiped\b",
+                                                                 r"\bnot\s+in\s+wiped\b"),
 }
 
 

@@ -753,13 +753,14 @@ class LogBuilder:
             raise Reject(s.vp_tok, f"the game was already over at {s.vp_tok.text!r}: {winner} won by {reason} "
                          f"on line {line}")
         b0, r0 = self.vp
-        if s.blue < b0 or s.red < r0:
+        n_obj = len(self.scenario.objectives.hexes)
+        rounds_since = r - max(self.vp_rounds, default=0)
+        refused = rulings.vp_line_refusal(self.vp, (s.blue, s.red), n_obj, rounds_since)
+        if refused == rulings.VP_FELL:
             raise Reject(s.vp_tok, f"VP totals only grow, but {s.vp_tok.text!r} is below the {b0}-{r0} "
                          f"already scored")
-        n_obj = len(self.scenario.objectives.hexes)
         gained = (s.blue - b0) + (s.red - r0)
-        rounds_since = r - max(self.vp_rounds, default=0)
-        if gained > n_obj * rounds_since:
+        if refused == rulings.VP_TOO_MANY:
             raise Reject(s.vp_tok, f"VP totals {s.vp_tok.text!r} gain {gained} VP since {b0}-{r0}, more than "
                          f"{n_obj} objectives can give in {rounds_since} round{'s' if rounds_since > 1 else ''}")
         staged: list[Event] = []

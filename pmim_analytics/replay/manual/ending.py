@@ -1,4 +1,5 @@
-"""The end of a logged game: the result line and its checks, and objective scoring.
+"""The end of a logged game: the result line, the wording of its check (the rule is the
+engine's, :func:`~pmim_analytics.engine.rulings.result_refusal`), and objective scoring.
 
 ``result: WINNER [REASON] [BLUE-RED]`` -- winner ``blue``, ``red`` or ``draw``; reason
 ``vp``, ``wipeout``, ``round_limit`` or ``manual`` (the default); the final VP, blue first.
@@ -8,18 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pmim_analytics.engine import rulings
 from pmim_analytics.model.vocab import END_REASONS as GAME_END_REASONS
 from pmim_analytics.model.vocab import SIDES
 from pmim_analytics.replay.manual.notation import Reject, Tag, Token, parse_vp, tokenize
 from pmim_analytics.replay.manual.state import UnitState, hex_distance
-from pmim_analytics.rules.mechanics import (
-    in_capture_zone,
-    is_wiped_out,
-    objective_scorer,
-    round_limit_winner,
-    rounds_left,
-    vp_winner,
-)
+from pmim_analytics.rules.mechanics import in_capture_zone, objective_scorer, round_limit_winner
 from pmim_analytics.rules.scenario import Scenario
 
 #: (round, winner, reason, line) of a win the log itself shows (a VP total or a wipeout).
@@ -66,69 +61,58 @@ def parse_result(tag: Tag) -> ResultLine:
 
 def check_result(res: ResultLine, vp: tuple[int, int] | None, rounds: int | None, scenario: Scenario,
                  units: list[UnitState], ended: Ended | None) -> None:
-    """Check a result against the scenario's victory rules and what the log shows.
+    """Check a result by the engine's rule (:func:`~pmim_analytics.engine.rulings.result_refusal`)
+    against the scenario and what the log shows, and word a refusal at the token at fault.
 
     ``vp`` are the final totals (typed, or from the last VP line). Raises :class:`Reject`.
     """
     winner, reason, win_tok, reason_tok = res.winner, res.reason, res.win_tok, res.reason_tok
     vp_tok = res.vp_tok or win_tok
     vp_text = vp_tok.text if res.vp_tok else f"{vp[0]}-{vp[1]}" if vp else ""
-    target = scenario.victory.vp_to_win
-    if vp is not None:
-        _check_vp_possible(vp, vp_tok, vp_text, rounds, scenario)
-    wiped = {side for side in SIDES if is_wiped_out(sum(1 for u in units if u.side == side and not u.is_destroyed))}
-    if winner in wiped:
+    living = (sum(1 for u in units if u.side == "blue" and not u.is_destroyed),
+              sum(1 for u in units if u.side == "red" and not u.is_destroyed))
+    n_obj = len(scenario.objectives.hexes)
+    refused = rulings.result_refusal(scenario.victory, n_obj, winner, reason, vp, rounds, living,
+                                     None if ended is None else (ended[1], ended[2]))
+    if refused is None:
+        return
+    if refused == rulings.VP_IMPOSSIBLE:
+        most, n_rounds = rulings.most_vp(n_obj, scenario.victory, rounds)
+        raise Reject(vp_tok, f"VP {vp_text!r} are impossible: {n_obj} objectives give at most one VP each "
+                     f"a round, {most} in {n_rounds} rounds")
+    if refused == rulings.WINNER_WIPED_OUT:
         raise Reject(win_tok, f"{win_tok.text!r} cannot have won: the log destroys every {winner} unit")
-    if winner is None and reason in ("vp", "wipeout"):
+    if refused == rulings.DRAW_WON:
         raise Reject(reason_tok, f"a draw cannot be won by {reason_tok.text!r}")
-    if ended is not None:
+    if refused in (rulings.NOT_THE_SHOWN_WINNER, rulings.NOT_THE_SHOWN_END):
+        assert ended is not None
         _, ewinner, ereason, line = ended
-        if reason == "manual" and winner != ewinner:  # a result without its reason names the winner
+        if refused == rulings.NOT_THE_SHOWN_WINNER:
             raise Reject(win_tok, f"the log shows {ewinner} winning by {ereason} (line {line}), so the result "
                          f"names {ewinner}, not {win_tok.text!r}")
-        if reason != "manual" and (winner, reason) != (ewinner, ereason):
-            raise Reject(win_tok, f"the log shows {ewinner} winning by {ereason} (line {line}), not "
-                         f"{win_tok.text!r} by {reason}")
-    if reason == "vp":
-        if vp is None:
-            raise Reject(reason_tok, "a win on VP needs the final VP, e.g. 'result: blue vp 11-7'")
-        if vp_winner(scenario.victory, vp[0], vp[1]) != winner:
-            raise Reject(vp_tok, f"VP totals {vp_text!r} are inconsistent with a {winner} win on VP, "
-                         f"which needs more than {target} VP and more than the other side")
-    elif reason == "wipeout":
+        raise Reject(win_tok, f"the log shows {ewinner} winning by {ereason} (line {line}), not "
+                     f"{win_tok.text!r} by {reason}")
+    if refused == rulings.VP_NEEDED:
+        raise Reject(reason_tok, "a win on VP needs the final VP, e.g. 'result: blue vp 11-7'")
+    if refused == rulings.VP_DISAGREE:
+        raise Reject(vp_tok, f"VP totals {vp_text!r} are inconsistent with a {winner} win on VP, "
+                     f"which needs more than {scenario.victory.vp_to_win} VP and more than the other side")
+    if refused == rulings.NOT_WIPED_OUT:
         loser = "red" if winner == "blue" else "blue"
-        if loser not in wiped:
-            left = " ".join(u.id for u in units if u.side == loser and not u.is_destroyed)
-            raise Reject(reason_tok, f"{reason_tok.text!r} but {loser} is not wiped out in this log: "
-                         f"{left} never destroyed")
-    elif reason == "round_limit":
-        limit = scenario.victory.round_limit
-        if rounds is None or rounds_left(scenario.victory, rounds) != 0:
-            raise Reject(reason_tok, f"{reason_tok.text!r} needs the game to last {limit} rounds; the log has "
-                         f"{rounds if rounds is not None else 'no round count'}")
-        if scenario.victory.at_round_limit == "draw":
-            if winner is not None:
-                raise Reject(win_tok, f"{scenario.name} makes a game that reaches the round limit without a "
-                             f"winner a draw, so {win_tok.text!r} cannot win by round_limit; write "
-                             f"'result: draw round_limit'")
-        elif vp is not None:
-            ahead = round_limit_winner(scenario.victory, vp[0], vp[1])
-            if ahead != winner:
-                raise Reject(vp_tok, f"at the round limit the side ahead on VP wins, and {vp_text!r} "
-                             f"gives {ahead or 'a draw'}")
-    if winner is None and vp is not None and vp[0] != vp[1] and reason not in ("manual", "round_limit"):
-        raise Reject(vp_tok, f"a draw with VP {vp_text!r} is inconsistent")
-
-
-def _check_vp_possible(vp: tuple[int, int], vp_tok: Token, vp_text: str, rounds: int | None,
-                       scenario: Scenario) -> None:
-    """Each objective gives at most one VP a round, to one side: the two totals together
-    cannot exceed objectives x rounds (the round limit when the log gives no round count)."""
-    n_rounds = rounds if rounds is not None else scenario.victory.round_limit
-    most = len(scenario.objectives.hexes) * n_rounds
-    if vp[0] < 0 or vp[1] < 0 or vp[0] + vp[1] > most:
-        raise Reject(vp_tok, f"VP {vp_text!r} are impossible: {len(scenario.objectives.hexes)} objectives "
-                     f"give at most one VP each a round, {most} in {n_rounds} rounds")
+        left = " ".join(u.id for u in units if u.side == loser and not u.is_destroyed)
+        raise Reject(reason_tok, f"{reason_tok.text!r} but {loser} is not wiped out in this log: "
+                     f"{left} never destroyed")
+    if refused == rulings.LIMIT_NOT_REACHED:
+        raise Reject(reason_tok, f"{reason_tok.text!r} needs the game to last {scenario.victory.round_limit} "
+                     f"rounds; the log has {rounds if rounds is not None else 'no round count'}")
+    if refused == rulings.LIMIT_IS_DRAW:
+        raise Reject(win_tok, f"{scenario.name} makes a game that reaches the round limit without a "
+                     f"winner a draw, so {win_tok.text!r} cannot win by round_limit; write "
+                     f"'result: draw round_limit'")
+    assert refused == rulings.LIMIT_WINNER and vp is not None
+    ahead = round_limit_winner(scenario.victory, vp[0], vp[1])
+    raise Reject(vp_tok, f"at the round limit the side ahead on VP wins, and {vp_text!r} "
+                 f"gives {ahead or 'a draw'}")
 
 
 def score_objectives(units: list[UnitState], scenario: Scenario) -> list[tuple[str, tuple[str, ...],
