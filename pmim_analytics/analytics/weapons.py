@@ -154,6 +154,25 @@ def weapon_table(strata: pl.DataFrame, rules_units: pl.DataFrame, rules_weapons:
     )
 
 
+def dice_test_note(table: pl.DataFrame, by: str = "target_kind") -> str | None:
+    """One sentence on the hit tests' multiplicity (``None`` when no row was tested).
+
+    Every row's ``hit_p`` is a test of its own; with ``m`` rows and fair dice the smallest p
+    falls below ``0.05 / m`` in 5% of tables. The note names the smallest p and its Holm
+    adjustment over the ``m`` rows (``m * p``, capped at 1: for the smallest p Holm and
+    Bonferroni agree), so one small p in a long table is read at its true rate.
+    """
+    tested = table.filter(pl.col("hit_p").is_not_null())
+    m = tested.height
+    if not m:
+        return None
+    row = tested.sort("hit_p").row(0, named=True)
+    p = float(row["hit_p"])
+    return (f"Against the dice: {m} rows tested, p per row. With fair dice the smallest of {m} falls below "
+            f"0.05/{m} = {0.05 / m:.2g} in at most 1 table in 20. Smallest: {row['rules_id']} {row['source']} "
+            f"{row['weapon']} against {row[by]}, p = {p:.2g}, Holm-adjusted over the {m} rows {min(1.0, m * p):.2g}.")
+
+
 def weapon_clusters(side_strata: pl.DataFrame, rules_units: pl.DataFrame, rules_weapons: pl.DataFrame,
                     by: str = "target_kind") -> pl.DataFrame:
     """Per weapon and target class: game-clustered sums of hits and damage per attack.

@@ -194,7 +194,7 @@ def weapons_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, 
 
     Example: pmim report weapons --rules v3 --by type
     """
-    from pmim_analytics.analytics import tables
+    from pmim_analytics.analytics import tables, weapons
     from pmim_analytics.report import sections
 
     if by not in ("kind", "type"):
@@ -202,9 +202,10 @@ def weapons_cmd(rules: str | None = RULES_OPT, source: str | None = SOURCE_OPT, 
     if data := _data(rules, source, db, bot=bot):
         col = f"target_{by}"
         cols = [*sections.WEAPON_COLS[:3], Col("against", text(col), "left"), *sections.WEAPON_COLS[4:]]
-        emit([Listing("weapons", "Weapons: observed against the dice",
-                      tables.weapon_report(data, col).sort("attacks", descending=True), cols, limit,
-                      "No attack events in these games (summary logs only?).")], fmt)
+        table = tables.weapon_report(data, col).sort("attacks", descending=True)
+        note = weapons.dice_test_note(table, col)
+        emit([Listing("weapons", "Weapons: observed against the dice", table, cols, limit,
+                      "No attack events in these games (summary logs only?).", (note,) if note else ())], fmt)
 
 
 @app.command("compositions")

@@ -11,6 +11,7 @@ from pmim_analytics.analytics import costs as cost_model
 from pmim_analytics.analytics import implied_costs
 from pmim_analytics.analytics.dataset import Provenance
 from pmim_analytics.analytics.flags import FDR, family_note
+from pmim_analytics.analytics.weapons import dice_test_note
 from pmim_analytics.errors import PmimError
 from pmim_analytics.report.figures import MIN_GAMES
 from pmim_analytics.report.markdown import (
@@ -237,6 +238,7 @@ def render_report(ids: Sequence[str], prov: Provenance, t: dict[str, pl.DataFram
     p += ["", "## Weapons: observed against the dice", "", "Hit rate and damage per attack against the exact "
           "expectation from 2d6 (p: exact test up to 5,000 attacks, normal above).", "",
           markdown_table(t["weapons"].sort("attacks", descending=True), WEAPON_COLS, MAX_ROWS),
+          *(["", note] if (note := dice_test_note(t["weapons"])) else []),
           _figure("hit_rates", figs, out, "Observed against expected hit rate", prov)]
     for rid, d in dice.items():
         p += ["", f"### Dice maths, {rid}: expected attacks to destroy", "",

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from pmim_analytics.analytics.rules_frames import complete_rules_frames
-from pmim_analytics.analytics.weapons import attack_strata, weapon_table
+from pmim_analytics.analytics.weapons import attack_strata, dice_test_note, weapon_table
 from tests.support.gamebuilder import GameBuilder, frames_of
 
 BLUE = [("TW1", "TW", ("GG", "ML")), ("IN1", "IN", ("LL",))]
@@ -69,3 +69,15 @@ def test_an_unknown_weapon_is_unrated_not_an_error() -> None:
     ru, rw = complete_rules_frames(["v3"], f.rules_units, f.rules_weapons)
     row = weapon_table(attack_strata(events, f.units, f.games), ru, rw).row(0, named=True)
     assert row["unrated"] == 1 and row["attacks"] == 0 and row["hit_rate"] is None
+
+
+def test_the_dice_note_states_the_family_and_the_smallest_p_adjusted_over_it() -> None:
+    # Three rows tested (the fourth has no test): Holm over 3 multiplies the smallest p by 3.
+    t = pl.DataFrame({"rules_id": ["v3"] * 4, "source": ["engine"] * 4, "weapon": ["GG", "HPC", "LL", "SC"],
+                      "target_kind": ["vehicle", "infantry", "warmech", "vehicle"],
+                      "hit_p": [0.5, 0.004, None, 0.2]})
+    note = dice_test_note(t)
+    assert note is not None
+    assert "3 rows tested" in note and "0.05/3 = 0.017" in note
+    assert "v3 engine HPC against infantry, p = 0.004, Holm-adjusted over the 3 rows 0.012." in note
+    assert dice_test_note(t.with_columns(hit_p=pl.lit(None, dtype=pl.Float64))) is None

@@ -33,6 +33,7 @@ def run(*args: str) -> tuple[int, str]:
     (["units", "--loadout", "--source", "engine"], "GG ML"),
     (["survival", "--rules", "v3"], "Tyrant"),
     (["weapons", "--by", "type"], "GG"),
+    (["weapons"], "rows tested, p per row"),
     (["compositions", "--min-games", "1"], "Wolf"),
     (["compositions"], "compositions with fewer than 10 games left out"),
     (["matchups", "--rules", "v3", "--min-games", "1"], "row's score against column"),

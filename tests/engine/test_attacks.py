@@ -290,3 +290,17 @@ def test_gev_defence_by_version(rules: str, defence: int) -> None:
     activate(st, "B:TY1")
     ev = fire(st, "B:TY1", "HULL", "R:GE1", 1, 1)
     assert ev.needed == defence
+
+
+@pytest.mark.parametrize(("dice", "hit"), [((3, 5), True), ((2, 5), False), ((6, 6), True), ((1, 1), False)])
+@pytest.mark.parametrize(("target", "damage", "overkill"), [("IN", 6, 2), ("OD", 5, 1)])
+def test_heavy_plasma_cannon_against_infantry_needs_8_on_2d6(dice: tuple[int, int], hit: bool, target: str,
+                                                              damage: int, overkill: int) -> None:
+    # HPC: RNG 2, ACC 0, RPT 1, STR 6; Infantry DEF 8 ARM 0 HP 4, ODA DEF 8 ARM 1 HP 4. No modifier
+    # of any kind: 8 or more hits (15 of the 36 rolls), and a hit destroys either.
+    st = position("v3", [("TY", ("HPC",), A)], [(target, ("LAC",), (5, 7))])
+    activate(st, "B:TY1")
+    ev = fire(st, "B:TY1", "HULL", f"R:{target}1", *dice)
+    assert (ev.weapon, ev.roll, ev.acc, ev.needed, ev.distance, ev.hit) == ("HPC", dice, 0, 8, 2, hit)
+    assert (ev.damage, ev.overkill) == ((damage, overkill) if hit else (0, 0))
+    assert st.unit(f"R:{target}1").alive is not hit

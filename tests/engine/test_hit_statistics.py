@@ -16,7 +16,7 @@ from pmim_analytics.engine.dice import game_streams
 from pmim_analytics.engine.driver import run
 from pmim_analytics.engine.spec import GameSpec
 from pmim_analytics.model.combat import hit_probability
-from pmim_analytics.model.events import Attack
+from pmim_analytics.model.events import Attack, FirstPlayer
 from tests.engine.test_verify import army
 
 GAMES_PER_MATCHUP = 150
@@ -53,3 +53,26 @@ def test_hit_rate_per_acc_and_def_matches_2d6() -> None:
     total = sum(faces.values())
     se = math.sqrt((1 / 6) * (5 / 6) / total)
     assert all(abs(faces[f] / total - 1 / 6) <= TOLERANCE_SE * se for f in range(1, 7)), faces
+
+
+def test_every_die_the_engine_draws_is_logged_in_order() -> None:
+    # The dice of a game are one seeded stream: the first-player die, each attack's 2d6 and its
+    # hit-location d6 (re-rolls included) must be that stream's first values, in order, none
+    # drawn and left out of the log. Then an attack's dice are drawn after the bot chose it and
+    # the log holds them as drawn, so no choice of the bots can bias the hit rates.
+    spec = GameSpec.create("v3", "take-and-hold", army("v3-balanced", "v3"), army("v3-tank-heavy", "v3"),
+                           "random")
+    for i in range(3):
+        dice, blue_rng, red_rng = game_streams(7, i)
+        state = run(spec, make_bot("tactician", blue_rng), make_bot("tactician", red_rng), dice)
+        logged: list[int] = []
+        for ev in state.events:
+            if isinstance(ev, FirstPlayer) and ev.die is not None:
+                logged.append(ev.die)
+            elif isinstance(ev, Attack):
+                assert ev.roll is not None
+                logged += [*ev.roll, *ev.location_rolls]
+                assert ev.hit is (sum(ev.roll) + ev.acc >= ev.needed)
+        assert any(isinstance(ev, Attack) and ev.location_rolls for ev in state.events)
+        fresh, _, _ = game_streams(7, i)
+        assert logged == list(fresh.roll(len(logged)))

@@ -36,6 +36,7 @@ def test_report_has_every_section_and_its_provenance(exported) -> None:
                     "### Side and first-player advantage", "## Rules impact: v3 → v3-llaser-rpt4",
                     "## Implied point costs", "## Luck", "## Game quality"):
         assert heading in md, heading
+    assert "rows tested, p per row" in md.split("## Weapons")[1].split("### Dice maths")[0]
     prov = result.provenance
     assert prov.games == 15 and prov.games_by_rules == {"v3": 14, "v3-llaser-rpt4": 1}
     caption = ("bot level greedy, skill 1; 15 games (v3: 14, v3-llaser-rpt4: 1); database " + prov.content_hash[:12]
