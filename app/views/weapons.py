@@ -5,6 +5,7 @@ from __future__ import annotations
 import _shared as sh
 import streamlit as st
 
+from pmim_analytics.analytics.weapons import dice_test_note
 from pmim_analytics.report import figures
 from pmim_analytics.rules.variant_edit import is_pricing_only, variant_overrides
 
@@ -45,6 +46,8 @@ def body() -> None:
                      "hit_p": "p (observed vs expected)", "mean_damage": "Damage per attack",
                      "expected_mean_damage": "Expected damage per attack"},
                  percent=("hit_rate", "expected_hit_rate"), digits={"hit_p": 4})
+        if note := dice_test_note(w):
+            st.caption(note)
 
 
 sh.page_errors(body)

@@ -15,6 +15,15 @@ from contextlib import contextmanager
 
 from pmim_analytics.arrowshim import arrow_without_pandas  # re-exported; loads nothing but sys
 
+# One BLAS thread unless the caller chose otherwise. OpenBLAS starts a thread per core for every
+# matrix product, but the reports' matrices are small (a cost fit's bootstrap solves 25 x 25
+# systems), so the extra threads only spin: on a busy two-core machine `pmim report costs` on
+# the demo took 4.7 CPU-s and 9.9 s with them, 1.9 CPU-s and 2.8 s without, printing the same.
+# OpenBLAS reads these once, when numpy loads, so they are set before anything imports it; the
+# processes a command starts (simulation workers, the dashboard) inherit them.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 
 # Ctrl-C while the command's libraries load (about a second): leave quietly with the
 # documented exit code instead of an import traceback. Restored once loaded.

@@ -48,6 +48,8 @@ def test_every_page_runs_on_the_demo_database(page: str, small_demo_db: Path, mo
     if page in CHART_PAGES:
         assert at.get("plotly_chart"), f"{page} shows no chart"
     assert any("40 games" in c.value for c in at.sidebar.caption)
+    if page == "weapons":  # the dice tests' family, under the weapon table
+        assert any("rows tested, p per row" in c.value for c in at.caption)
 
 
 @pytest.mark.parametrize("page", PAGES)

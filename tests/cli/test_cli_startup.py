@@ -38,6 +38,18 @@ def test_the_rules_commands_start_without_duckdb_the_analytics_or_the_engine() -
     assert proc.stdout.strip() == "[]", proc.stdout
 
 
+def test_the_cli_sets_one_blas_thread_before_numpy_loads_unless_told_otherwise() -> None:
+    code = ("import os, sys\n"
+            "import pmim_analytics.cli\n"
+            "print('numpy' in sys.modules, os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS'])\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert proc.stdout.split() == ["False", "1", "1"]
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**env, "OPENBLAS_NUM_THREADS": "3"})
+    assert proc.stdout.split() == ["False", "3", "1"]
+
+
 def test_a_command_alone_in_its_app_is_still_called_by_its_name() -> None:
     proc = subprocess.run([sys.executable, "-m", "pmim_analytics", "demo", "--help"], capture_output=True, text=True,
                           env={**os.environ, "COLUMNS": "100"})
