@@ -54,11 +54,12 @@ def _verify_items(path: Path) -> list[tuple[str, Callable[[], list[LoadedGame]]]
 def verify_cmd(
     paths: list[Path] = typer.Argument(..., help="Replay files (.jsonl) or batch folders."),
 ) -> None:
-    """Replay engine games through the rules and report every event that breaks them.
+    """Replay games through the rules and report every event that breaks them.
 
-    Prints one line per violation with the file and line (manual games are skipped:
-    `pmim log check` checks those), and a file that cannot be read (too large, not a
-    regular file, broken) with why; every other file is still checked, and a summary line
+    Prints one line per violation with the file and line (a game played at a table is
+    replayed with the leniencies its log needs, as `pmim log check` does), and a file that
+    cannot be read (too large, not a regular file, broken) with why; every other file is
+    still checked, and a summary line
     ends the run. Exit 0 when all are clean, 1 when any breaks a rule, 2 when a file
     cannot be read.
 
@@ -80,14 +81,11 @@ def verify_cmd(
                 unreadable += 1
                 continue
             for loaded in loaded_games:
-                if loaded.record.header.source != "engine":
-                    err.print(f"{loaded.source}: a {loaded.record.header.source} game, skipped "
-                              "(`pmim log check` checks manual logs)", highlight=False)
-                    continue
                 games += 1
-                from pmim_analytics.engine.verify import verify_game
+                from pmim_analytics.engine.verify import table_log_options, verify_game
 
-                found = verify_game(loaded.record, loaded.lines)
+                # a table game is replayed with the leniencies its log needs, as the log reader does
+                found = verify_game(loaded.record, loaded.lines, **table_log_options(loaded.record))
                 if found:
                     bad += 1
                     for v in found:

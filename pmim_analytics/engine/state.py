@@ -311,6 +311,18 @@ class GameState(RuleChecks[UnitState]):
             u.disarmed = True
             self._emit(Disarmed(seq=len(self.events) + 1, round=self.round, unit=u.id, by=by))
 
+    def let_activate_next(self, unit_id: str) -> None:
+        """Give ``unit_id``'s side the turn, a fresh one, whatever the turn order (a table log that
+        leaves out activations does not keep it). Nothing happens outside a battle, while a unit
+        is active or dice are awaited, or when it is that side's turn already.
+
+        Raises :class:`IllegalActionError` for an unknown unit.
+        """
+        u = self.unit(unit_id)
+        if self.phase != BATTLE or self.active is not None or self.is_chance_node() or u.side == self.to_act:
+            return
+        self._begin_turn(u.side)
+
     def let_place_next(self, unit_id: str) -> None:
         """Make ``unit_id`` the next unit to place, whatever the placing order (a game logged at a
         table records where units were deployed, not the order). The zones and stacking still hold.

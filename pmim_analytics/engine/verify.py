@@ -25,6 +25,7 @@ from pmim_analytics.model import combat
 from pmim_analytics.model.events import (
     EVENT_TYPES,
     VP,
+    Activate,
     Attack,
     Deploy,
     Event,
@@ -33,6 +34,7 @@ from pmim_analytics.model.events import (
     InitiativeRoll,
     OverheatRoll,
     RoundEnd,
+    RoundStart,
     WeaponLost,
     dispatch,
 )
@@ -240,8 +242,10 @@ def _key(ev: Event) -> tuple[str, object]:
 
 class _Checker:
     def __init__(self, record: GameRecord, lines: Sequence[int | None],
-                 present: frozenset[str] | None = None, unknown: frozenset[str] = frozenset()) -> None:
+                 present: frozenset[str] | None = None, unknown: frozenset[str] = frozenset(),
+                 any_turn_order: bool = False) -> None:
         self.record = record
+        self.any_turn_order = any_turn_order  # a table log that may leave out activations
         self.present = present  # the units in the game, when not all of the armies' (absent_undeployed)
         self.unknown = unknown  # the units at positions the log never gives (unknown_positions)
         self.lines = lines
@@ -510,7 +514,7 @@ class _Checker:
         expected = self.queue[idx]
         if isinstance(expected, RoundEnd):
             self.scored = (expected.blue_vp, expected.red_vp)
-        self.compare(self.queue[idx], ev)
+        self.compare(self.queue[idx], ev, self.turn_order_fields(ev))
         del self.queue[:idx + 1]
 
     def compare(self, expected: Event, got: Event, skip: set[str] | frozenset[str] = frozenset()) -> None:
@@ -546,6 +550,32 @@ class _Checker:
                 self.report(f"missing {_describe(missing)} before this event")
         self.queue.clear()
 
+    def turn_order_fields(self, ev: Event) -> frozenset[str]:
+        """``any_turn_order``: a round's start names the side of the first unit the log
+        activates, which need not be the rules' one (unless an initiative roll decided it)."""
+        st = self.state
+        assert st is not None
+        if self.any_turn_order and isinstance(ev, RoundStart) and st.spec.rules.optional.rolled_initiative is None:
+            return frozenset({"first"})
+        return frozenset()
+
+    def out_of_turn(self, ev: Event) -> None:
+        """``any_turn_order``: the unit an activation names takes the turn, whoever's it was."""
+        st = self.state
+        assert st is not None
+        if isinstance(ev, Activate) and self.any_turn_order and not self.round_opened_by_roll():
+            try:
+                st.let_activate_next(ev.unit)
+            except IllegalActionError:
+                pass  # an unknown unit: the action's check says so
+
+    def round_opened_by_roll(self) -> bool:
+        """Whether the next activation is a round's first under rolled initiative: the roll's
+        winner's, whatever the turn order (``any_turn_order`` leaves that one judged)."""
+        st = self.state
+        assert st is not None
+        return st.spec.rules.optional.rolled_initiative is not None and st.waiting == st.living
+
     def unlogged(self, ev: Event) -> bool:
         """``unknown_positions``: a round's start is logged with its first activation, so a round
         in which the log activates no unit (it gives a loss or its VP line) has none."""
@@ -563,6 +593,7 @@ class _Checker:
             self.report(f"{_describe(ev)} comes after the game has ended")
             return
         skip = self.follow(ev)
+        self.out_of_turn(ev)
         action = action_of(ev)
         try:
             st.check(action)
@@ -775,8 +806,18 @@ def replay_gap(record: GameRecord, absent_undeployed: bool = False, unknown_posi
             f"engine cannot replay it; reading it checked what it records")
 
 
+def table_log_options(record: GameRecord) -> dict[str, bool]:
+    """The leniencies of :func:`verify_game` a recorded game needs: none for an engine replay or a
+    log that deploys every unit; for any other manual log, ``unknown_positions`` and
+    ``any_turn_order`` (it may leave out where units stand and which units activated)."""
+    if record.header.source == "engine" or replay_gap(record) is None:
+        return {}
+    return {"unknown_positions": True, "any_turn_order": True}
+
+
 def verify_game(record: GameRecord, lines: Sequence[int | None] | None = None, *,
-                absent_undeployed: bool = False, unknown_positions: bool = False) -> list[Violation]:
+                absent_undeployed: bool = False, unknown_positions: bool = False,
+                any_turn_order: bool = False) -> list[Violation]:
     """Every rule the recorded game breaks, in order. ``lines[0]`` is the header's line
     and ``lines[i]`` the line of event ``i`` (1-based seq); without it, lines follow seq.
 
@@ -794,6 +835,9 @@ def verify_game(record: GameRecord, lines: Sequence[int | None] | None = None, *
     scored, so its VP are the log's (unchanged when a round has no VP line: the next round's
     lines end it, its other units holding), and a loss the log gives without its attack is
     applied as logged, with what it leads to (``absent_undeployed`` is preferred where both apply).
+    ``any_turn_order``, a third, also off by default: a table log that may leave out activations
+    does not keep the turn order, so a unit of either side may activate next (a round's first
+    activation under rolled initiative is still the roll winner's).
     """
     # an engine replay deploys every unit: one that does not is checked (and refused at the
     # line where the deployment goes wrong), not excused as a log with nothing to replay
@@ -811,7 +855,7 @@ def verify_game(record: GameRecord, lines: Sequence[int | None] | None = None, *
             present = deployed
         else:
             unknown = frozenset(u.id for side in record.header.sides.values() for u in side.units) - deployed
-    return _Checker(record, lines, present, unknown).run()
+    return _Checker(record, lines, present, unknown, any_turn_order).run()
 
 
 def _roll_giving(hit: bool, acc: int, defence: int) -> tuple[int, int] | None:

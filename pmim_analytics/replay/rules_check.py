@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pmim_analytics.arrowshim import arrow_without_pandas
-from pmim_analytics.engine.verify import Violation, verify_game
+from pmim_analytics.engine.verify import Violation, table_log_options, verify_game
 from pmim_analytics.model.events import events_from_columns, events_of_type, type_columns
 from pmim_analytics.model.record import GameRecord
 
@@ -189,7 +189,8 @@ def _check_staged(ipc: bytes, headers: list[tuple[int, Any, int | None]]) -> lis
             i += 1
         try:
             events = tuple(every[start:i] if every is not None else events_from_columns(cols, start, i))
-            found = verify_game(GameRecord(header, events), [head_line, *lines[start:i]])
+            record = GameRecord(header, events)  # a table game: with the leniencies its log needs
+            found = verify_game(record, [head_line, *lines[start:i]], **table_log_options(record))
         except Exception as e:  # noqa: BLE001 -- a shape no check foresaw rejects the game, not the batch
             out.append(StagedVerdict(g, (), f"could not be replayed through the rules ({type(e).__name__}: {e})"))
             continue

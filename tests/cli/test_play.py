@@ -99,3 +99,24 @@ def test_bad_input_is_one_sentence_and_exit_two(tmp_path: Path) -> None:
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert message in r.stderr, (args, r.stderr)
         assert "Traceback" not in r.stderr
+
+
+def test_verify_replays_a_table_game_with_the_leniencies_its_log_needs(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from pmim_analytics.model.events import GameEnd
+    from pmim_analytics.model.record import GameRecord
+    from pmim_analytics.replay.format import write_game
+    from pmim_analytics.replay.manual import parse_log
+
+    head = "rules: v3\nblue army: v3-mech-heavy\nred army: v3-tank-heavy\n"
+    game, errors = parse_log(head + "R:TY1 destroyed\nresult: blue vp 11-7\n", "s.pmimlog")
+    assert game is not None and not errors
+    write_game(game, tmp_path / "summary.jsonl")  # a summary log: losses and the result, no positions
+    *rest, end = game.events
+    assert isinstance(end, GameEnd)
+    write_game(GameRecord(game.header, (*rest, replace(end, reason="wipeout"))), tmp_path / "wrong.jsonl")
+    r = runner.invoke(app, ["replay", "verify", str(tmp_path / "summary.jsonl"), str(tmp_path / "wrong.jsonl")])
+    assert r.exit_code == 1, r.output
+    assert "wrong.jsonl: line 3: game_end (blue, wipeout): the result cannot be: the loser is not wiped out" in r.stdout
+    assert "2 game(s) checked, 1 with violations" in r.stderr

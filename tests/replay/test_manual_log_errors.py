@@ -262,3 +262,22 @@ def bad_logs() -> dict[str, str]:
     return logs | {"light weapon range": LIGHT_WEAPON_LOG, "no result": MISSING_RESULT_LOG,
                    "missing tags": MISSING_TAGS_LOG, "lenient mode": LENIENT_LOG, "refused line": REFUSED_LINE_LOG,
                    "VP not matching the positions": WRONG_VP_LOG, "a line after the result": LINE_AFTER_RESULT_LOG}
+
+
+def test_the_engine_replaying_the_log_refuses_at_the_line_what_the_readers_own_checks_let_through(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from pmim_analytics.engine import rulings
+    from pmim_analytics.replay.manual import builder
+
+    def no_range(left: int, fired: bool, overheated: bool, lost: bool, same_side: bool, alive: bool,
+                 distance: int | None, rng: int) -> str | None:  # the reader's own check, blind to range
+        return rulings.fire_refusal(left, fired, overheated, lost, same_side, alive, None, rng)
+
+    text, line, column, token, _ = _case("target out of range")
+    monkeypatch.setattr(builder, "rulings", SimpleNamespace(**{**vars(rulings), "fire_refusal": no_range}))
+    game, errors = parse_log(text, "t.pmimlog", strict=False)
+    assert [(e.where.line, e.where.column) for e in errors] == [(line, 4)]  # the line's unit
+    assert errors[0].message.startswith("the rules engine, replaying this log, refuses 'B:NE2': "), errors[0].message
+    assert "range" in errors[0].message, errors[0].message

@@ -85,7 +85,23 @@ class LogReader:
             tok = header.estimated_tag.value
             self.handle_error(ReplayError(f"{tok.text!r}: the log gives no final VP to mark as estimated",
                                           Location(self.source, tok.line, tok.column)))
-        return build_record(header, events, played)
+        record = build_record(header, events, played)
+        if not self.errors:
+            self.judge(record, builder)
+        return record
+
+    def judge(self, record: GameRecord, builder: LogBuilder) -> None:
+        """Replay the game the log's lines make through the engine's rules, with the leniencies a
+        table log needs (:func:`~pmim_analytics.engine.verify.table_log_options`); each rule it
+        finds broken is an error at the line that made the event."""
+        from pmim_analytics.engine.verify import table_log_options, verify_game
+
+        for v in verify_game(record, [1, *builder.event_lines], **table_log_options(record)):
+            line = v.line or 1
+            tok = builder.line_tok.get(line)
+            what = repr(tok.text) if tok is not None else f"line {line}"
+            self.handle_error(ReplayError(f"the rules engine, replaying this log, refuses {what}: {v.message}; "
+                                          f"correct this line", Location(self.source, line, tok.column if tok else 1)))
 
 
 def build_record(header: LogHeader, events: list[Event], played: bool = True) -> GameRecord:

@@ -127,6 +127,8 @@ class LogBuilder:
         self.source = source
         self.on_error = on_error
         self.events: list[Event] = []
+        self.event_lines: list[int] = []  # the line of each event's statement
+        self.line_tok: dict[int, Token] = {}  # each line's first token, where an error about it points
         self.units: dict[str, UnitState] = {}
         for side in SIDES:
             for u in header.sides[side].roster.units:
@@ -172,6 +174,8 @@ class LogBuilder:
             self._error(r.tok, r.message, stmt.line)
             return
         self.events.extend(staged)
+        self.event_lines.extend([stmt.line] * len(staged))
+        self.line_tok.setdefault(stmt.line, self._first_tok(stmt, marker=False))
         if isinstance(stmt, Body) and not isinstance(stmt, RoundMark) and (stmt.round or 0) > self.reached[0]:
             self.reached = (stmt.round or 0, stmt.line)
 
@@ -458,13 +462,11 @@ class LogBuilder:
     def _walk(self, unit: UnitState, start: int, limit: int) -> Callable[[int], int | None]:
         """The engine's length of a walk from hex index ``start`` to a hex index (the shortest
         path that avoids enemy units and impassable hexes), ``None`` when none is within
-        ``limit``. Where the log does not know where every enemy stands, the straight distance
-        is all it can check."""
+        ``limit``. An enemy whose position the log does not know blocks nothing, as in the
+        engine (``verify_game``'s ``unknown_positions``)."""
         grid = self.grid
-        enemies = [u for u in self.units.values() if u.side != unit.side and not u.is_destroyed]
-        if any(u.pos is None for u in enemies):
-            return lambda i: grid.dist[start][i]
-        enemy_at = {grid.index(u.pos) for u in enemies if u.pos is not None}
+        enemy_at = {grid.index(u.pos) for u in self.units.values()
+                    if u.side != unit.side and not u.is_destroyed and u.pos is not None}
         return walk_lengths(grid, start, limit, self.impassable, enemy_at).get
 
     def _attack(self, s: AttackStmt) -> list[Event]:
@@ -830,6 +832,7 @@ class LogBuilder:
                         max(self.last_line, 1))
             return None
         e = self.game_end
+        self.event_lines.append(self.result_tag.line if self.result_tag else self.last_line)
         self.events.append(GameEnd(seq=len(self.events) + 1, round=e.round, winner=e.winner, reason=e.reason,
                                    rounds=e.rounds, blue_vp=e.blue_vp, red_vp=e.red_vp))
         return self.events
