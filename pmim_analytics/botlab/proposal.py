@@ -26,6 +26,12 @@ round would exceed the budget of games. Seeds: pair ``k`` of a run always uses t
 dice seed (``seed``, ``k``), whatever the worker count or backend; jobs play fixed chunks of
 pairs, so 1 worker, 2 workers and Ray give the same games and the same proposal.
 
+Stat knobs (``--knobs weapons.LL.rpt``) are the exception to "a table never changes play": a
+stat step is tried on paired games (the round's pairs that field the item, replayed at the new
+value on the same lists and dice seeds, :func:`stat_trials`), and once taken, the pool drops the
+games that fielded the item at the old value (:func:`replay_stat_change`); docs/balance.md,
+"Stat knobs".
+
 Workers only play (they may be forked processes, where Polars hangs): this module uses no
 Polars at all; the fit is NumPy.
 """
@@ -38,7 +44,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -54,6 +60,7 @@ from pmim_analytics.limits import MAX_STAT
 from pmim_analytics.rules.army import ArmyEntry, ArmyList, Roster, build_roster, load_army
 from pmim_analytics.rules.catalogue import DEFAULT_SCENARIO, data_dir, find_unit, load_rules, load_scenario
 from pmim_analytics.rules.generate import random_army
+from pmim_analytics.rules.knobs import StatKnob, stat_value
 from pmim_analytics.rules.models import RulesVersion, Warmech
 from pmim_analytics.sim.backends import open_backend
 from pmim_analytics.sim.batch import BatchSpec, GameOutcome, PartJob, PartStopped, outcome_of, play_batch_game
@@ -88,6 +95,7 @@ PLANTED_UNIT, PLANTED_WEAPON = "chassis.TY", "weapons.LL"
 HALF_POINT = 0.5
 
 Costs = dict[str, int]  # item ("chassis.TY", "warmechs.PA", "weapons.LL") -> points
+Stats = dict[str, int]  # stat knob ("weapons.LL.rpt") -> value
 
 
 def _seed(seed: int, *parts: object) -> int:
@@ -207,9 +215,12 @@ class Pair:
     seed: int
     group: str
 
-    def key(self, bot: str) -> tuple[str, str, int, str]:
-        """Same lists, seed and bot: the same two games, whatever the points table."""
-        return (self.a.content_hash(), self.b.content_hash(), self.seed, bot)
+    def key(self, bot: str, stats: Stats | None = None) -> tuple[str, str, int, str]:
+        """Same lists, seed, bot and stats: the same two games, whatever the points table. The
+        stats (``--knobs``) are part of the key only when given, so a run without stat knobs keeps
+        its keys."""
+        tail = "".join(f"@{k}={v}" for k, v in sorted((stats or {}).items()))
+        return (self.a.content_hash(), self.b.content_hash(), self.seed, bot + tail)
 
 
 @dataclass(frozen=True)
@@ -282,18 +293,26 @@ class Player:
         self.rules_id, self.bot, self.backend, self.pool = rules_id, bot, backend, pool
         self.progress, self.scenario_id, self.on_job = progress, scenario_id, on_job
 
-    def play(self, pairs: Sequence[Pair], bot: str | None = None) -> list[tuple[Pair, GameOutcome, GameOutcome]]:
-        """Both games of every pair (army A blue in the first), in the order given."""
+    def play(self, pairs: Sequence[Pair], bot: str | None = None, stats: Stats | None = None
+             ) -> list[tuple[Pair, GameOutcome, GameOutcome]]:
+        """Both games of every pair (army A blue in the first), in the order given, at the rules'
+        stats changed by ``stats`` (stat knobs: ``{"weapons.LL.rpt": 4}``)."""
         bot = bot or self.bot
-        for key in {p.key(bot) for p in pairs} & self.pool.resumed:
-            self.pool.resumed.discard(key)
+        stats = stats or {}
+        stat_items = tuple(sorted(stats.items()))
+
+        def key(p: Pair) -> tuple[str, str, int, str]:
+            return p.key(bot, stats)
+
+        for key_ in {key(p) for p in pairs} & self.pool.resumed:
+            self.pool.resumed.discard(key_)
             self.pool.spent += 2
             if self.progress:
                 self.progress(2)
-        todo = [p for p in dict.fromkeys(pairs) if p.key(bot) not in self.pool.played]
-        todo = list({p.key(bot): p for p in todo}.values())
-        specs = [BatchSpec(self.rules_id, self.scenario_id, p.a, p.b, bot, bot, p.seed, 2, name="balance")
-                 for p in todo]
+        todo = [p for p in dict.fromkeys(pairs) if key(p) not in self.pool.played]
+        todo = list({key(p): p for p in todo}.values())
+        specs = [BatchSpec(self.rules_id, self.scenario_id, p.a, p.b, bot, bot, p.seed, 2, name="balance",
+                           stats=stat_items) for p in todo]
         jobs = [PairsJob(specs[k], part, 0, 2 * len(specs[k:k + JOB_PAIRS]), None,
                          pairs=tuple(specs[k:k + JOB_PAIRS]))
                 for part, k in enumerate(range(0, len(specs), JOB_PAIRS))]
@@ -303,8 +322,8 @@ class Player:
                 start = job.part * JOB_PAIRS
                 done = []
                 for n, p in enumerate(todo[start:start + len(job.pairs)]):
-                    self.pool.played[p.key(bot)] = (outcomes[2 * n], outcomes[2 * n + 1])
-                    done.append((key_text(p.key(bot)), outcomes_text(self.pool.played[p.key(bot)])))
+                    self.pool.played[key(p)] = (outcomes[2 * n], outcomes[2 * n + 1])
+                    done.append((key_text(key(p)), outcomes_text(self.pool.played[key(p)])))
                 self.pool.new_games += len(outcomes)
                 self.pool.spent += len(outcomes)
                 if self.on_job:
@@ -313,7 +332,7 @@ class Player:
                     self.progress(len(outcomes))
         finally:
             gen.close()
-        return [(p, *self.pool.played[p.key(bot)]) for p in pairs]
+        return [(p, *self.pool.played[key(p)]) for p in pairs]
 
 
 def games_of(results: Sequence[tuple[Pair, GameOutcome, GameOutcome]], armies: dict[str, Counter[str]]
@@ -606,6 +625,7 @@ class Settings:
     min_points: int = MIN_POINTS
     scenario_id: str = DEFAULT_SCENARIO
     address: str | None = None  # a Ray cluster (``auto``, ``ray://host:port``); like workers, it changes no game
+    stat_knobs: tuple[StatKnob, ...] = ()  # stats the search may change (``--knobs weapons.LL.rpt``)
 
     @property
     def round_games(self) -> int:
@@ -626,6 +646,39 @@ class Round:
     games: int
     fit: TableFit
     changes: dict[str, tuple[int, int]]  # item -> (old, new)
+    stats: Stats = field(default_factory=dict)  # the stat knobs' values the round played at
+    trials: tuple[StatTrial, ...] = ()  # the stat steps it tried on paired games
+    stat_changes: dict[str, tuple[int, int]] = field(default_factory=dict)  # knob -> (old, new)
+
+
+@dataclass(frozen=True)
+class StatTrial:
+    """One stat step tried on paired games: the round's pairs that field the item, replayed at the
+    candidate stat on the same lists and dice seeds (:func:`stat_trial`).
+
+    ``effect`` is the change of the item's value in points (candidate minus current: the change of
+    the VP margin per copy fielded, over the value of a point), with its 95% interval; ``p`` is the
+    one-sided test that the step moves the value towards the listed price, ``q`` its Holm
+    adjustment over the round's trials."""
+
+    knob: str  # weapons.LL.rpt
+    old: int
+    new: int
+    games: int  # paired games played at the candidate
+    implied: float  # the item's implied cost at the current stats (the round's fit)
+    listed: int  # its price
+    effect: float | None = None
+    lo: float | None = None
+    hi: float | None = None
+    p: float | None = None
+    q: float | None = None
+    accepted: bool = False
+    note: str = ""
+
+    @property
+    def after(self) -> float | None:
+        """The item's implied cost expected after the step."""
+        return None if self.effect is None else self.implied + self.effect
 
 
 @dataclass(frozen=True)
@@ -638,35 +691,61 @@ class Proposal:
     rounds: tuple[Round, ...]
     stopped: str
     games_played: int
+    start_stats: Stats = field(default_factory=dict)  # every stat knob at its listed value
+    stats: Stats = field(default_factory=dict)  # every stat knob at its proposed value
 
     def run_id(self) -> str:
         """Same search (rules, bot level, seed, budget, pairs a round, start table), same id."""
         return run_id(self.settings, self.start)
 
     def candidate_rows(self) -> list[dict[str, Any]]:
-        """Every candidate table evaluated: one row per round and item (the ``balance_candidates`` columns)."""
-        return [{"round": r.number, "item": f.item, "listed": f.listed, "games": f.games, "implied": f.est,
+        """Every candidate evaluated (the ``balance_candidates`` columns): one row per round and priced
+        item, and one per stat step tried. A stat step's row has the knob as its item
+        (``weapons.LL.rpt``), the stat's old and candidate values as listed and proposed, and in
+        implied, lo and hi the change of the item's value in points with its 95% interval (its note
+        says so)."""
+        rows = [{"round": r.number, "item": f.item, "listed": f.listed, "games": f.games, "implied": f.est,
                  "lo": f.lo, "hi": f.hi, "p": f.p, "q": f.q, "proposed": f.proposed, "note": f.note or None,
                  "applied": f.item in r.changes}
                 for r in self.rounds for f in r.fit.items]
+        rows += [{"round": r.number, "item": t.knob, "listed": t.old, "games": t.games, "implied": t.effect,
+                  "lo": t.lo, "hi": t.hi, "p": t.p, "q": t.q, "proposed": t.new,
+                  "note": f"{STAT_NOTE} (implied cost {t.implied:.2f}, listed {t.listed})"
+                          + (f"; {t.note}" if t.note else ""), "applied": t.accepted}
+                 for r in self.rounds for t in r.trials]
+        return rows
 
     def changes(self) -> dict[str, tuple[int, int]]:
         """Items whose price differs from the start table: item -> (start, proposed)."""
         return {i: (self.start[i], self.costs[i]) for i in self.start if self.costs[i] != self.start[i]}
 
+    def stat_changes(self) -> dict[str, tuple[int, int]]:
+        """Stat knobs whose value differs from the rules': knob -> (listed, proposed)."""
+        return {k: (v, self.stats[k]) for k, v in self.start_stats.items() if self.stats[k] != v}
+
     def overrides(self) -> dict[str, dict[str, dict[str, int]]]:
-        """The variant file's ``overrides`` block (only what changed)."""
+        """The variant file's ``overrides`` block (only what changed: prices and stats)."""
         out: dict[str, dict[str, dict[str, int]]] = {}
         for item, (_, new) in sorted(self.changes().items()):
             table, code = item.split(".", 1)
-            out.setdefault(table, {})[code] = {"pts": new}
+            out.setdefault(table, {}).setdefault(code, {})["pts"] = new
+        for knob, (_, new) in sorted(self.stat_changes().items()):
+            table, code, stat = knob.split(".")
+            out.setdefault(table, {}).setdefault(code, {})[stat] = new
         return out
+
+
+#: How a stat step's candidate row reads (``balance_candidates.note``): its implied, lo and hi are a change.
+STAT_NOTE = "stat step on paired games: implied, lo and hi are the change of the item's value in points"
 
 
 def run_id(s: Settings, start: Costs) -> str:
     """A search's id: a hash of what it plays (not of the workers or the backend, which change nothing)."""
-    text = repr((s.rules_id, s.scenario_id, s.bot, s.seed, s.budget, s.pairs_per_round, s.archetype_games,
-                 s.resamples, s.min_points, sorted(start.items())))
+    parts: tuple[Any, ...] = (s.rules_id, s.scenario_id, s.bot, s.seed, s.budget, s.pairs_per_round,
+                              s.archetype_games, s.resamples, s.min_points, sorted(start.items()))
+    if s.stat_knobs:  # only then: a run without stat knobs keeps its id
+        parts += (sorted((k.name, k.low, k.high) for k in s.stat_knobs),)
+    text = repr(parts)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -697,10 +776,15 @@ def propose(s: Settings, start: Costs | None = None, progress: Callable[[int], N
     rules = load_rules(s.rules_id)
     start = dict(listed_costs(rules) if start is None else start)
     costs = dict(start)
+    start_stats = {k.name: stat_value(rules, k.item, k.stat) for k in s.stat_knobs}
+    stats = dict(start_stats)
+    knobs_of: dict[str, list[StatKnob]] = {}
+    for k in s.stat_knobs:
+        knobs_of.setdefault(k.item, []).append(k)
     pool = Pool()
     resume_pool(pool, resume or {})
     rounds: list[Round] = []
-    seen = {tuple(sorted(costs.items()))}
+    seen = {(tuple(sorted(costs.items())), tuple(sorted(stats.items())))}
     stopped = "budget"
     with open_backend(s.backend, s.workers, s.address) as backend:
         player = Player(s.rules_id, s.bot, backend, pool, progress, s.scenario_id, on_job)
@@ -715,27 +799,166 @@ def propose(s: Settings, start: Costs | None = None, progress: Callable[[int], N
             arche = [p for p in arche if p.key(s.bot) not in pool.used]
             if pool.spent + s.round_games + 2 * len(arche) > s.budget:
                 arche = []
-            got = player.play(pairs + arche)
+            got = player.play(pairs + arche, stats=stats)
             pool.used.update(p.key(s.bot) for p in pairs + arche)
             pool.games += games_of(got, pool.armies)
             fit = fit_costs(pool, priced(rules, costs), costs, s.resamples, s.seed)
             changes = {f.item: (f.listed, f.proposed) for f in fit.off() if allowed is None or f.item in allowed}
-            rnd = Round(r + 1, dict(costs), len(pool.games), fit, changes)
+            played_at = dict(stats)
+            trials: list[StatTrial] = []
+            stat_changes: dict[str, tuple[int, int]] = {}
+            off = stat_off(fit, [i for i in knobs_of if i not in changes])
+            if off:
+                target = min(off, key=lambda f: (f.q if f.q is not None else 1.0, f.item))
+                trials = stat_trials(player, got, target, knobs_of[target.item], stats, fit, s.budget)
+                best = min((t for t in trials if t.accepted), default=None,
+                           key=lambda t: (abs((t.after or 0.0) - t.listed), t.knob))
+                if best is not None:
+                    stat_changes[best.knob] = (best.old, best.new)
+                    new_stats = {**stats, best.knob: best.new}
+                    replay_stat_change(pool, player, got, target.item, s.bot, new_stats)
+                    stats = new_stats
+            rnd = Round(r + 1, dict(costs), len(pool.games), fit, changes, played_at, tuple(trials), stat_changes)
             rounds.append(rnd)
             if on_round:
                 on_round(rnd)
-            if not changes:
+            if not changes and not stat_changes:
                 if 2 * pool.spent >= s.budget:
                     stopped = "converged"
                     break
                 continue
             costs.update({i: new for i, (_, new) in changes.items()})
-            key = tuple(sorted(costs.items()))
+            key = (tuple(sorted(costs.items())), tuple(sorted(stats.items())))
             if key in seen:
                 stopped = "cycle"
                 break
             seen.add(key)
-    return Proposal(s, start, costs, tuple(rounds), stopped, pool.spent)
+    return Proposal(s, start, costs, tuple(rounds), stopped, pool.spent, start_stats, stats)
+
+
+# ---------------------------------------------------------------------------------------- stat knobs
+
+
+def stat_off(fit: TableFit, items: Sequence[str]) -> list[ItemFit]:
+    """The items of ``items`` (those with a stat knob) shown off at ``fit``: the half-point test of
+    :func:`fit_costs` (its p), with Benjamini-Hochberg over these items only, q <= 5% (the family
+    is the tests that can lead to a stat step). Unlike :meth:`TableFit.off` it does not ask that a
+    whole price can follow: a weapon at 0 points cannot get cheaper, but a stat can make it
+    stronger. Each returned fit carries this family's q."""
+    tested = [f for f in fit.items if f.item in items and f.p is not None and f.est is not None]
+    qs = bh_adjust([f.p for f in tested if f.p is not None])
+    return [replace(f, q=q) for f, q in zip(tested, qs, strict=True) if q is not None and q <= FDR]
+
+
+def fields(pair: Pair, item: str) -> bool:
+    """Whether either army of ``pair`` fields ``item`` (its games change when a stat of it does)."""
+    return bool(army_items(pair.a).get(item) or army_items(pair.b).get(item))
+
+
+def paired_effect(base: Sequence[tuple[Pair, GameOutcome, GameOutcome]],
+                  cand: Sequence[tuple[Pair, GameOutcome, GameOutcome]], item: str
+                  ) -> tuple[float, float, int] | None:
+    """The change of the VP margin per copy of ``item`` fielded, from the same pairs played at two
+    stats (``base`` and ``cand``, in the same order): the least-squares slope through the origin of
+    (candidate margin - base margin) on (copies blue fields - copies red fields), game by game, with
+    its standard error clustered by pair (both games of a pair share their lists). ``(slope, SE,
+    games)``; None when no pair fields different numbers of it on the two sides."""
+    sxx, sxy = 0.0, 0.0
+    rows: list[list[tuple[float, float]]] = []
+    for (p, b0, b1), (q, c0, c1) in zip(base, cand, strict=True):
+        assert p.key("") == q.key("")
+        na, nb = army_items(p.a).get(item, 0), army_items(p.b).get(item, 0)
+        pair_rows = []
+        for bo, co in ((b0, c0), (b1, c1)):
+            d = float(na - nb)  # army A minus army B; the outcomes are seen from army A
+            dm = float((co.vp_a - co.vp_b) - (bo.vp_a - bo.vp_b))
+            sxx += d * d
+            sxy += d * dm
+            pair_rows.append((d, dm))
+        rows.append(pair_rows)
+    if sxx == 0:
+        return None
+    slope = sxy / sxx
+    meat = sum(sum(d * (dm - slope * d) for d, dm in pr) ** 2 for pr in rows)
+    return slope, math.sqrt(meat) / sxx, 2 * len(rows)
+
+
+def stat_trials(player: Player, got: Sequence[tuple[Pair, GameOutcome, GameOutcome]], target: ItemFit,
+                knobs: Sequence[StatKnob], stats: Stats, fit: TableFit, budget: int) -> list[StatTrial]:
+    """Try one step of each of ``knobs`` (stats of the item ``target``, shown off by ``fit``) on
+    paired games, and say which steps pass (see docs/balance.md, "Stat knobs").
+
+    The step goes towards the price: up (every knob stat is better when higher) when the item is
+    worth less than it costs, down when it is worth more; a knob at its bound is not tried. The
+    round's pairs that field the item (``got``, played at ``stats``) are replayed at the candidate on
+    the same lists and dice seeds; the change of the item's value in points is the change of the VP
+    margin per copy (:func:`paired_effect`) over the fit's value of a point, its SE by the delta
+    method (both the slope's and the point's uncertainty). A step passes when the one-sided test
+    that it moves the value towards the price gives Holm q <= 5% over the round's trials, and its
+    estimate lands nearer the price than the item was."""
+    want = 1 if (target.est or 0.0) < target.listed else -1
+    these = [g for g in got if fields(g[0], target.item)]
+    lam = fit.scale
+    lam_se = (fit.scale_hi - fit.scale_lo) / (2 * Z95)
+    out: list[StatTrial] = []
+    for k in knobs:
+        old = stats[k.name]
+        new = old + want
+        base = StatTrial(k.name, old, new, 0, float(target.est or 0.0), target.listed)
+        if not k.low <= new <= k.high:
+            out.append(replace(base, note=f"at its bound ({k.low}..{k.high})"))
+            continue
+        if not these:
+            out.append(replace(base, note="no pair of the round fields the item"))
+            continue
+        if player.pool.spent + 2 * len(these) > budget:
+            out.append(replace(base, note="not tried: the budget of games ran out"))
+            continue
+        cand = player.play([g[0] for g in these], stats={**stats, k.name: new})
+        est = paired_effect(these, cand, target.item)
+        if est is None or not lam > 0:
+            out.append(replace(base, games=2 * len(these), note="no pair fields different numbers of the item"))
+            continue
+        slope, se, games = est
+        v = slope / lam
+        se_v = math.sqrt((se / lam) ** 2 + (slope * lam_se / lam**2) ** 2)
+        z = want * v / se_v if se_v > 0 else (math.inf if want * v > 0 else -math.inf)
+        p = 0.5 * math.erfc(z / math.sqrt(2))
+        out.append(replace(base, games=games, effect=v, lo=v - Z95 * se_v, hi=v + Z95 * se_v, p=p))
+    tried = sorted((t for t in out if t.p is not None), key=lambda t: (t.p, t.knob))
+    m, running = len(tried), 0.0
+    holm: dict[str, float] = {}
+    for j, t in enumerate(tried):
+        assert t.p is not None
+        running = max(running, min(1.0, (m - j) * t.p))
+        holm[t.knob] = running
+    final = []
+    for t in out:
+        if t.p is None:
+            final.append(t)
+            continue
+        q = holm[t.knob]
+        gap, after = abs(t.implied - t.listed), abs((t.after or 0.0) - t.listed)
+        ok = q <= FDR and after < gap
+        note = "" if ok else ("the step's effect is not shown" if q > FDR else "the step overshoots the price")
+        final.append(replace(t, q=q, accepted=ok, note=note))
+    return final
+
+
+def replay_stat_change(pool: Pool, player: Player, got: Sequence[tuple[Pair, GameOutcome, GameOutcome]],
+                       item: str, bot: str, stats: Stats) -> None:
+    """After a stat of ``item`` changed to ``stats``: drop from the pool every game in which an army
+    fields the item (it was played at the old stat), and put in the round's pairs that field it,
+    as played at the new stats (the accepted trial's games: no new game is played). A game in which
+    no army fields the item is the same game at either stat (the engine reads the stats of the
+    units on the board only), so it stays."""
+    these = [g[0] for g in got if fields(g[0], item)]
+    pool.games = [g for g in pool.games if not (pool.armies[g.blue].get(item) or pool.armies[g.red].get(item))]
+    pool.used = {k for k in pool.used if not (pool.armies.get(k[0], Counter()).get(item)
+                                              or pool.armies.get(k[1], Counter()).get(item))}
+    replayed = player.play(these, stats=stats)
+    pool.games += games_of(replayed, pool.armies)
+    pool.used.update(p.key(bot) for p in these)
 
 
 def iter_items(costs: Costs) -> Iterator[str]:
@@ -834,9 +1057,10 @@ def other_skill(skill: float) -> float:
 
 def verify(player: Player, rules_id: str, start: Costs, costs: Costs, table: str, level: str, seed: int,
            games: int, resamples: int = RESAMPLES, scenario_id: str = DEFAULT_SCENARIO,
-           min_points: int = MIN_POINTS) -> Check:
-    """Play ``costs`` at bot level ``level`` on held-out seeds (streams the search never uses): half
-    the ``games`` between the archetypes rebuilt to the table, half between fresh random armies."""
+           min_points: int = MIN_POINTS, stats: Stats | None = None) -> Check:
+    """Play ``costs`` (at the rules' stats changed by ``stats``) at bot level ``level`` on held-out
+    seeds (streams the search never uses): half the ``games`` between the archetypes rebuilt to the
+    table, half between fresh random armies."""
     half = max(2, games // 2)
     names_hash: dict[str, str]
     probe, names_hash = archetype_pairs(rules_id, start, costs, seed, f"verify:{level}", 2, scenario_id)
@@ -845,7 +1069,7 @@ def verify(player: Player, rules_id: str, start: Costs, costs: Costs, table: str
     arche, names_hash = archetype_pairs(rules_id, start, costs, seed, f"verify:{level}", per, scenario_id)
     randoms = random_pairs(rules_id, costs, seed, f"verify:{level}", 0, max(1, half // 2), min_points,
                            scenario_id)
-    played = player.play(arche + randoms, bot=level)
+    played = player.play(arche + randoms, bot=level, stats=stats)
     armies: dict[str, Counter[str]] = {}
     arche_games = games_of(played[:len(arche)], armies)
     pool = Pool(armies=dict(armies))

@@ -1,7 +1,8 @@
 """``pmim balance propose``: a points table searched from games, verified on games it never tuned on.
 
-Exit codes: 0 ok, 2 bad input (unknown rules, bot or knob, a band outside (0, 1), a budget too
-small to test anything), 130 interrupted (nothing written).
+Exit codes: 0 ok, 2 bad input (unknown rules, bot or knob, a stat that is no knob or bounds outside
+its range, a band outside (0, 1), a budget too small to test anything), 130 interrupted (nothing
+written).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import datetime as dt
 import math
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -18,6 +20,10 @@ from rich.table import Table
 from pmim_analytics.cli._common import err, guarded, out
 from pmim_analytics.errors import PmimError, display_path
 from pmim_analytics.limits import MAX_GAMES, MAX_RESAMPLES, MAX_WORKERS
+
+if TYPE_CHECKING:
+    from pmim_analytics.rules.knobs import StatKnob
+    from pmim_analytics.rules.models import RulesVersion
 
 app = typer.Typer(help="Balance: propose a points table from simulated games.", no_args_is_help=True)
 
@@ -49,27 +55,40 @@ def parse_band(text: str) -> tuple[float, float]:
     return lo, hi
 
 
-def parse_knobs(text: str | None, items: list[str]) -> list[str] | None:
-    """The priced items the search may change (``chassis.TY.pts,weapons.LL.pts``); None = every one.
+def parse_knobs(text: str | None, rules: RulesVersion) -> tuple[list[str] | None, tuple[StatKnob, ...]]:
+    """What the search may change: (the priced items, e.g. from ``chassis.TY.pts``; None = every
+    price) and the stat knobs (``weapons.LL.rpt``, ``chassis.TY.hp=4..6``: docs/balance.md, "Stat
+    knobs"). With ``--knobs`` only the prices it names may change (none when it names only stats).
 
-    Raises :class:`PmimError` (exit 2) for an unknown knob, and for a stat knob: the search
-    changes points only (a stat change changes the games, which this method relies on not to).
+    Raises :class:`PmimError` (exit 2), one sentence: an unknown knob, a stat that is not a number
+    or not a knob, bounds outside the stat's valid range, or a price and a stat of one item.
     """
+    from pmim_analytics.botlab.proposal import listed_costs
+    from pmim_analytics.rules.knobs import parse_stat_knob
+
     if not text:
-        return None
-    chosen = []
+        return None, ()
+    items = listed_costs(rules)
+    prices: list[str] = []
+    stats: dict[str, StatKnob] = {}
     for knob in (k.strip() for k in text.split(",") if k.strip()):
-        parts = knob.split(".")
+        name = knob.partition("=")[0]
+        parts = name.split(".")
         item = ".".join(parts[:2])
-        if len(parts) != 3 or item not in items:
-            raise PmimError(f"unknown knob {knob!r}: write table.CODE.stat with a table of chassis, warmechs or "
-                            f"weapons and a code of the rules, e.g. chassis.TY.pts or weapons.LL.pts")
-        if parts[2] != "pts":
-            raise PmimError(f"knob {knob!r} changes a stat, and the search changes points only (a stat changes "
-                            f"how the games play, a price does not); use {item}.pts, or try the stat as a variant "
-                            "file and `pmim report impact`")
-        chosen.append(item)
-    return chosen
+        if len(parts) == 3 and parts[2] == "pts" and item in items:
+            if name != knob:
+                raise PmimError(f"knob {knob!r}: a price takes no bounds (the evidence sets it); write {name}")
+            prices.append(item)
+            continue
+        k = parse_stat_knob(rules, knob)
+        if k.name in stats:
+            raise PmimError(f"knob {k.name} is named twice in --knobs; name it once")
+        stats[k.name] = k
+    both = sorted({k.item for k in stats.values()} & set(prices))
+    if both:
+        raise PmimError(f"--knobs names both the price and a stat of {both[0]}: the search would not know which to "
+                        "change; name one of them")
+    return list(dict.fromkeys(prices)), tuple(stats.values())
 
 
 @app.command("propose")
@@ -94,8 +113,10 @@ def propose_cmd(
     backend: str = typer.Option("local", "--backend", help="local (a process pool) or ray."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster to join with --backend ray: auto or "
                                        "ray://host:port (default: a private local Ray instance with --workers CPUs)."),
-    knobs: str | None = typer.Option(None, "--knobs", help="Only these prices may change, e.g. "
-                                     "chassis.TY.pts,weapons.LL.pts (default: every unit, Warmech and weapon price)."),
+    knobs: str | None = typer.Option(None, "--knobs", help="Only these may change: prices (chassis.TY.pts) and "
+                                     "stats (weapons.LL.rpt, chassis.TY.hp=4..6: rng, acc, rpt, str of weapons; hp, "
+                                     "mov, def, arm of units; mov, def, arm of Warmechs; bounds default to the listed "
+                                     "value ±2). Default: every unit, Warmech and weapon price, and no stat."),
     resamples: int = typer.Option(200, "--resamples", min=2, max=MAX_RESAMPLES,
                                   help="Bootstrap samples of each fit."),
     db: Path | None = typer.Option(None, "--db", help="Database file that keeps the run, every candidate table "
@@ -111,6 +132,8 @@ def propose_cmd(
     round changes nothing (with half the budget spent), when a table comes back, or at --budget.
     Then both tables are played on held-out seeds at two skill levels, and the proposal is written
     to data/rules/variants/<rules>-proposal-<date>.yaml with its rules diff. Ctrl-C writes nothing.
+    A stat named in --knobs moves one step at a time, each step measured on paired games
+    (docs/balance.md, "Stat knobs").
 
     The default bot (search, about 4 games per CPU-second) needs about 25 CPU-minutes for the
     default budget and verification; greedy is about 17 times faster and tactician 14 times.
@@ -120,6 +143,8 @@ def propose_cmd(
       pmim balance propose --rules v3 --bot greedy --budget 1200 --verify-games 400 --workers 2
 
       pmim balance propose --rules v3 --bot search --skill 0.75 --band 0.45,0.55 --budget 3000 --backend ray
+
+      pmim balance propose --rules v3 --bot greedy --knobs chassis.TY.pts,weapons.LL.rpt=2..4
     """
     from pmim_analytics.botlab.proposal import (
         Band,
@@ -145,7 +170,7 @@ def propose_cmd(
     lo, hi = parse_band(band)
     base = load_rules(rules)
     start = listed_costs(base)
-    allowed = parse_knobs(knobs, list(start))
+    allowed, stat_knobs = parse_knobs(knobs, base)
     if backend not in BACKENDS:
         raise PmimError(f"unknown --backend {backend!r}; choose local or ray")
     if address is not None and backend != "ray":
@@ -161,7 +186,7 @@ def propose_cmd(
     level = BotSpec(spec.name, spec.params, spec.persona, skill).label()
     level2 = BotSpec(spec.name, spec.params, spec.persona, other_skill(skill)).label()
     s = Settings(rules, level, seed, budget, pairs_per_round, resamples=resamples, workers=workers, backend=backend,
-                 address=address)
+                 address=address, stat_knobs=stat_knobs)
     check_settings(s, (lo, hi))
     definition = Band(lo, hi)
 
@@ -191,7 +216,10 @@ def propose_cmd(
 
             assert isinstance(r, Round)
             ch = ", ".join(f"{i.split('.', 1)[1]} {a}->{b}" for i, (a, b) in sorted(r.changes.items())) or "none"
-            rounds_seen.append(f"round {r.number}: {r.games} games in the pool; repriced: {ch}")
+            st = "".join(f"; stat {k.split('.', 1)[1]} {a}->{b}" for k, (a, b) in sorted(r.stat_changes.items()))
+            tried = "".join(f"; stat step {t.knob.split('.', 1)[1]} {t.old}->{t.new} not taken ({t.note})"
+                            for t in r.trials if not t.accepted)
+            rounds_seen.append(f"round {r.number}: {r.games} games in the pool; repriced: {ch}{st}{tried}")
             err.print(rounds_seen[-1], highlight=False, soft_wrap=True)
 
         proposal = propose(s, start, lambda n: bar.advance(task, n), on_round, allowed, stored, on_job)
@@ -205,13 +233,19 @@ def propose_cmd(
                 player = Player(rules, level, be, vpool, lambda n: bar.advance(vtask, n), on_job=on_job)
                 for lv in (level, level2):
                     for name, table in (("before", start), ("after", proposal.costs)):
-                        checks.append(verify(player, rules, start, table, name, lv, seed, verify_games, resamples))
+                        checks.append(verify(player, rules, start, table, name, lv, seed, verify_games, resamples,
+                                             stats=proposal.start_stats if name == "before" else proposal.stats))
             bar.update(vtask, total=player.pool.spent, completed=player.pool.spent)
 
     changes = proposal.changes()
+    stat_changes = proposal.stat_changes()
     net, moved = sum(b - a for a, b in changes.values()), sum(abs(b - a) for a, b in changes.values())
+    stat_text = (f"; {len(stat_changes)} stat{'s' if len(stat_changes) != 1 else ''} changed ("
+                 + ", ".join(f"{k} {a}->{b}" for k, (a, b) in sorted(stat_changes.items())) + ")"
+                 if stat_changes else "; no stat changed" if stat_knobs else "")
     head = (f"Proposal for {base.id} at {level}: {len(changes)} prices changed, net {net:+d} points, {moved} points "
-            f"moved; {proposal.games_played} games, {len(proposal.rounds)} rounds, stopped: {proposal.stopped}")
+            f"moved{stat_text}; {proposal.games_played} games, {len(proposal.rounds)} rounds, stopped: "
+            f"{proposal.stopped}")
     t = Table(title=head, title_justify="left")
     for col in ("item", "listed", "proposed", "implied at the last round", "games"):
         t.add_column(col, justify="left" if col == "item" else "right")
@@ -223,9 +257,13 @@ def propose_cmd(
                   str(f.games) if f else "-")
     if changes:
         out.print(t)
-    else:
+    elif not stat_changes:
         out.print(f"{head}: no price is shown to be off, so the table is left as it is.", highlight=False,
                   soft_wrap=True)
+    else:
+        out.print(f"{head}.", highlight=False, soft_wrap=True)
+    if stat_changes:
+        _print_stat_steps(base, proposal)
     if proposal.rounds:
         out.print(f"Last fit ({level}): {proposal.rounds[-1].fit.message}.", highlight=False, soft_wrap=True)
     for lv in (level, level2) if checks else ():
@@ -255,14 +293,37 @@ def propose_cmd(
     from pmim_analytics.store.balance import save_balance_run
     from pmim_analytics.store.connection import resolve_db_path
 
+    # changes: prices and stats changed (the variant's items); net_points: the prices' net sum only
     run = {"run_id": proposal.run_id(), "rules_id": base.id, "bot": level, "seed": seed, "budget": budget,
            "pairs_per_round": pairs_per_round, "games": proposal.games_played, "rounds": len(proposal.rounds),
-           "stopped": proposal.stopped, "variant": variant.id, "changes": len(changes), "net_points": net,
+           "stopped": proposal.stopped, "variant": variant.id, "changes": len(changes) + len(stat_changes),
+           "net_points": net,
            "band_low": lo, "band_high": hi}
     save_balance_run(run, proposal.candidate_rows(), [row for c in checks for row in c.rows()], db,
                      [row for c in checks for row in c.verdict_rows(definition)])
     err.print(f"stored as run {run['run_id']} ({len(proposal.candidate_rows())} candidate rows) in "
               f"{display_path(resolve_db_path(db))}", highlight=False)
+
+
+def _print_stat_steps(base: object, proposal: object) -> None:
+    """The stat steps taken, each with the paired games that justified it."""
+    from pmim_analytics.botlab.proposal import Proposal, item_label
+    from pmim_analytics.rules.models import RulesVersion
+
+    assert isinstance(proposal, Proposal) and isinstance(base, RulesVersion)
+    t = Table(title=f"Stat steps at {proposal.settings.bot} (each measured on paired games: the round's pairs that "
+                    "field the item, replayed at the new value on the same lists and dice)", title_justify="left")
+    for col in ("item", "stat", "from", "to", "round", "implied before", "value change (points, 95%)", "paired games",
+                "p (one-sided)"):
+        t.add_column(col, justify="left" if col in ("item", "stat") else "right")
+    for r in proposal.rounds:
+        for tr in r.trials:
+            if tr.accepted and tr.effect is not None and tr.lo is not None and tr.hi is not None and tr.p is not None:
+                item, stat = tr.knob.rsplit(".", 1)
+                t.add_row(item_label(base, item), stat, str(tr.old), str(tr.new), str(r.number),
+                          f"{tr.implied:.1f} (price {tr.listed})", f"{tr.effect:+.2f} [{tr.lo:+.2f}, {tr.hi:+.2f}]",
+                          str(tr.games), f"{tr.p:.3f}")
+    out.print(t)
 
 
 def _print_checks(before: object, after: object, band: object) -> None:
@@ -310,15 +371,20 @@ def _write_variant(base_id: str, proposal: object, level: str, folder: Path) -> 
         n += 1
         stem = f"{base_id}-proposal-{date}-{n}"
     ch = proposal.changes()
+    sc = proposal.stat_changes()
     s = proposal.settings
+    stats = (f" {len(sc)} stat{'s' if len(sc) != 1 else ''} changed ("
+             + ", ".join(f"{k} {a} -> {b}" for k, (a, b) in sorted(sc.items()))
+             + f"), so games with those items play differently from {base_id}." if sc else
+             f" Only points differ from {base_id}, so every game plays as under it.")
     doc: dict[str, object] = {
-        "id": stem, "name": f"{base_id} with the points table proposed on {date}", "base": base_id,
+        "id": stem, "name": f"{base_id} with the {'table' if sc else 'points table'} proposed on {date}",
+        "base": base_id,
         "description": (f"pmim balance propose at bot level {level}, seed {s.seed}, budget {s.budget} games "
                         f"({proposal.games_played} played, {len(proposal.rounds)} rounds, stopped: "
                         f"{proposal.stopped}): {len(ch)} prices changed, net "
-                        f"{sum(b - a for a, b in ch.values()):+d} points. Only points differ from {base_id}, so "
-                        "every game plays as under it.")}
-    if ch:
+                        f"{sum(b - a for a, b in ch.values()):+d} points.{stats}")}
+    if ch or sc:
         doc["overrides"] = proposal.overrides()
     path = folder / f"{stem}.yaml"
     tmp = folder / f".{stem}.yaml.tmp"

@@ -195,17 +195,19 @@ class GameSpec:
     @classmethod
     def create(cls, rules_id: str, scenario_id: str, blue: Roster, red: Roster,
                first_player: str | None = None, optional_rules: OptionalRules | None = None,
-               readings: Readings | None = None) -> GameSpec:
+               readings: Readings | None = None, rules: RulesVersion | None = None) -> GameSpec:
         """Build a spec from ids and rosters; ``first_player`` overrides the scenario's setting,
         ``optional_rules`` the rules version's own (the verifier replays a game with the
         optional rules its header records), ``readings`` the readings in doubt (its
-        ``weapons`` reading is the rosters' business and is only recorded here).
+        ``weapons`` reading is the rosters' business and is only recorded here); ``rules``, when
+        given, is played instead of the rules id's own table (``pmim balance propose`` plays
+        candidate stats this way: :func:`pmim_analytics.rules.knobs.rules_with_stats`).
 
         Raises :class:`UnknownNameError` for an unknown rules id, scenario, unit, weapon or
         first-player setting and :class:`DataFileError` for optional rules that leave
         something undefined.
         """
-        rules = load_rules(rules_id)
+        rules = load_rules(rules_id) if rules is None else rules
         if optional_rules is not None and optional_rules != rules.optional:
             rules = rules.model_copy(update={"optional_rules": optional_rules})
             problems = check_optional_rules(rules)

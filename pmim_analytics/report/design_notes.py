@@ -98,7 +98,9 @@ def design_notes(run: dict[str, Any], rules: RulesVersion | None = None) -> Desi
     """The notes of one stored run (a row of :func:`~pmim_analytics.store.balance.read_balance_runs`,
     with its ``candidates``, ``checks`` and ``verdicts``); ``rules`` names the items (its base rules)."""
     level = level_name(run["bot"])
-    cands: list[dict[str, Any]] = run.get("candidates", [])
+    every: list[dict[str, Any]] = run.get("candidates", [])
+    cands = [c for c in every if c["item"].count(".") == 1]  # prices; a stat step's item is table.CODE.stat
+    stat_rows = [c for c in every if c["item"].count(".") == 2]
     rounds = sorted({c["round"] for c in cands})
     first = {c["item"]: c for c in cands if rounds and c["round"] == rounds[0]}
     last = {c["item"]: c for c in cands if rounds and c["round"] == rounds[-1]}
@@ -123,9 +125,27 @@ def design_notes(run: dict[str, Any], rules: RulesVersion | None = None) -> Desi
         changed.append(_table(["item", run["rules_id"], run["variant"], "round(s)"],
                               [[_label(rules, i), str(moved[i][0]), str(moved[i][1]),
                                 ", ".join(str(s["round"]) for s in steps[i])] for i in order]))
-    else:
+    elif not stat_rows:
         changed.append(f"No price changed: at {level} no item's implied cost was shown to lie more than half a "
                        "point from its listed price, so the proposal is the start table.")
+    else:
+        changed.append("No price changed.")
+    stat_steps: dict[str, list[dict[str, Any]]] = {}
+    for c in stat_rows:
+        if _applied(c):
+            stat_steps.setdefault(c["item"], []).append(c)
+    stat_moved = {k: (s[0]["listed"], s[-1]["proposed"]) for k, s in stat_steps.items()
+                  if s[-1]["proposed"] != s[0]["listed"]}
+    if stat_moved:
+        changed.append(f"{len(stat_moved)} stat{'s' if len(stat_moved) != 1 else ''} changed (searched at {level}; "
+                       "games with these items play differently under the proposal):")
+        changed.append(_table(["item", "stat", run["rules_id"], run["variant"], "round(s)"],
+                              [[_label(rules, k.rsplit(".", 1)[0]), k.rsplit(".", 1)[1].upper(), str(a), str(b),
+                                ", ".join(str(s["round"]) for s in stat_steps[k])]
+                               for k, (a, b) in sorted(stat_moved.items())]))
+    elif stat_rows:
+        changed.append(f"No stat changed: no stat step tried at {level} was shown to move its item's value towards "
+                       "its price.")
 
     why: list[str] = []
     tested = {r: sum(c["q"] is not None for c in cands if c["round"] == r) for r in rounds}
@@ -140,6 +160,23 @@ def design_notes(run: dict[str, Any], rules: RulesVersion | None = None) -> Desi
                "the run is evidence for every table it tried (docs/balance.md).")
     if not moved:
         why = why[-1:]
+    for k in sorted(stat_moved):
+        item, stat = k.rsplit(".", 1)
+        for s in stat_steps[k]:
+            fit = next((c for c in cands if c["round"] == s["round"] and c["item"] == item), None)
+            at = ("" if fit is None else f"its implied cost was {_num(fit['implied'])} points [{_num(fit['lo'])}, "
+                  f"{_num(fit['hi'])}] against its price of {fit['listed']} (shown off by the half-point test, "
+                  "Benjamini-Hochberg over the items with a stat knob), so ")
+            why.append(f"- {_label(rules, item)}, {stat.upper()} {s['listed']} → {s['proposed']} in round "
+                       f"{s['round']}: at {level} {at}a step of the stat towards the price was tried on "
+                       f"{s['games']:,} paired games (the round's games that field it, replayed at the new value "
+                       f"with the same lists and dice), where it changed the item's value by {_num(s['implied'], 2)} "
+                       f"points [{_num(s['lo'], 2)}, {_num(s['hi'], 2)}] (95%); one-sided p = {_num(s['p'], 3)}, "
+                       f"Holm q = {_num(s['q'], 3)}.")
+    if stat_moved:
+        why.append("A stat cannot be priced by the implied-cost fit, so a stat step is measured on paired games, and "
+                   "taken only when they show it moves the item's value towards its price without overshooting it "
+                   "(docs/balance.md, \"Stat knobs\").")
 
     lo_b, hi_b = (run.get("band_low"), run.get("band_high"))
     if lo_b is None or hi_b is None:
@@ -186,8 +223,16 @@ def design_notes(run: dict[str, Any], rules: RulesVersion | None = None) -> Desi
                          "`--knobs` allowed to change): "
                          + "; ".join(f"{_label(rules, c['item'])} listed {c['listed']}, implied {_num(c['implied'])} "
                                      f"[{_num(c['lo'])}, {_num(c['hi'])}]" for c in still) + ".")
-    if run["stopped"] == "budget" and any(_applied(c) for c in last.values()):
-        not_fixed.append("- The prices repriced in the last round were not re-tested: the budget ran out first.")
+    untaken = [c for c in stat_rows if rounds and c["round"] == rounds[-1] and not _applied(c)]
+    for c in untaken:
+        item, stat = c["item"].rsplit(".", 1)
+        why_not = (c["note"] or "").split("; ", 1)[1] if "; " in (c["note"] or "") else "not shown"
+        not_fixed.append(f"- At {level}, the step of {_label(rules, item)} {stat.upper()} {c['listed']} → "
+                         f"{c['proposed']} tried in the last round was not taken ({md_text(why_not)}).")
+    if run["stopped"] == "budget" and any(_applied(c) for c in [*last.values(), *stat_rows]
+                                          if rounds and c["round"] == rounds[-1]):
+        not_fixed.append("- The prices or stats changed in the last round were not re-tested: the budget ran out "
+                         "first.")
     unpriced: dict[str, list[str]] = {}
     for c in last.values():
         if c["implied"] is None:

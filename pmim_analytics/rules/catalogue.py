@@ -432,6 +432,9 @@ def load_scenario(scenario_id: str) -> Scenario:
 
 def clear_caches() -> None:
     """Forget loaded rules and scenarios (tests that point ``PMIM_DATA`` elsewhere)."""
+    from pmim_analytics.rules.knobs import rules_with_stats
+
     _raw_rules.cache_clear()
     load_rules.cache_clear()
     load_scenario.cache_clear()
+    rules_with_stats.cache_clear()

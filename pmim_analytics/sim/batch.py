@@ -24,6 +24,7 @@ from pmim_analytics.errors import PmimError
 from pmim_analytics.model.events import GameEnd
 from pmim_analytics.replay.format import GameRecord, write_game
 from pmim_analytics.rules.army import Roster
+from pmim_analytics.rules.knobs import rules_with_stats
 from pmim_analytics.rules.readings import Readings
 from pmim_analytics.sim.parts import PART_SIZE as PART_SIZE  # games per chunk and part, re-exported
 
@@ -46,6 +47,9 @@ class BatchSpec:
     played: str | None = None
     first_player: str | None = None  # overrides the scenario's first_player setting
     readings: Readings | None = None  # the readings in doubt (rules.readings); None = as written
+    #: Stats played instead of the rules id's own (``(("weapons.LL.rpt", 4),)``: a candidate of
+    #: ``pmim balance propose --knobs``); empty = the rules as written.
+    stats: tuple[tuple[str, int], ...] = ()
 
     def sides(self, game_index: int) -> tuple[Roster, Roster, str, str, bool]:
         """(blue army, red army, blue bot, red bot, swapped) of one game: army A is blue in even games."""
@@ -77,8 +81,9 @@ def play_batch_game(batch: BatchSpec, game_index: int, specs: dict[bool, GameSpe
     blue, red, blue_bot, red_bot, swapped = batch.sides(game_index)
     spec = specs.get(swapped) if specs is not None else None
     if spec is None:
+        rules = rules_with_stats(batch.rules_id, batch.stats) if batch.stats else None
         spec = GameSpec.create(batch.rules_id, batch.scenario_id, blue, red, batch.first_player,
-                               readings=batch.readings)
+                               readings=batch.readings, rules=rules)
         if specs is not None:
             specs[swapped] = spec
     return play_game(spec, blue_bot, red_bot, batch.seed, game_index, batch.name, batch.played)

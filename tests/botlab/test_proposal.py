@@ -38,7 +38,13 @@ def pmim(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 
 @pytest.mark.parametrize(("args", "words"), [
     (["--knobs", "chassis.ZZ.pts"], "unknown knob 'chassis.ZZ.pts'"),
-    (["--knobs", "weapons.LL.rpt"], "changes a stat"),
+    (["--knobs", "weapons.LL.foo"], "unknown knob 'weapons.LL.foo'"),
+    (["--knobs", "weapons.LL.name"], "is not a numeric stat"),
+    (["--knobs", "chassis.TY.spt"], "cannot be searched"),
+    (["--knobs", "weapons.LL.rpt=0..4"], "outside the valid range of rpt (1 to 1000"),
+    (["--knobs", "chassis.TY.hp=1..4"], "leave out chassis.TY's listed hp of 5"),
+    (["--knobs", "weapons.LL.rpt=3-5"], "write bounds as LOW..HIGH"),
+    (["--knobs", "weapons.LL.rpt,weapons.LL.pts"], "both the price and a stat of weapons.LL"),
     (["--band", "0.45,1.2"], "--band must lie inside (0, 1)"),
     (["--budget", "50"], "needs 200 games"),
     (["--budget", "300", "--pairs-per-round", "200"], "needs 400 games"),
