@@ -1,6 +1,8 @@
 """Rules A → B: what changes from one rules id to another, on paired games (``pmim report impact``
 in the browser), with the design notes of the ``pmim balance propose`` run that wrote B when one is
-stored. Linkable: ``/rules_ab?a=v3&b=v3-llaser-rpt4``."""
+stored. B may also be a proposal a stored run wrote that has no games yet: then the rules diff and
+the design notes show, and the paired parts say how to play it. Linkable:
+``/rules_ab?a=v3&b=v3-llaser-rpt4``."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pmim_analytics.analytics import impact
 from pmim_analytics.analytics.levels import BotLevelError, level_name
 from pmim_analytics.errors import PmimError
 from pmim_analytics.report.dashboard_figures import impact_figure
-from pmim_analytics.report.design_notes import DesignNotes, stored_design_notes
+from pmim_analytics.report.design_notes import DesignNotes, proposal_variants, simulate_command, stored_design_notes
 from pmim_analytics.rules import load_rules, rules_label
 from pmim_analytics.rules.diff import diff_rules
 
@@ -20,13 +22,14 @@ st.title("Rules A → B: what a change of rules does")
 f = sh.sidebar()
 
 
-def _defaults(ids: list[str]) -> tuple[str, str]:
-    """A and B from the address, else v3 and its first variant in the database, else the first two."""
+def _defaults(ids: list[str], b_ids: list[str]) -> tuple[str, str]:
+    """A and B from the address, else v3 and its first variant in the database, else the first two
+    (B from ``b_ids``: the rules ids with games, then the unplayed proposals)."""
     a, b = st.query_params.get("a"), st.query_params.get("b")
-    if a in ids and b in ids:
+    if a in ids and b in b_ids:
         return a, b
     base = "v3" if "v3" in ids else ids[0]
-    others = [r for r in ids if r != base]
+    others = [r for r in b_ids if r != base]
     variants = [r for r in others if r.startswith(base)]
     return base, (variants or others)[0]
 
@@ -36,36 +39,64 @@ def _keep_in_url() -> None:
     st.query_params["b"] = st.session_state["ab_b"]
 
 
+@st.cache_data(show_spinner=False, max_entries=4)
+def _proposals(db: str, version: tuple[int, int]) -> list[tuple[str, str]]:
+    return proposal_variants(db)
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def _notes(db: str, version: tuple[int, int], variant: str) -> list[DesignNotes]:
     return stored_design_notes(db, variant=variant)
 
 
-def _proposal_notes(f: sh.Filters, b: str) -> None:
-    """The design notes of the `pmim balance propose` run that wrote B, when one is stored."""
+def _proposal_notes(f: sh.Filters, b: str) -> list[DesignNotes]:
+    """The design notes of the `pmim balance propose` run that wrote B, when one is stored (returned)."""
     notes = sh.with_retry(lambda: _notes(f.db, f.version, b))
     if not notes:
-        return
+        return notes
     st.header(f"Design notes: how the search proposed {b}")
     st.markdown(notes[0].markdown(level=3, with_heading=False))
     if len(notes) > 1:
         st.caption(f"{len(notes) - 1} earlier run(s) wrote {b} too; these are the newest run's notes.")
+    return notes
+
+
+def _no_games_yet(f: sh.Filters, a: str, b: str, notes: list[DesignNotes]) -> None:
+    """The paired parts for a B with no games: one sentence, with the command that plays it."""
+    try:
+        choice = f.level_for((a,))
+        bot = choice.level if choice.key != "human" else None
+    except BotLevelError:
+        bot = None
+    bot = bot or (notes[0].bot if notes else "greedy")
+    cmd = simulate_command(b, bot, f.db)
+    how = (f"play it at {level_name(bot)} with the lists A was played with, e.g. `{cmd}` (one command per matchup), "
+           "and reload this page" if cmd else f"its variant file is not in this data folder, so it cannot be played "
+           f"here; copy `{b}.yaml` into data/rules/variants first")
+    st.info(f"B ({b}) has no games yet, so there is nothing to pair (the change per list, per unit type and the "
+            f"games paired need games of both rules ids): {how}.", icon="🎲")
 
 
 def body() -> None:
     if sh.empty_state(f, "the rules comparison"):
         return
     ids = sh.database_rules_ids(f)
-    if len(ids) < 2:
+    unplayed = [v for v, _ in sh.with_retry(lambda: _proposals(f.db, f.version)) if v not in ids]
+    b_ids = ids + unplayed
+    if len(ids) < 1 or len(b_ids) < 2:
         st.info("The database holds games of one rules id only: there is nothing to compare yet.", icon="⚖️")
         return
-    a0, b0 = _defaults(ids)
-    for key, value in (("ab_a", a0), ("ab_b", b0)):
-        if st.session_state.get(key) not in ids:
+    a0, b0 = _defaults(ids, b_ids)
+    for key, value, options in (("ab_a", a0, ids), ("ab_b", b0, b_ids)):
+        if st.session_state.get(key) not in options:
             st.session_state[key] = value
+
+    def b_label(r: str) -> str:
+        return f"{rules_label(r)} (a proposal, no games yet)" if r in unplayed else rules_label(r)
+
     c = st.columns(2)
     a = c[0].selectbox("A (before)", ids, key="ab_a", on_change=_keep_in_url, format_func=rules_label)
-    b = c[1].selectbox("B (after)", ids, key="ab_b", on_change=_keep_in_url, format_func=rules_label)
+    b = c[1].selectbox("B (after)", b_ids, key="ab_b", on_change=_keep_in_url, format_func=b_label)
     _keep_in_url()
     if a == b:
         st.info("Pick two different rules ids.", icon="⚖️")
@@ -86,7 +117,10 @@ def body() -> None:
                      key="ab_diff")
         else:
             st.write(f"{a} and {b} have the same rules.")
-    _proposal_notes(f, b)
+    notes = _proposal_notes(f, b)
+    if b in unplayed:
+        _no_games_yet(f, a, b, notes)
+        return
 
     try:
         choice = f.level_for((a, b))

@@ -12,6 +12,7 @@ never pooled.
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -270,3 +271,44 @@ def stored_design_notes(db: str | Path | None, rules_ids: Sequence[str] | None =
     if rules_ids is not None:
         runs = [r for r in runs if r["variant"] in rules_ids or r["rules_id"] in rules_ids]
     return [design_notes(r, _rules(r["rules_id"])) for r in runs]
+
+
+def proposal_variants(db: str | Path | None) -> list[tuple[str, str]]:
+    """(variant, base rules id) of the proposals stored runs wrote, newest first (played or not)."""
+    from pmim_analytics.store.balance import read_balance_variants
+
+    return read_balance_variants(db)
+
+
+def simulate_command(rules_id: str, bot: str, db: str | Path | None = None, games: int = 100) -> str | None:
+    """The exact ``pmim simulate`` command that plays ``rules_id`` (a proposal with no games yet) at bot
+    level ``bot`` on both sides: the first two armies of data/armies written for it or its base and
+    legal under it (the sample archetypes), the games ingested into ``db``. Paired with the base's
+    games of the same lists, bots and sides, they fill the Rules A → B page's paired parts. None
+    when its rules do not load here (no variant file) or fewer than two armies are legal under it."""
+    from pmim_analytics.errors import display_path
+    from pmim_analytics.rules.army import load_army, validate_army
+    from pmim_analytics.rules.catalogue import data_dir
+
+    rules = _rules(rules_id)
+    if rules is None:
+        return None
+    written_for = {rules_id, rules.base or rules_id}
+    found: list[Path] = []
+    for path in sorted((data_dir() / "armies").glob("*.yaml")):
+        try:
+            army = load_army(path)
+            if army.rules in written_for:
+                validate_army(army, rules_id)
+                found.append(path)
+        except PmimError:
+            continue
+        if len(found) == 2:
+            break
+    if len(found) < 2:
+        return None
+    a, b = found
+    args = ["pmim", "simulate", "--rules", rules_id, "--blue", display_path(a), "--red", display_path(b),
+            "--blue-bot", bot, "--red-bot", bot, "--games", str(games), "--out",
+            f"replays/{rules_id}-{a.stem}-vs-{b.stem}", "--ingest"]
+    return shlex.join(args + (["--db", display_path(db)] if db is not None else []))

@@ -106,3 +106,19 @@ def read_balance_runs(db: str | Path | None = None, variant: str | None = None) 
         except duckdb.Error as e:
             raise StoreError(f"the balance runs could not be read: {str(e).splitlines()[0]}") from e
     return runs
+
+
+def read_balance_variants(db: str | Path | None = None) -> list[tuple[str, str]]:
+    """(variant, base rules id) of every stored run's proposal, newest first, each variant once
+    (empty when there is no database). Raises :class:`StoreError` when it cannot be read."""
+    from pmim_analytics.store.connection import open_reader, resolve_db_path
+
+    if not resolve_db_path(db).exists():
+        return []
+    with open_reader(db) as con:
+        try:
+            rows = con.execute("SELECT variant, any_value(rules_id ORDER BY created_at DESC) FROM balance_runs "
+                               "GROUP BY variant ORDER BY max(created_at) DESC, variant").fetchall()
+        except duckdb.Error as e:
+            raise StoreError(f"the balance runs could not be read: {str(e).splitlines()[0]}") from e
+    return [(str(v), str(r)) for v, r in rows]

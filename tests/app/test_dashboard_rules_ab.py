@@ -4,6 +4,7 @@ left out named with their reason, and A and B in the page's address."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -81,3 +82,47 @@ def test_a_and_b_come_from_the_address_and_rest_on_one_bot_level(
     assert problems(at) == []
     assert any("bot level **human (table play)**" in c.value for c in at.caption)
     assert any("only engine games are paired" in m.value for m in at.markdown)  # logged games carry no seeds
+
+
+def test_a_proposal_with_no_games_yet_can_be_b_with_its_diff_notes_and_the_command_that_plays_it(
+        small_demo_db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.test_dashboard_app import APP
+    from tests.report.test_design_notes import copy_with_run
+    from tests.support.cli import pmim_in_process
+
+    db = copy_with_run(small_demo_db, tmp_path, "v3-mjolnir-16")  # a variant file the demo never played
+    monkeypatch.setenv("PMIM_DB", str(db))
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.switch_page("views/rules_ab.py")
+    at.query_params["a"] = "v3"
+    at.query_params["b"] = "v3-mjolnir-16"
+    at.run()
+    assert problems(at) == []
+    assert (at.selectbox(key="ab_a").value, at.selectbox(key="ab_b").value) == ("v3", "v3-mjolnir-16")
+    assert "v3-mjolnir-16" not in at.selectbox(key="ab_a").options  # A needs games
+    assert "v3-mjolnir-16 (a proposal, no games yet)" in at.selectbox(key="ab_b").options
+    diff = frame_with(at, "Change")
+    assert list(diff.iloc[0][["Item", "In v3", "In v3-mjolnir-16"]]) == ["Mjolnir", "18", "16"]
+    assert [h.value for h in at.header if h.value.startswith("Design notes")] == [
+        "Design notes: how the search proposed v3-mjolnir-16"]
+    assert "#### What it did not fix" in "\n".join(m.value for m in at.markdown)
+    # the paired parts: one sentence saying B has no games, with the exact command that plays it
+    [info] = [i.value for i in at.info if "has no games yet" in i.value]
+    assert info.startswith("B (v3-mjolnir-16) has no games yet, so there is nothing to pair")
+    assert not at.get("plotly_chart") and not any(h.value.startswith("Paired") for h in at.header)
+    cmd = info.split("`")[1]
+    assert cmd.startswith("pmim simulate --rules v3-mjolnir-16 --blue ") and f"--ingest --db {db}" in cmd
+    # the command runs as printed, from where the dashboard runs (here 2 games, 1 worker, replays in a
+    # private folder), and its games land in the database
+    args = shlex.split(cmd)[1:]
+    args[args.index("--games") + 1] = "2"
+    args[args.index("--out") + 1] = str(tmp_path / "replays")
+    r = pmim_in_process(*args, "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    at.run()
+    assert problems(at) == []
+    assert at.selectbox(key="ab_b").value == "v3-mjolnir-16"
+    assert not any("has no games yet" in i.value for i in at.info)
+    assert any(h.value == "Paired change per list" for h in at.header)
