@@ -136,3 +136,27 @@ def copy_with_run(db: Path, tmp_path: Path, variant: str) -> Path:
     shutil.copy(db, out)
     store(small_run(variant), out)
     return out
+
+
+def test_a_stat_step_gets_its_own_table_and_reason_and_an_untaken_step_is_not_fixed() -> None:
+    from pmim_analytics.botlab.proposal import STAT_NOTE
+
+    run = small_run()
+    # round 2 found the L. Laser worth less than its price; its price was no knob, its RPT and RNG were
+    run["candidates"] += [
+        _cand(2, "weapons.LL.rpt", 3, 120, 0.50, 0.10, 0.90, 0.007, 4, True, f"{STAT_NOTE} (implied cost 0.30)"),
+        _cand(2, "weapons.LL.rng", 5, 120, 0.05, -0.30, 0.40, 0.30, 6, False,
+              f"{STAT_NOTE} (implied cost 0.30); the step's effect is not shown"),
+    ]
+    n = design_notes(run, load_rules("v3"))
+    changed = "\n".join(n.changed)
+    assert "1 price changed, net +2 points" in changed  # prices and stats are counted apart
+    assert "1 stat changed" in changed and "| L. Laser (weapon) | RPT | 3 | 4 | 2 |" in changed
+    [why] = [w for w in n.why if "RPT 3 → 4" in w]
+    assert why.startswith("- L. Laser (weapon), RPT 3 → 4 in round 2: at greedy, skill 0.75 its implied cost was 0.3 "
+                          "points [-0.1, 0.7] against its price of 1")
+    assert "on 120 paired games" in why and "by 0.50 points [0.10, 0.90] (95%); one-sided p = 0.007" in why
+    nf = "\n".join(n.not_fixed)
+    assert "the step of L. Laser (weapon) RNG 5 → 6 tried in the last round was not taken (the step's effect is " \
+           "not shown)" in nf
+    assert "The prices or stats changed in the last round were not re-tested: the budget ran out first." in nf
