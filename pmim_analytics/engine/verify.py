@@ -273,26 +273,49 @@ class _Checker:
 
     def run(self) -> list[Violation]:
         """Replay the record; every violation found, in order."""
-        # what each recorded event does, by type: a recorded choice is replayed, a derived
-        # event compared; and the engine action each recorded choice stands for (with the
-        # fields already reported). Bound for this run only: kept on the checker, the bound
-        # methods would make it a reference cycle that outlives verify_game.
+        self.open()
+        try:
+            return self.replay()
+        finally:
+            self.close()
+
+    def open(self) -> None:
+        """Bind what each recorded event does, by type: a recorded choice is replayed, a derived
+        event compared; and the engine action each recorded choice stands for (with the fields
+        already reported). Bound for one run only (:meth:`close`): kept on the checker, the bound
+        methods would make it a reference cycle that outlives the run."""
         self.on_event: dict[str, Callable[[Any], None]] = {
             **dict.fromkeys(EVENT_TYPES, self.derived_event),
             "first_player": self.first_player_event,
             **dict.fromkeys(INPUT_TYPES, self.input_event),
             **dict.fromkeys(ROLL_TYPES, self.roll_event),
         }
-        try:
-            return self.replay()
-        finally:
-            del self.on_event
+
+    def close(self) -> None:
+        """Unbind the event handlers (:meth:`open`)."""
+        self.__dict__.pop("on_event", None)
 
     def replay(self) -> list[Violation]:
         header = self.record.header
-        self.line = self.lines[0] if self.lines else None
         if header.source != "engine" and not self.record.events:
+            self.line = self.lines[0] if self.lines else None
             return self.found
+        if not self.begin():
+            return self.found
+        lines = self.lines
+        n_lines = len(lines)
+        try:
+            for n, ev in enumerate(self.record.events, 1):
+                self.step(ev, lines[n] if n < n_lines else None)
+            self.finish()
+        except _Stop as e:
+            self.report(f"verification stopped: {e}")
+        return self.found
+
+    def begin(self) -> bool:
+        """Build the game's state (its units not deployed placed at unknown positions); False,
+        with the finding, when it cannot be rebuilt."""
+        self.line = self.lines[0] if self.lines else None
         try:
             spec, problems = _record_spec(self.record, self.recorded_optional_rules(), self.present)
             for problem in problems:
@@ -302,25 +325,23 @@ class _Checker:
             self.queue.extend(self.fresh())  # a blue/red first_player event comes with the state
         except PmimError as e:
             self.report(f"cannot rebuild the game: {e.render()}")
-            return self.found
-        st, lines, on_event = self.state, self.lines, self.on_event
-        n_lines = len(lines)
-        try:
-            for n, ev in enumerate(self.record.events, 1):
-                self.line = lines[n] if n < n_lines else None
-                self.seq = ev.seq
-                if st.phase == OVER and not self.queue:
-                    self.report(f"{_describe(ev)} comes after the game has ended")
-                    continue
-                if st.optional_roll_kind() is not None and not self.stop_before_roll(ev):
-                    self.check_no_roll_missing(ev)
-                if self.unknown:
-                    self.advance_round(ev)
-                dispatch(on_event, ev)
-            self.finish()
-        except _Stop as e:
-            self.report(f"verification stopped: {e}")
-        return self.found
+            return False
+        return True
+
+    def step(self, ev: Event, line: int | None) -> None:
+        """Replay or compare one recorded event, made on ``line``. Raises :class:`_Stop`."""
+        st = self.state
+        assert st is not None
+        self.line = line
+        self.seq = ev.seq
+        if st.phase == OVER and not self.queue:
+            self.report(f"{_describe(ev)} comes after the game has ended")
+            return
+        if st.optional_roll_kind() is not None and not self.stop_before_roll(ev):
+            self.check_no_roll_missing(ev)
+        if self.unknown:
+            self.advance_round(ev)
+        dispatch(self.on_event, ev)
 
     def recorded_optional_rules(self) -> OptionalRules:
         """The optional rules the header says the game was played with; a difference from the
@@ -747,6 +768,68 @@ class _Checker:
         self.queue.clear()
         if st.phase != OVER:
             self.report("the replay stops before the game is over")
+
+
+class LiveJudge:
+    """The engine's judgement of a game as a reader makes its events, statement by statement (the
+    manual-log reader). Deployments come first; at the first other event, the units not
+    deployed are put at unknown positions and the table-log leniencies are on
+    (:func:`table_log_options`). A finding is the engine's, about the statement just fed; the
+    engine goes on from its own reconstruction, as :func:`verify_game` does."""
+
+    def __init__(self, header: GameHeader) -> None:
+        self.checker = _Checker(GameRecord(header, ()), [None])
+        self.checker.open()
+        self.battle = False
+        self.stopped = not self.checker.begin()  # the game cannot be rebuilt: the reader says why
+
+    def close(self) -> None:
+        """Unbind the checker's handlers (they make a reference cycle while bound)."""
+        self.checker.close()
+
+    def judge(self, events: Sequence[Event], line: int) -> str | None:
+        """Feed the events of one statement, made on ``line``; the first rule they break, or ``None``."""
+        c = self.checker
+        if self.stopped or c.state is None:
+            return None
+        if not self.battle and any(ev.type != "deploy" for ev in events):
+            self.begin_battle()
+        before = len(c.found)
+        try:
+            for ev in events:
+                c.step(ev, line)
+        except _Stop as e:
+            self.stopped = True  # the engine cannot follow the game any further
+            return f"the engine cannot follow the game from here: {e}"
+        return c.found[before].message if len(c.found) > before else None
+
+    def begin_battle(self) -> None:
+        """The deployments are over: a unit not deployed is at a position nobody knows."""
+        c = self.checker
+        st = c.state
+        assert st is not None
+        self.battle = True
+        unknown = frozenset(u.id for u in st.units if not u.placed)
+        if unknown:
+            c.unknown = unknown
+            c.any_turn_order = True
+            st.place_unknown(unknown)
+            c.queue.extend(c.fresh())
+
+    def finish(self, end: GameEnd, line: int) -> str | None:
+        """Feed the game's end, made on ``line``, and end the replay; the first rule broken, or ``None``."""
+        c = self.checker
+        if self.stopped or c.state is None:
+            return None
+        if not self.battle:
+            self.begin_battle()
+        before = len(c.found)
+        try:
+            c.step(end, line)
+            c.finish()
+        except _Stop as e:
+            return f"the engine cannot follow the game from here: {e}"
+        return c.found[before].message if len(c.found) > before else None
 
 
 def _why(expected: Event, name: str) -> str:

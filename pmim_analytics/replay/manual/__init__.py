@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pmim_analytics.engine.verify import LiveJudge
 from pmim_analytics.errors import Location, ReplayError, display_path
 from pmim_analytics.limits import MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_PASTE_BYTES, LimitError, check_regular_file
 from pmim_analytics.model.events import Event, GameEnd
@@ -70,14 +71,18 @@ class LogReader:
             for _ in statements:  # still report every syntax error
                 pass
             return None
-        builder = LogBuilder(header, self.source, self.handle_error)
+        judge = LiveJudge(record_header(header))  # the engine replays the game as its lines come
+        builder = LogBuilder(header, self.source, self.handle_error, judge)
         played = False  # a play log: deployments, moves, holds, attacks or VP lines, not only losses
-        for stmt in statements:
-            if isinstance(stmt, Tag) and stmt.name not in ("rounds", "result"):
-                continue
-            played = played or isinstance(stmt, (DeployStmt, MoveStmt, HoldStmt, AttackStmt, VPStmt))
-            builder.visit(stmt)
-        events = builder.finish()
+        try:
+            for stmt in statements:
+                if isinstance(stmt, Tag) and stmt.name not in ("rounds", "result"):
+                    continue
+                played = played or isinstance(stmt, (DeployStmt, MoveStmt, HoldStmt, AttackStmt, VPStmt))
+                builder.visit(stmt)
+            events = builder.finish()
+        finally:
+            judge.close()
         if events is None:
             return None
         end = events[-1]
@@ -85,23 +90,7 @@ class LogReader:
             tok = header.estimated_tag.value
             self.handle_error(ReplayError(f"{tok.text!r}: the log gives no final VP to mark as estimated",
                                           Location(self.source, tok.line, tok.column)))
-        record = build_record(header, events, played)
-        if not self.errors:
-            self.judge(record, builder)
-        return record
-
-    def judge(self, record: GameRecord, builder: LogBuilder) -> None:
-        """Replay the game the log's lines make through the engine's rules, with the leniencies a
-        table log needs (:func:`~pmim_analytics.engine.verify.table_log_options`); each rule it
-        finds broken is an error at the line that made the event."""
-        from pmim_analytics.engine.verify import table_log_options, verify_game
-
-        for v in verify_game(record, [1, *builder.event_lines], **table_log_options(record)):
-            line = v.line or 1
-            tok = builder.line_tok.get(line)
-            what = repr(tok.text) if tok is not None else f"line {line}"
-            self.handle_error(ReplayError(f"the rules engine, replaying this log, refuses {what}: {v.message}; "
-                                          f"correct this line", Location(self.source, line, tok.column if tok else 1)))
+        return build_record(header, events, played)
 
 
 def build_record(header: LogHeader, events: list[Event], played: bool = True) -> GameRecord:
@@ -111,6 +100,13 @@ def build_record(header: LogHeader, events: list[Event], played: bool = True) ->
     log (``played`` false: no deployment, move, hold, attack or VP line) recorded neither combat
     nor every loss, and a play log recorded everything.
     """
+    draft = record_header(header, played)
+    game_id = compute_game_id(draft.model_dump(mode="json"), events)
+    return GameRecord(draft.model_copy(update={"game_id": game_id}), tuple(events))
+
+
+def record_header(header: LogHeader, played: bool = True) -> GameHeader:
+    """The replay header of a log's tags, without its game id (:func:`build_record`)."""
     not_recorded = header.not_recorded
     if not_recorded is None:
         not_recorded = () if played else ("combat", "losses")
@@ -122,15 +118,13 @@ def build_record(header: LogHeader, events: list[Event], played: bool = True) ->
                        "army_hash": spec.roster.content_hash(), "points": spec.roster.points, "units": units}
     m = header.scenario.map
     optional = header.rules.optional.settings() or None  # as an engine replay's header records them
-    draft = GameHeader.model_validate({
+    return GameHeader.model_validate({
         "version": format_version_for(optional), "optional_rules": optional,
         "game_id": "", "source": "manual", "rules": header.rules.id, "scenario": header.scenario.id,
         "map": {"columns": m.columns, "rows": m.rows, "layout": m.layout}, "sides": sides,
         "played": header.played, "notes": header.notes, "not_recorded": not_recorded,
         "estimated": header.estimated,
     })
-    game_id = compute_game_id(draft.model_dump(mode="json"), events)
-    return GameRecord(draft.model_copy(update={"game_id": game_id}), tuple(events))
 
 
 def parse_log(text: str, source: str = "<log>", strict: bool = True,

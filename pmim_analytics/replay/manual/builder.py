@@ -23,6 +23,7 @@ from typing import Any
 
 from pmim_analytics.engine import rulings
 from pmim_analytics.engine.movement import walk_lengths
+from pmim_analytics.engine.verify import LiveJudge
 from pmim_analytics.errors import Location, ReplayError
 from pmim_analytics.model.events import (
     VP,
@@ -120,15 +121,15 @@ class _Activation:
 class LogBuilder:
     """Fold body statements into events; ``finish`` returns them with the game's end."""
 
-    def __init__(self, header: LogHeader, source: str, on_error: ErrorHook) -> None:
+    def __init__(self, header: LogHeader, source: str, on_error: ErrorHook, judge: LiveJudge | None = None) -> None:
         self.header = header
+        self.judge = judge  # the engine, replaying the game as its lines come
+        self.refused = False  # an error was reported: the engine's findings after it are left out
         self.rules = header.rules
         self.scenario = header.scenario
         self.source = source
         self.on_error = on_error
         self.events: list[Event] = []
-        self.event_lines: list[int] = []  # the line of each event's statement
-        self.line_tok: dict[int, Token] = {}  # each line's first token, where an error about it points
         self.units: dict[str, UnitState] = {}
         for side in SIDES:
             for u in header.sides[side].roster.units:
@@ -159,6 +160,7 @@ class LogBuilder:
 
     # -- plumbing -------------------------------------------------------------------
     def _error(self, tok: Token | None, message: str, line: int | None = None) -> None:
+        self.refused = True
         where = Location(self.source, tok.line, tok.column) if tok else Location(self.source, line or 1, 1)
         self.on_error(ReplayError(message, where))
 
@@ -174,10 +176,20 @@ class LogBuilder:
             self._error(r.tok, r.message, stmt.line)
             return
         self.events.extend(staged)
-        self.event_lines.extend([stmt.line] * len(staged))
-        self.line_tok.setdefault(stmt.line, self._first_tok(stmt, marker=False))
+        if staged and self.judge is not None:
+            self._engine_says(self.judge.judge(staged, stmt.line), stmt)
         if isinstance(stmt, Body) and not isinstance(stmt, RoundMark) and (stmt.round or 0) > self.reached[0]:
             self.reached = (stmt.round or 0, stmt.line)
+
+    def _engine_says(self, refusal: str | None, stmt: Statement) -> None:
+        """Report a rule the engine, replaying the statement's events, finds broken (after the
+        reader's own checks passed them): at the statement's first token. The engine goes on
+        from its own reconstruction, and so does the reader. Once an error was reported, the
+        engine's findings are left out: they may follow from the line refused."""
+        if refusal is None or self.refused:
+            return
+        tok = self._first_tok(stmt, marker=False)
+        self._error(tok, f"the rules engine, replaying this log, refuses {tok.text!r}: {refusal}; correct this line")
 
     def _visit(self, stmt: Statement) -> list[Event]:
         if not isinstance(stmt, (RoundMark, MarkerStmt, OverheatStmt)) and (
@@ -832,8 +844,10 @@ class LogBuilder:
                         max(self.last_line, 1))
             return None
         e = self.game_end
-        self.event_lines.append(self.result_tag.line if self.result_tag else self.last_line)
-        self.events.append(GameEnd(seq=len(self.events) + 1, round=e.round, winner=e.winner, reason=e.reason,
-                                   rounds=e.rounds, blue_vp=e.blue_vp, red_vp=e.red_vp))
+        end = GameEnd(seq=len(self.events) + 1, round=e.round, winner=e.winner, reason=e.reason,
+                      rounds=e.rounds, blue_vp=e.blue_vp, red_vp=e.red_vp)
+        self.events.append(end)
+        if self.judge is not None and self.result_tag is not None:
+            self._engine_says(self.judge.finish(end, self.result_tag.line), self.result_tag)
         return self.events
 
