@@ -735,6 +735,8 @@ class Proposal:
         return out
 
 
+#: The note of a stat step whose paired games would exceed the budget.
+NO_BUDGET = "not tried: the budget of games ran out"
 #: How a stat step's candidate row reads (``balance_candidates.note``): its implied, lo and hi are a change.
 STAT_NOTE = "stat step on paired games: implied, lo and hi are the change of the item's value in points"
 
@@ -823,6 +825,9 @@ def propose(s: Settings, start: Costs | None = None, progress: Callable[[int], N
             if on_round:
                 on_round(rnd)
             if not changes and not stat_changes:
+                if any(t.note == NO_BUDGET for t in trials):
+                    stopped = "budget"  # a stat step was due, but its paired games did not fit
+                    break
                 if 2 * pool.spent >= s.budget:
                     stopped = "converged"
                     break
@@ -912,7 +917,7 @@ def stat_trials(player: Player, got: Sequence[tuple[Pair, GameOutcome, GameOutco
             out.append(replace(base, note="no pair of the round fields the item"))
             continue
         if player.pool.spent + 2 * len(these) > budget:
-            out.append(replace(base, note="not tried: the budget of games ran out"))
+            out.append(replace(base, note=NO_BUDGET))
             continue
         cand = player.play([g[0] for g in these], stats={**stats, k.name: new})
         est = paired_effect(these, cand, target.item)

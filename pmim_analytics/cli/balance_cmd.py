@@ -225,6 +225,8 @@ def propose_cmd(
         proposal = propose(s, start, lambda n: bar.advance(task, n), on_round, allowed, stored, on_job)
         bar.update(task, total=proposal.games_played, completed=proposal.games_played)
         checks = []
+        # only the stats that changed: "before" is the rules as written, and an unchanged table plays the same games
+        changed_stats = {k: b for k, (_, b) in proposal.stat_changes().items()}
         vtask = bar.add_task("held-out verification", total=verify_total)
         if verify_games:
             with open_backend(backend, workers, address) as be:
@@ -234,7 +236,7 @@ def propose_cmd(
                 for lv in (level, level2):
                     for name, table in (("before", start), ("after", proposal.costs)):
                         checks.append(verify(player, rules, start, table, name, lv, seed, verify_games, resamples,
-                                             stats=proposal.start_stats if name == "before" else proposal.stats))
+                                             stats=None if name == "before" else changed_stats))
             bar.update(vtask, total=player.pool.spent, completed=player.pool.spent)
 
     changes = proposal.changes()

@@ -4,7 +4,8 @@ A variant plants the error: T0's prices (``GREEDY_BALANCED_V3``, docs/balance.md
 DEF 12 (v3: 8), so hard to hit that the fit prices them far above their 1 point. With only
 ``chassis.IN.def`` as a knob the search may not reprice them; it may only step DEF. The command
 runs in this process (greedy at skill 1, seed 13, one round of 120 pairs plus the archetypes, 252
-games, and the step's paired games, 250): about 8 CPU-seconds.
+games, and the step's paired games, 250; then a token held-out check of 8 games a table and level,
+which plays the proposal at DEF 11): about 9 CPU-seconds.
 
 What can be checked by hand: every knob stat is better when higher, so lowering DEF must lower the
 infantry's value (the step's paired effect is negative, shown one-sided), and the step is one whole
@@ -42,7 +43,7 @@ def test_a_planted_stat_is_stepped_back_on_paired_games(data_copy: Path, tmp_pat
     db = tmp_path / "knob.duckdb"
     r = pmim_in_process("balance", "propose", "--rules", "v3-infantry-def12", "--knobs", "chassis.IN.def", "--bot",
                         "greedy", "--skill", "1", "--seed", "13", "--budget", "600", "--pairs-per-round", "120",
-                        "--resamples", "30", "--verify-games", "0", "--db", str(db))
+                        "--resamples", "30", "--verify-games", "8", "--db", str(db))
     assert r.returncode == 0, r.stderr
     print("\n" + next(line for line in r.stdout.splitlines() if line.startswith("Proposal for")))
     assert "0 prices changed, net +0 points, 0 points moved; 1 stat changed (chassis.IN.def 12->11)" in r.stdout
@@ -50,6 +51,7 @@ def test_a_planted_stat_is_stepped_back_on_paired_games(data_copy: Path, tmp_pat
         rows = con.sql("SELECT round, item, listed, proposed, implied, lo, hi, p, q, applied, games FROM "
                        "balance_candidates WHERE item LIKE 'chassis.IN%' ORDER BY item").fetchall()
         changes = con.sql("SELECT changes, net_points FROM balance_runs").fetchall()
+        checked = con.sql("SELECT DISTINCT level, tbl FROM balance_checks ORDER BY ALL").fetchall()
     [price, step] = rows
     print(f"fit: {price}\nstep: {step}")
     # the fit: worth more than its price (fixed), so the step goes down
@@ -57,6 +59,7 @@ def test_a_planted_stat_is_stepped_back_on_paired_games(data_copy: Path, tmp_pat
     # the step: DEF 12 -> 11 lowers the value (easier to hit), shown one-sided, and it was taken
     assert step[1:4] == ("chassis.IN.def", 12, 11) and step[4] < 0 and step[7] <= 0.05 and step[9]
     assert step[10] > 100 and changes == [(1, 0)]
+    assert checked == [(lv, t) for lv in ("greedy", "greedy:skill=0.75") for t in ("after", "before")]
     [variant] = [p for p in variants.glob("v3-infantry-def12-proposal-*.yaml")]
     assert yaml.safe_load(variant.read_text(encoding="utf-8"))["overrides"] == {"chassis": {"IN": {"def": 11}}}
     [d] = diff_rules(load_rules("v3-infantry-def12"), load_rules(variant.stem))
@@ -65,6 +68,7 @@ def test_a_planted_stat_is_stepped_back_on_paired_games(data_copy: Path, tmp_pat
     text = notes.markdown()
     assert "1 stat changed" in text and "| Infantry (unit) | DEF | 12 | 11 | 1 |" in text
     assert "DEF 12 → 11 in round 1" in text and "paired games" in text
+    assert "Held-out games at **greedy, skill 1**" in text
     # a game in which no army fields infantry is the same game at either DEF, so the pool keeps it
     a, b = (build_roster(load_army(ARMIES / f"{n}.yaml"), "v3-infantry-def12") for n in ("v3-tank-heavy",
                                                                                          "v3-mech-heavy"))
