@@ -24,6 +24,7 @@ ALLOWED_LIBRARY = frozenset({
     "pmim_analytics.analytics.skill_axis",  # each composition at skills 0.5 to 1 (Bots page)
     "pmim_analytics.analytics.stats",  # Wilson intervals of a simulation's results
     "pmim_analytics.analytics.whatif",  # the What-if page's exact dice maths, base against edit
+    "pmim_analytics.analytics.weapons",  # the dice tests' family in words (Weapons page)
     "pmim_analytics.demo",  # the background demo build's status (the banner)
     "pmim_analytics.errors",
     "pmim_analytics.pipeline",  # simulate, then ingest (Simulate and What-if)
