@@ -11,8 +11,10 @@ from pathlib import Path
 # OpenBLAS starts a thread per core for every matrix product. The suite's matrices are small
 # (a bootstrap's 25 x 25 solves) and its workers already fill the cores, so those threads only
 # spin: a cost fit took 3 times the CPU with them. One thread each, set before numpy loads
-# (pmim processes the tests start inherit it).
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+# (pmim processes the tests start inherit it). Polars' thread pool likewise: with one thread
+# tests/analytics and tests/report took 35.4-36.2 CPU-s instead of 37.6-40.4 (results are the
+# same; Polars reads the setting when it loads).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "POLARS_MAX_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import pytest  # noqa: E402
