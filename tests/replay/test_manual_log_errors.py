@@ -48,6 +48,8 @@ CASES = {
     "second attack of a basic unit": (["R1 B:NE2 SC>R:TY1 miss"], "R1 B:NE2 SC>R:TY2 miss", "SC", "at most 1"),
     "same weapon twice": (["R1 B:GR1 GG>R:TY1 miss"], "R1 B:GR1 GG>R:TY2 miss", "GG", "already fired its 'GG'"),
     "move beyond MOV": (DEPLOY, "R1 B:GR1 move 0812-0808", "0812-0808", "more than its MOV 2"),
+    "move from a hex another unit stands on": (DEPLOY, "R1 B:NE1 move 0801-0802", "0801-0802",
+                                               "R:BA1 stands there"),
     "move from the wrong hex": (DEPLOY, "R1 B:GR1 move 0811-0810", "0811-0810", "is at 0812"),
     "move without hex from a known hex": (DEPLOY, "R1 B:GR1 move", "B:GR1", "must name the hex it goes to"),
     "move to a hex from an unknown hex": ([], "R1 B:GR1 move 0810", "0810", "needs its starting hex too"),

@@ -414,6 +414,10 @@ class LogBuilder:
                 if unit.pos is not None and unit.pos != s.from_hex:
                     raise Reject(s.hex_tok, f"{s.unit.text!r} is at {format_hex(unit.pos)}, not "
                                  f"{format_hex(s.from_hex)} as {s.hex_tok.text!r} says")
+                other = self._occupant(s.from_hex, unit) if unit.pos is None else None
+                if other is not None:
+                    raise Reject(s.hex_tok, f"{s.unit.text!r} cannot start at {format_hex(s.from_hex)} as "
+                                 f"{s.hex_tok.text!r} says: {other.id} stands there (no stacking)")
             frm = s.from_hex if s.from_hex is not None else unit.pos
             assert s.to_hex is not None and frm is not None
             self._emit(staged, Rush if s.rush else Move, s.round, unit=unit.id, from_hex=frm, to_hex=s.to_hex,
