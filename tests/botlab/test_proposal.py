@@ -104,14 +104,28 @@ def test_the_same_seed_and_budget_give_the_same_proposal_on_one_and_two_workers(
     assert sum(f.est is not None for f in fa.items) >= 20
 
 
-def test_the_command_writes_a_loadable_variant_and_its_diff(tmp_path: Path) -> None:
+#: One round of 200 games, no held-out verification: the command runs of this module.
+PROPOSE = ["balance", "propose", "--rules", "v3", "--bot", "greedy", "--budget", "200", "--verify-games", "0",
+           "--resamples", "20", "--seed", "5"]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path, Path]:
+    """``pmim balance propose PROPOSE`` run once, whole, on a private data folder and database (its
+    output, the folder, the database): the command test reads what it wrote, and the resume test
+    compares a resumed run with it (a run of its own would play the same 200 games again)."""
     import shutil
 
-    data = tmp_path / "data"
+    root = tmp_path_factory.mktemp("proposal")
+    data = root / "data"
     shutil.copytree(REPO_ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
-    db = tmp_path / "b.duckdb"
-    r = pmim("balance", "propose", "--rules", "v3", "--bot", "greedy", "--budget", "200", "--verify-games", "0",
-             "--resamples", "20", "--seed", "5", "--db", str(db), env={"PMIM_DATA": str(data)})
+    db = root / "b.duckdb"
+    return pmim(*PROPOSE, "--db", str(db), env={"PMIM_DATA": str(data)}), data, db
+
+
+def test_the_command_writes_a_loadable_variant_and_its_diff(
+        uninterrupted: tuple[subprocess.CompletedProcess[str], Path, Path]) -> None:
+    r, data, db = uninterrupted
     assert r.returncode == 0, r.stderr
     files = list((data / "rules" / "variants").glob("v3-proposal-*.yaml"))
     assert len(files) == 1
@@ -184,20 +198,17 @@ def _first_chunk_kept(db: Path, proc: subprocess.Popen[str], timeout: float = 60
     return False
 
 
-def test_a_run_interrupted_then_run_again_resumes_and_proposes_what_an_uninterrupted_run_does(tmp_path: Path
-                                                                                            ) -> None:
+def test_a_run_interrupted_then_run_again_resumes_and_proposes_what_an_uninterrupted_run_does(
+        tmp_path: Path, uninterrupted: tuple[subprocess.CompletedProcess[str], Path, Path]) -> None:
     import shutil
     import signal
-
-    from tests.support.cli import pmim_in_process
 
     data = tmp_path / "data"
     shutil.copytree(REPO_ROOT / "data", data, ignore=shutil.ignore_patterns("*.duckdb*"))
     db = tmp_path / "r.duckdb"
     env = {**os.environ, "PMIM_DATA": str(data)}
     # one round of 200 games: the first run is stopped once its first chunk of 10 pairs is kept
-    args = ["balance", "propose", "--rules", "v3", "--bot", "greedy", "--budget", "200", "--verify-games", "0",
-            "--resamples", "20", "--seed", "3"]
+    args = PROPOSE
     proc = subprocess.Popen([sys.executable, "-m", "pmim_analytics", *args, "--db", str(db)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
     assert proc.stdout is not None
@@ -213,13 +224,14 @@ def test_a_run_interrupted_then_run_again_resumes_and_proposes_what_an_uninterru
     again = pmim(*args, "--db", str(db), env={"PMIM_DATA": str(data)})
     assert again.returncode == 0, again.stderr
     assert "resuming run" in again.stderr
-    fresh = pmim_in_process(*args, "--no-store", env={"PMIM_DATA": str(data)})
+    fresh, fresh_data, _ = uninterrupted  # the same arguments, run whole
     assert fresh.returncode == 0, fresh.stderr
 
     def proposal_line(text: str) -> str:
         return next(line for line in text.splitlines() if line.startswith("Proposal for v3"))
 
     assert proposal_line(again.stdout) == proposal_line(fresh.stdout)
-    files = sorted((data / "rules" / "variants").glob("v3-proposal-*.yaml"), key=lambda p: p.stat().st_mtime)
-    docs = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in files[-2:]]
+    files = [max(folder.glob("v3-proposal-*.yaml"), key=lambda p: p.stat().st_mtime)
+             for folder in (data / "rules" / "variants", fresh_data / "rules" / "variants")]
+    docs = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in files]
     assert docs[0].get("overrides") == docs[1].get("overrides")
