@@ -787,6 +787,11 @@ class LiveJudge:
         """Unbind the checker's handlers (they make a reference cycle while bound)."""
         self.checker.close()
 
+    def stop(self) -> None:
+        """Judge no more: the reader has found the game cannot be followed (a roll the rules
+        wait for is missing) and said so."""
+        self.stopped = True
+
     def judge(self, events: Sequence[Event], line: int) -> str | None:
         """Feed the events of one statement, made on ``line``; the first rule they break, or ``None``."""
         c = self.checker

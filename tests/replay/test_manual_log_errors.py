@@ -283,3 +283,8 @@ def test_the_engine_replaying_the_log_refuses_at_the_line_what_the_readers_own_c
     assert [(e.where.line, e.where.column) for e in errors] == [(line, 4)]  # the line's unit
     assert errors[0].message.startswith("the rules engine, replaying this log, refuses 'B:NE2': "), errors[0].message
     assert "range" in errors[0].message, errors[0].message
+    # and like any refused line it leaves nothing behind: the game is the one without it
+    assert game is not None and not any(isinstance(e, Attack) for e in game.events)
+    kept = "".join(f"{x}\n" for n, x in enumerate(text.splitlines(), 1) if n != line)
+    without, _ = parse_log(kept, "t.pmimlog", strict=True)
+    assert without is not None and without.events == game.events

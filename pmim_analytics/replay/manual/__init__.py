@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pmim_analytics.engine.verify import LiveJudge
 from pmim_analytics.errors import Location, ReplayError, display_path
 from pmim_analytics.limits import MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_PASTE_BYTES, LimitError, check_regular_file
 from pmim_analytics.model.events import Event, GameEnd
@@ -71,8 +70,7 @@ class LogReader:
             for _ in statements:  # still report every syntax error
                 pass
             return None
-        judge = LiveJudge(record_header(header))  # the engine replays the game as its lines come
-        builder = LogBuilder(header, self.source, self.handle_error, judge)
+        builder = LogBuilder(header, self.source, self.handle_error, record_header(header))
         played = False  # a play log: deployments, moves, holds, attacks or VP lines, not only losses
         try:
             for stmt in statements:
@@ -82,7 +80,7 @@ class LogReader:
                 builder.visit(stmt)
             events = builder.finish()
         finally:
-            judge.close()
+            builder.judge.close()
         if events is None:
             return None
         end = events[-1]

@@ -45,6 +45,7 @@ from pmim_analytics.model.events import (
     WeaponLost,
 )
 from pmim_analytics.model.hexes import grid_for
+from pmim_analytics.model.record import GameHeader
 from pmim_analytics.replay.manual.attacks import (
     check_chart_location,
     check_damage,
@@ -100,6 +101,9 @@ from pmim_analytics.rules.mechanics import (
     weapon_heat,
 )
 
+#: How often a log is read again without a line only the engine refused (see ``_engine_refuses``).
+MAX_REREADS = 20
+
 _DERIVED = {"location_destroyed": LocationDestroyed, "unit_destroyed": UnitDestroyed,
             "immobilized": Immobilized, "disarmed": Disarmed}
 
@@ -121,10 +125,13 @@ class _Activation:
 class LogBuilder:
     """Fold body statements into events; ``finish`` returns them with the game's end."""
 
-    def __init__(self, header: LogHeader, source: str, on_error: ErrorHook, judge: LiveJudge | None = None) -> None:
+    def __init__(self, header: LogHeader, source: str, on_error: ErrorHook, game: GameHeader,
+                 rereads: int = 0) -> None:
         self.header = header
-        self.judge = judge  # the engine, replaying the game as its lines come
-        self.refused = False  # an error was reported: the engine's findings after it are left out
+        self.game = game  # the replay header the log's tags make
+        self.judge = LiveJudge(game)  # the engine, replaying the game as its lines come
+        self.accepted: list[Statement] = []  # the statements read so far without an error
+        self.rereads = rereads  # how often the lines were read again, each time without a line the engine refused
         self.rules = header.rules
         self.scenario = header.scenario
         self.source = source
@@ -160,7 +167,6 @@ class LogBuilder:
 
     # -- plumbing -------------------------------------------------------------------
     def _error(self, tok: Token | None, message: str, line: int | None = None) -> None:
-        self.refused = True
         where = Location(self.source, tok.line, tok.column) if tok else Location(self.source, line or 1, 1)
         self.on_error(ReplayError(message, where))
 
@@ -176,19 +182,29 @@ class LogBuilder:
             self._error(r.tok, r.message, stmt.line)
             return
         self.events.extend(staged)
-        if staged and self.judge is not None:
-            self._engine_says(self.judge.judge(staged, stmt.line), stmt)
+        refusal = self.judge.judge(staged, stmt.line) if staged else None
+        if refusal is not None:
+            self._engine_refuses(refusal, stmt)
+            return
+        self.accepted.append(stmt)
         if isinstance(stmt, Body) and not isinstance(stmt, RoundMark) and (stmt.round or 0) > self.reached[0]:
             self.reached = (stmt.round or 0, stmt.line)
 
-    def _engine_says(self, refusal: str | None, stmt: Statement) -> None:
+    def _engine_refuses(self, refusal: str, stmt: Statement) -> None:
         """Report a rule the engine, replaying the statement's events, finds broken (after the
-        reader's own checks passed them): at the statement's first token. The engine goes on
-        from its own reconstruction, and so does the reader. Once an error was reported, the
-        engine's findings are left out: they may follow from the line refused."""
-        if refusal is None or self.refused:
-            return
+        reader's own checks passed them), at the statement's first token. Like any refused line it
+        leaves nothing behind: the lines accepted so far are read again, without it, into a fresh
+        state and engine (their errors were reported the first time). After
+        :data:`MAX_REREADS` such lines, a bound on the work a log can cause, the line's events
+        stay and the engine goes on from its own reconstruction."""
         tok = self._first_tok(stmt, marker=False)
+        if self.rereads < MAX_REREADS:
+            self.judge.close()
+            fresh = LogBuilder(self.header, self.source, lambda e: None, self.game, self.rereads + 1)
+            for again in self.accepted:
+                fresh.visit(again)
+            fresh.on_error = self.on_error
+            self.__dict__.update(fresh.__dict__)
         self._error(tok, f"the rules engine, replaying this log, refuses {tok.text!r}: {refusal}; correct this line")
 
     def _visit(self, stmt: Statement) -> list[Event]:
@@ -643,6 +659,7 @@ class LogBuilder:
             return
         weapon, _, excess, line = act.overheat_due
         act.overheat_due = None  # reported once; the line itself is read on
+        self.judge.stop()  # the engine waits for the roll the log leaves out: it cannot follow the game
         tok = self._first_tok(stmt, marker=False)
         self._error(tok, f"{act.unit}'s {weapon} attack on line {line} took it {excess} over its heat rating, so "
                     f"its overheat roll comes before {tok.text!r}: '{act.unit} {weapon} overheat D6'")
@@ -747,6 +764,7 @@ class LogBuilder:
         else:
             return
         self.initiative[r] = (unit.side, line)  # reported once: the round goes on as logged
+        self.judge.stop()  # the engine waits for the roll the log leaves out: it cannot follow the game
         self._error(tok, problem)
 
     def _replayable(self) -> bool:
@@ -851,7 +869,11 @@ class LogBuilder:
         end = GameEnd(seq=len(self.events) + 1, round=e.round, winner=e.winner, reason=e.reason,
                       rounds=e.rounds, blue_vp=e.blue_vp, red_vp=e.red_vp)
         self.events.append(end)
-        if self.judge is not None and self.result_tag is not None:
-            self._engine_says(self.judge.finish(end, self.result_tag.line), self.result_tag)
+        refusal = self.judge.finish(end, self.result_tag.line) if self.result_tag is not None else None
+        if refusal is not None:
+            assert self.result_tag is not None
+            tok = self.result_tag.key
+            self._error(tok, f"the rules engine, replaying this log, refuses {tok.text!r}: {refusal}; "
+                        f"correct this line")
         return self.events
 
