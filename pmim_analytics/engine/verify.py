@@ -20,6 +20,7 @@ from pmim_analytics.engine.actions import Action, ActivateUnit, EndActivation, F
 from pmim_analytics.engine.checks import BATTLE, DEPLOY, OVER
 from pmim_analytics.engine.spec import GameSpec, UnitProfile
 from pmim_analytics.engine.state import HEAT_HIT, INITIATIVE, OVERHEAT, GameState
+from pmim_analytics.engine.state import UnitState as EngineUnit
 from pmim_analytics.errors import IllegalActionError, InvalidArmyError, PmimError, ReplayError
 from pmim_analytics.model import combat
 from pmim_analytics.model.events import (
@@ -781,11 +782,25 @@ class LiveJudge:
         self.checker = _Checker(GameRecord(header, ()), [None])
         self.checker.open()
         self.battle = False
-        self.stopped = not self.checker.begin()  # the game cannot be rebuilt: the reader says why
+        self.stopped = not self.checker.begin()
+        #: why the engine cannot rebuild the game, when it cannot
+        self.problem = self.checker.found[-1].message if self.stopped and self.checker.found else None
 
     def close(self) -> None:
         """Unbind the checker's handlers (they make a reference cycle while bound)."""
         self.checker.close()
+
+    def assume_initiative(self, side: str) -> bool:
+        """A round's initiative roll the log leaves out (the reader reports it): the round goes on
+        as logged, ``side`` first, from a roll that gives it. False when the engine awaits no
+        initiative roll."""
+        c = self.checker
+        st = c.state
+        if self.stopped or st is None or st.optional_roll_kind() != INITIATIVE:
+            return False
+        st.apply_roll((2, 1) if side == "blue" else (1, 2))
+        c.queue.extend(e for e in c.fresh() if not isinstance(e, InitiativeRoll))  # no line gives it
+        return True
 
     def stop(self) -> None:
         """Judge no more: the reader has found the game cannot be followed (a roll the rules
@@ -807,6 +822,25 @@ class LiveJudge:
             self.stopped = True  # the engine cannot follow the game any further
             return f"the engine cannot follow the game from here: {e}"
         return c.found[before].message if len(c.found) > before else None
+
+    def unit(self, unit_id: str) -> EngineUnit:
+        """The engine's state of a unit (HP, lost locations, what it lost), as the game stands."""
+        st = self.checker.state
+        assert st is not None  # a judge whose game cannot be rebuilt is not asked
+        return st.by_id[unit_id]
+
+    def losses(self) -> list[Event]:
+        """The losses the rules derive from the events fed last (a location destroyed and what it
+        leads to, a unit destroyed), in order; the reader's own events for them are still to come.
+        None once the judge has stopped (it no longer follows the game)."""
+        out: list[Event] = []
+        if self.stopped:
+            return out
+        for q in self.checker.queue:
+            if q.type not in _LOSSES:
+                break
+            out.append(q)
+        return out
 
     def begin_battle(self) -> None:
         """The deployments are over: a unit not deployed is at a position nobody knows."""

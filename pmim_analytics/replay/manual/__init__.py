@@ -70,7 +70,11 @@ class LogReader:
             for _ in statements:  # still report every syntax error
                 pass
             return None
-        builder = LogBuilder(header, self.source, self.handle_error, record_header(header))
+        try:
+            builder = LogBuilder(header, self.source, self.handle_error, record_header(header))
+        except ReplayError as e:  # the engine cannot rebuild the game the tags describe
+            self.handle_error(e)
+            return None
         played = False  # a play log: deployments, moves, holds, attacks or VP lines, not only losses
         try:
             for stmt in statements:

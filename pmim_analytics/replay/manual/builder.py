@@ -129,7 +129,13 @@ class LogBuilder:
                  rereads: int = 0) -> None:
         self.header = header
         self.game = game  # the replay header the log's tags make
-        self.judge = LiveJudge(game)  # the engine, replaying the game as its lines come
+        self.judge = LiveJudge(game)  # the engine, replaying the game as its lines come: what units have left is its
+        if self.judge.problem is not None:
+            self.judge.close()
+            raise ReplayError(f"the rules engine cannot rebuild this game: {self.judge.problem}",
+                              Location(source, 1, 1))
+        self.fed = 0  # how many of the statement being read's events the engine has had
+        self.refusal: str | None = None  # what the engine refuses in the statement being read
         self.accepted: list[Statement] = []  # the statements read so far without an error
         self.rereads = rereads  # how often the lines were read again, each time without a line the engine refused
         self.rules = header.rules
@@ -141,7 +147,8 @@ class LogBuilder:
         for side in SIDES:
             for u in header.sides[side].roster.units:
                 uid = f"{SIDE_PREFIX[side]}:{u.id}"
-                self.units[uid] = UnitState.create(uid, side, find_unit(self.rules, u.code), u.weapons, u.mounts)
+                self.units[uid] = UnitState.create(uid, side, find_unit(self.rules, u.code), u.weapons, u.mounts,
+                                                   self.judge.unit(uid))
         self.pending: dict[tuple[str, str, str | None], tuple[str | None, int]] = {}
         self.last_round: int | None = None
         self.last_round_tok: Token | None = None
@@ -176,19 +183,34 @@ class LogBuilder:
     def visit(self, stmt: Statement) -> None:
         """Check one statement and append its events; report a refusal through the hook."""
         self.last_line = max(self.last_line, stmt.line)
+        self.fed, self.refusal = 0, None
         try:
             staged = self._visit(stmt)
         except Reject as r:
             self._error(r.tok, r.message, stmt.line)
             return
         self.events.extend(staged)
-        refusal = self.judge.judge(staged, stmt.line) if staged else None
-        if refusal is not None:
-            self._engine_refuses(refusal, stmt)
+        self._feed(staged, stmt)
+        if self.refusal is not None:
+            self._engine_refuses(self.refusal, stmt)
             return
         self.accepted.append(stmt)
         if isinstance(stmt, Body) and not isinstance(stmt, RoundMark) and (stmt.round or 0) > self.reached[0]:
             self.reached = (stmt.round or 0, stmt.line)
+
+    def _feed(self, staged: list[Event], stmt: Statement | Body) -> None:
+        """Hand the engine the statement's events it has not had yet (``self.fed`` of them it has)."""
+        if len(staged) > self.fed:
+            refusal = self.judge.judge(staged[self.fed:], stmt.line)
+            self.fed = len(staged)
+            self.refusal = self.refusal or refusal
+
+    def _derived(self, staged: list[Event], stmt: Body) -> list[tuple[str, str | None]]:
+        """What the statement's events lead to by the rules (a location destroyed, immobilized,
+        disarmed, the unit destroyed), as the engine derives them once it has them: the
+        statement's events so far go to the engine now."""
+        self._feed(staged, stmt)
+        return [(ev.type, getattr(ev, "location", None)) for ev in self.judge.losses()]
 
     def _engine_refuses(self, refusal: str, stmt: Statement) -> None:
         """Report a rule the engine, replaying the statement's events, finds broken (after the
@@ -544,11 +566,10 @@ class LogBuilder:
         check_roll(s, weapon, needed)
         damage = check_damage(s, weapon, target)
         location = check_location(s, target, damage, self.rules)
-        overkill, follows = target.take_damage(damage, location) if damage else (0, [])
         self._emit(staged, Attack, s.round, unit=unit.id, weapon=weapon.code, mount=mount, target=target.id,
                    distance=distance, roll=s.dice, acc=weapon.acc, needed=needed, hit=s.hit, location=location,
-                   location_rolls=s.location_rolls, damage=damage, overkill=overkill)
-        self._follow(staged, target, follows, unit.id, s)
+                   location_rolls=s.location_rolls, damage=damage, overkill=target.overkill(damage, location))
+        self._follow(staged, target, self._derived(staged, s), unit.id, s)
         self._commit_activation(act)
         if act is not None:
             act.attacks += 1
@@ -637,10 +658,8 @@ class LogBuilder:
                              f"{s.location_tok.text!r}; its locations are {unit.location_names()}")
             if unit.is_lost(s.location):
                 raise Reject(s.location_tok, f"{s.unit.text!r}'s {location_name(s.location)} is already destroyed")
-            follows = unit.lose_location(s.location)
-            self._follow(staged, unit, follows, by, s)
-            # the marker itself is the location_destroyed event: no confirmation pending for it
-            self.pending.pop(("location_destroyed", unit.id, s.location), None)
+            self._emit(staged, LocationDestroyed, s.round, unit=unit.id, location=s.location, by=by)
+            self._follow(staged, unit, self._derived(staged, s), by, s)
             return staged
         flag = unit.immobilized if s.kind == "immobilized" else unit.disarmed
         if flag:
@@ -709,12 +728,9 @@ class LogBuilder:
                          f"weapon hits its own Warmech for STR {weapon.strength} x RPT {weapon.rpt} = {damage}, "
                          f"ignoring ARM")
         unit.heat_lost[mount] = s.line
-        overkill, follows = unit.take_damage(damage, location) if damage else (0, [])
-        if not follows:  # the weapon lost may be the last one
-            follows = unit.loss_follows()
         self._emit(staged, WeaponLost, s.round, unit=unit.id, weapon=code, mount=mount, location=location,
-                   location_rolls=s.location_rolls, damage=damage, overkill=overkill)
-        self._follow(staged, unit, follows, None, s)
+                   location_rolls=s.location_rolls, damage=damage, overkill=unit.overkill(damage, location))
+        self._follow(staged, unit, self._derived(staged, s), None, s)
         act.overheat_due = None
         return staged
 
@@ -764,7 +780,8 @@ class LogBuilder:
         else:
             return
         self.initiative[r] = (unit.side, line)  # reported once: the round goes on as logged
-        self.judge.stop()  # the engine waits for the roll the log leaves out: it cannot follow the game
+        if not self.judge.assume_initiative(unit.side):
+            self.judge.stop()  # the engine cannot follow the round as logged
         self._error(tok, problem)
 
     def _replayable(self) -> bool:

@@ -1,20 +1,20 @@
-"""What a manual log's reader tracks about each unit: HP, lost locations, position.
+"""What a manual log's reader keeps about each unit: where it stands and the lines that said so.
 
-Damage follows the rules: a basic unit loses HP; a Warmech loses HP at one hit location,
-and a location at 0 HP is destroyed (with the weapon mounted there). Under the optional heat
-rule a weapon can also be lost to overheating. A humanoid with
-both side torsos destroyed, or an avian or saurian with its center torso destroyed, is
-destroyed; both legs lost immobilise; all weapon mounts lost disarm. Damage beyond
-what the location or unit had left is overkill.
+How much a unit has left (HP, lost locations, weapons lost to overheating) is the engine's:
+the reader replays the log's events through the engine's ``GameState`` as it reads them
+(:class:`~pmim_analytics.engine.verify.LiveJudge`), and each :class:`UnitState` reads the
+engine's unit. What a hit, a lost location or an overheated weapon leads to (destroyed,
+immobilized, disarmed) is the engine's too: the reader writes the events the engine derives.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pmim_analytics.model.combat import hit_result, location_loss_follows
+from pmim_analytics.engine.state import UnitState as EngineUnit
+from pmim_analytics.model.combat import hit_result
 from pmim_analytics.model.hexes import Hex as GridHex
-from pmim_analytics.model.vocab import LOCATION_CODES, LOCATION_WORDS, LOCATIONS
+from pmim_analytics.model.vocab import LOC_INDEX, LOCATION_CODES, LOCATION_WORDS
 from pmim_analytics.rules.mechanics import chart_codes, deployment_rows, heat_rating, weapon_range
 from pmim_analytics.rules.models import Chassis, RulesVersion, Warmech, Weapon
 from pmim_analytics.rules.scenario import Scenario
@@ -39,15 +39,15 @@ def in_deployment_zone(h: Hex, side: str, kind: str, scenario: Scenario) -> bool
 
 @dataclass
 class UnitState:
-    """One unit during the game (mutable; private to the log reader)."""
+    """One unit during the game, as the log reader sees it (mutable; private to the reader)."""
 
     id: str
     side: str
     spec: Chassis | Warmech
     weapons: tuple[str, ...]
     mounts: tuple[str, ...]
-    hp: int = 0
-    loc_hp: dict[str, int] = field(default_factory=dict)  # location code -> HP left (Warmechs)
+    engine: EngineUnit  # the engine's unit: what it has left
+    codes: tuple[str, ...] = ()  # the body's location codes (Warmechs)
     destroyed_line: int | None = None
     immobilized: bool = False
     disarmed: bool = False
@@ -57,14 +57,10 @@ class UnitState:
 
     @classmethod
     def create(cls, uid: str, side: str, spec: Chassis | Warmech, weapons: tuple[str, ...],
-               mounts: tuple[str, ...]) -> UnitState:
-        """A unit at full strength."""
-        u = cls(uid, side, spec, weapons, mounts)
-        if isinstance(spec, Warmech):
-            u.loc_hp = {LOCATION_CODES[k]: v for k, v in spec.location_hp().items()}
-        else:
-            u.hp = spec.hp
-        return u
+               mounts: tuple[str, ...], engine: EngineUnit) -> UnitState:
+        """A unit at full strength, following the engine's unit ``engine``."""
+        codes = tuple(LOCATION_CODES[k] for k in spec.location_hp()) if isinstance(spec, Warmech) else ()
+        return cls(uid, side, spec, weapons, mounts, engine, codes)
 
     @property
     def is_warmech(self) -> bool:
@@ -78,11 +74,11 @@ class UnitState:
 
     def has_location(self, code: str) -> bool:
         """Whether the unit's body has this hit location."""
-        return code in self.loc_hp
+        return code in self.codes
 
     def is_lost(self, code: str) -> bool:
-        """Whether the location is destroyed (0 HP)."""
-        return self.loc_hp.get(code, 0) <= 0
+        """Whether the location is destroyed (0 HP), by the engine's state."""
+        return code not in self.codes or self.engine.loc_hp[LOC_INDEX[code]] <= 0
 
     def weapon_range(self, weapon: Weapon, rules: RulesVersion) -> int:
         """The weapon's RNG on this unit (infantry and ODA take light weapons at a penalty)."""
@@ -103,38 +99,21 @@ class UnitState:
         return chart_codes(rules, self.spec.body)[die - 1]
 
     def location_hps(self) -> list[int]:
-        """Location HP in :data:`~pmim_analytics.model.vocab.LOCATIONS` order, -1 where the body has none."""
-        return [self.loc_hp.get(code, -1) for code in LOCATIONS]
+        """Location HP in :data:`~pmim_analytics.model.vocab.LOCATIONS` order, -1 where the body has none
+        (the engine's)."""
+        return list(self.engine.loc_hp)
 
-    def take_damage(self, damage: int, location: str | None) -> tuple[int, list[tuple[str, str | None]]]:
-        """Apply damage; return the overkill and what follows, in order.
-
-        The consequences are ``(kind, location)`` with kind ``location_destroyed``,
-        ``unit_destroyed``, ``immobilized`` or ``disarmed``.
-        """
-        if not self.is_warmech:
-            self.hp, overkill, lost = hit_result(self.hp, damage)
-            return overkill, [("unit_destroyed", None)] if lost else []
-        assert location is not None
-        self.loc_hp[location], overkill, lost = hit_result(self.loc_hp[location], damage)
-        return overkill, self.lose_location(location, already_zero=True) if lost else []
-
-    def lose_location(self, location: str, already_zero: bool = False) -> list[tuple[str, str | None]]:
-        """Destroy a location; return it and its consequences (destroyed, immobilised, disarmed)."""
-        if not already_zero:
-            self.loc_hp[location] = 0
-        return [("location_destroyed", location), *self.loss_follows()]
-
-    def loss_follows(self) -> list[tuple[str, str | None]]:
-        """What the unit's losses so far newly lead to (destroyed, immobilized, disarmed), by the
-        engine's rule :func:`~pmim_analytics.model.combat.location_loss_follows`."""
-        lost = [self.is_lost(m) or m in self.heat_lost for m in self.mounts]
-        follows = location_loss_follows(self.body, self.location_hps(), self.immobilized, self.disarmed, lost)
-        return [(what, None) for what in follows]
+    def overkill(self, damage: int, location: str | None) -> int:
+        """The damage beyond what the unit (basic) or the location hit has left
+        (:func:`~pmim_analytics.model.combat.hit_result`, on the engine's HP)."""
+        if not damage:
+            return 0
+        hp = self.engine.hp if location is None else self.engine.loc_hp[LOC_INDEX[location]]
+        return hit_result(hp, damage)[1]
 
     def location_names(self) -> str:
         """The body's location codes, for messages."""
-        return " ".join(self.loc_hp)
+        return " ".join(self.codes)
 
 
 def location_name(code: str) -> str:
