@@ -790,6 +790,33 @@ class LiveJudge:
         """Unbind the checker's handlers (they make a reference cycle while bound)."""
         self.checker.close()
 
+    def round_score(self, round_no: int) -> list[VP] | None:
+        """The objectives the rules score at the end of round ``round_no``, if it ended now (the
+        units that have not activated holding), from where the engine knows the units stand;
+        ``None`` when the engine cannot say (it stopped, awaits dice, or plays another round).
+        A round the rules have ended already (its last activation could do nothing more) has its
+        scoring queued; otherwise it is asked of a copy of the game: nothing changes."""
+        c = self.checker
+        st = c.state
+        if self.stopped or st is None:
+            return None
+        queue = c.queue
+        if not any(isinstance(e, RoundEnd) for e in queue):
+            if st.phase != BATTLE or st.round != round_no:
+                return None
+            saved = c.state, c.queue, c.mark, len(c.found)
+            try:
+                c.state, c.queue = st.clone(), []
+                c.hold_the_rest()
+                queue = c.queue
+            finally:
+                c.state, c.queue, c.mark = saved[:3]
+                del c.found[saved[3]:]
+        end = next((e for e in queue if isinstance(e, RoundEnd)), None)
+        if end is None or end.round != round_no:
+            return None
+        return [e for e in queue if isinstance(e, VP) and e.round == round_no]
+
     def assume_initiative(self, side: str) -> bool:
         """A round's initiative roll the log leaves out (the reader reports it): the round goes on
         as logged, ``side`` first, from a roll that gives it. False when the engine awaits no

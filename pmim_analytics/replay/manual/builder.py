@@ -53,7 +53,7 @@ from pmim_analytics.replay.manual.attacks import (
     check_roll,
     resolve_weapon,
 )
-from pmim_analytics.replay.manual.ending import check_result, parse_result, score_objectives
+from pmim_analytics.replay.manual.ending import check_result, parse_result
 from pmim_analytics.replay.manual.header import SIDE_PREFIX, SIDES, LogHeader
 from pmim_analytics.replay.manual.notation import (
     AttackStmt,
@@ -817,15 +817,15 @@ class LogBuilder:
             raise Reject(s.vp_tok, f"VP totals {s.vp_tok.text!r} gain {gained} VP since {b0}-{r0}, more than "
                          f"{n_obj} objectives can give in {rounds_since} round{'s' if rounds_since > 1 else ''}")
         staged: list[Event] = []
-        if self._positions_known() and rounds_since == 1:
-            scored = score_objectives(list(self.units.values()), self.scenario)
-            blue_got = sum(1 for side, *_ in scored if side == "blue")
+        scored = self.judge.round_score(r) if self._positions_known() and rounds_since == 1 else None
+        if scored is not None:  # the engine's scoring, where the units stand
+            blue_got = sum(1 for v in scored if v.side == "blue")
             red_got = len(scored) - blue_got
             if (b0 + blue_got, r0 + red_got) != (s.blue, s.red):
                 raise Reject(s.vp_tok, f"VP totals {s.vp_tok.text!r} do not match the positions logged: blue "
                              f"scores {blue_got} and red {red_got} in R{r}, so {b0 + blue_got}-{r0 + red_got}")
-            for side, blue, red, objective in scored:
-                self._emit(staged, VP, r, objective=objective, side=side, blue=blue, red=red)
+            for v in scored:
+                self._emit(staged, VP, r, objective=v.objective, side=v.side, blue=v.blue, red=v.red)
         self._emit(staged, RoundEnd, r, blue_vp=s.blue, red_vp=s.red)
         self.vp = (s.blue, s.red)
         self.vp_rounds[r] = s.line

@@ -1,5 +1,5 @@
-"""The end of a logged game: the result line, the wording of its check (the rule is the
-engine's, :func:`~pmim_analytics.engine.rulings.result_refusal`), and objective scoring.
+"""The end of a logged game: the result line and the wording of its check (the rule is the
+engine's, :func:`~pmim_analytics.engine.rulings.result_refusal`).
 
 ``result: WINNER [REASON] [BLUE-RED]`` -- winner ``blue``, ``red`` or ``draw``; reason
 ``vp``, ``wipeout``, ``round_limit`` or ``manual`` (the default); the final VP, blue first.
@@ -11,10 +11,9 @@ from dataclasses import dataclass
 
 from pmim_analytics.engine import rulings
 from pmim_analytics.model.vocab import END_REASONS as GAME_END_REASONS
-from pmim_analytics.model.vocab import SIDES
 from pmim_analytics.replay.manual.notation import Reject, Tag, Token, parse_vp, tokenize
-from pmim_analytics.replay.manual.state import UnitState, hex_distance
-from pmim_analytics.rules.mechanics import in_capture_zone, objective_scorer, round_limit_winner
+from pmim_analytics.replay.manual.state import UnitState
+from pmim_analytics.rules.mechanics import round_limit_winner
 from pmim_analytics.rules.scenario import Scenario
 
 #: (round, winner, reason, line) of a win the log itself shows (a VP total or a wipeout).
@@ -113,22 +112,3 @@ def check_result(res: ResultLine, vp: tuple[int, int] | None, rounds: int | None
     ahead = round_limit_winner(scenario.victory, vp[0], vp[1])
     raise Reject(vp_tok, f"at the round limit the side ahead on VP wins, and {vp_text!r} "
                  f"gives {ahead or 'a draw'}")
-
-
-def score_objectives(units: list[UnitState], scenario: Scenario) -> list[tuple[str, tuple[str, ...],
-                                                                              tuple[str, ...], int]]:
-    """Objectives scored at a round's end: (side, blue holders, red holders, objective index).
-
-    A side scores an objective when more of its units than the other side's stand within
-    the capture radius (1 hex, the objective included). Every live unit's position must
-    be known.
-    """
-    out: list[tuple[str, tuple[str, ...], tuple[str, ...], int]] = []
-    for i, obj in enumerate(scenario.objectives.hexes):
-        near = {side: tuple(u.id for u in units if u.side == side and not u.is_destroyed
-                            and u.pos is not None and in_capture_zone(scenario, hex_distance(u.pos, obj)))
-                for side in SIDES}
-        scorer = objective_scorer(len(near["blue"]), len(near["red"]))
-        if scorer is not None:
-            out.append((SIDES[scorer], near["blue"], near["red"], i))
-    return out
