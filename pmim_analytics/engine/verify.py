@@ -771,6 +771,11 @@ class _Checker:
             self.report("the replay stops before the game is over")
 
 
+def _round_end(events: list[Event]) -> RoundEnd | None:
+    """The first round_end among ``events``, if any."""
+    return next((e for e in events if isinstance(e, RoundEnd)), None)
+
+
 class LiveJudge:
     """The engine's judgement of a game as a reader makes its events, statement by statement (the
     manual-log reader). Deployments come first; at the first other event, the units not
@@ -801,7 +806,7 @@ class LiveJudge:
         if self.stopped or st is None:
             return None
         queue = c.queue
-        if not any(isinstance(e, RoundEnd) for e in queue):
+        if _round_end(queue) is None:
             if st.phase != BATTLE or st.round != round_no:
                 return None
             saved = c.state, c.queue, c.mark, len(c.found)
@@ -812,10 +817,10 @@ class LiveJudge:
             finally:
                 c.state, c.queue, c.mark = saved[:3]
                 del c.found[saved[3]:]
-        end = next((e for e in queue if isinstance(e, RoundEnd)), None)
+        end = _round_end(queue)
         if end is None or end.round != round_no:
             return None
-        return [e for e in queue if isinstance(e, VP) and e.round == round_no]
+        return [v for v in queue if isinstance(v, VP) and v.round == round_no]
 
     def assume_initiative(self, side: str) -> bool:
         """A round's initiative roll the log leaves out (the reader reports it): the round goes on
