@@ -822,6 +822,20 @@ class LiveJudge:
             return None
         return [v for v in queue if isinstance(v, VP) and v.round == round_no]
 
+    def side_to_act(self, round_no: int) -> str | None:
+        """The side whose turn it is to activate a unit in round ``round_no``, once the active unit's
+        activation ends (the rules' turn order: ``first_side`` and ``next_turn``); ``None`` when the
+        engine cannot say (it stopped, awaits dice, or plays another round). Nothing changes."""
+        st = self.checker.state
+        if self.stopped or st is None or st.phase != BATTLE:
+            return None
+        if st.active is not None:
+            st = st.clone()
+            _end_activation(st)
+        if st.phase != BATTLE or st.round != round_no or st.is_chance_node():
+            return None
+        return SIDES[st.to_act]
+
     def assume_initiative(self, side: str) -> bool:
         """A round's initiative roll the log leaves out (the reader reports it): the round goes on
         as logged, ``side`` first, from a roll that gives it. False when the engine awaits no

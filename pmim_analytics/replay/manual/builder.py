@@ -84,16 +84,13 @@ from pmim_analytics.replay.manual.state import (
 from pmim_analytics.rules import find_unit
 from pmim_analytics.rules.mechanics import (
     activation_heat,
-    activations_per_turn,
     attacks_left,
     attacks_per_activation,
     deployment_rows,
-    first_side,
     initiative_first,
     is_overheated,
     is_wiped_out,
     may_rush,
-    next_turn,
     overheat_damage,
     rounds_left,
     rush_distance,
@@ -119,7 +116,6 @@ class _Activation:
     heat: int = 0  # heat the unit's attacks made this activation (optional heat rule)
     overheat_due: tuple[str, str, int, int] | None = None  # (weapon, mount, excess, attack line): roll next
     mounts: set[str] = field(default_factory=set)
-    turn: tuple[int, int] = (0, 1)  # (side index, activations left in its turn, this one included)
 
 
 class LogBuilder:
@@ -157,7 +153,6 @@ class LogBuilder:
         self.started: set[int] = set()
         self.activated: dict[int, dict[str, int]] = {}
         self.current: _Activation | None = None
-        self.turn: tuple[int, int, int] | None = None  # (round, side index, activations left in its turn)
         self.vp = (0, 0)
         self.vp_rounds: dict[int, int] = {}
         self.initiative: dict[int, tuple[str | None, int]] = {}  # round -> (side first or None on a tie, line)
@@ -343,40 +338,29 @@ class LogBuilder:
                          f"a unit activates once a round and its actions go together")
         if r not in self.started:
             self._check_initiative(stmt, unit, r)
-        turn = self._check_turn(stmt, unit, r)
+        self._check_turn(stmt, unit, r)
         if r not in self.started:
             self._emit(staged, RoundStart, r, first=unit.side)
         self._emit(staged, Activate, r, unit=unit.id)
-        return _Activation(unit.id, r, stmt.line, turn=turn)
+        return _Activation(unit.id, r, stmt.line)
 
-    def _check_turn(self, stmt: MoveStmt | HoldStmt | AttackStmt, unit: UnitState, r: int) -> tuple[int, int]:
-        """Whose turn it is (:func:`~pmim_analytics.rules.mechanics.first_side` and
-        :func:`~pmim_analytics.rules.mechanics.next_turn`, the engine's rules), judged in a log
-        that deploys every unit, which the engine replays: a unit of the other side is refused.
-        (A log that deploys only some units may leave out activations, so its order is not
-        judged.) Returns the turn ``unit`` acts in: its side and the activations left in it."""
-        side = SIDES.index(unit.side)
-        rule = self.rules.optional.catch_up
-        living = [sum(1 for u in self.units.values() if u.side == s and not u.is_destroyed) for s in SIDES]
-        fresh = (side, activations_per_turn(rule, living[side], living[1 - side]))
-        judged = self._replayable()
-        if self.turn is None or self.turn[0] != r:  # the round's first activation
-            first = first_side(self.scenario.first_player, r)
-            if judged and self.rules.optional.rolled_initiative is None and first is not None and first != side:
-                raise Reject(stmt.unit, f"{SIDES[first]} activates first in R{r} ({self.scenario.name}'s first "
-                             f"player: {self.scenario.first_player}), not {stmt.unit.text!r}")
-            return fresh
-        done = self.activated.get(r, {})
-        waiting = [sum(1 for u in self.units.values() if u.side == s and not u.is_destroyed and u.id not in done)
-                   for s in SIDES]
-        nxt = next_turn(rule, self.turn[1], self.turn[2], waiting, living)
-        if nxt is None or nxt[0] == side:
-            return nxt or fresh
-        if judged:
-            raise Reject(stmt.unit, f"it is {SIDES[nxt[0]]}'s turn, not {stmt.unit.text!r}'s: the sides take turns "
-                         f"to activate a unit (a side with none left to activate passes); log the unit that "
-                         f"activates next, even if it only holds ('UNIT hold')")
-        return fresh
+    def _check_turn(self, stmt: MoveStmt | HoldStmt | AttackStmt, unit: UnitState, r: int) -> None:
+        """Whose turn it is, the engine's (``LiveJudge.side_to_act``: the rules' turn order of
+        :func:`~pmim_analytics.rules.mechanics.first_side` and
+        :func:`~pmim_analytics.rules.mechanics.next_turn`), judged in a log that deploys every
+        unit: a unit of the other side is refused. (A log that deploys only some units may leave
+        out activations, so its order is not judged.)"""
+        if not self._replayable():
+            return
+        side = self.judge.side_to_act(r)
+        if side is None or side == unit.side:
+            return
+        if r not in self.started:
+            raise Reject(stmt.unit, f"{side} activates first in R{r} ({self.scenario.name}'s first "
+                         f"player: {self.scenario.first_player}), not {stmt.unit.text!r}")
+        raise Reject(stmt.unit, f"it is {side}'s turn, not {stmt.unit.text!r}'s: the sides take turns "
+                     f"to activate a unit (a side with none left to activate passes); log the unit that "
+                     f"activates next, even if it only holds ('UNIT hold')")
 
     def _commit_activation(self, act: _Activation | None) -> None:
         if act is None:
@@ -384,7 +368,6 @@ class LogBuilder:
         self.started.add(act.round)
         self.max_round = max(self.max_round, act.round)
         self.activated.setdefault(act.round, {})[act.unit] = act.line
-        self.turn = (act.round, *act.turn)
         self.current = act
 
     # -- statements -----------------------------------------------------------------
