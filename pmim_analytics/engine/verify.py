@@ -836,6 +836,15 @@ class LiveJudge:
             return None
         return SIDES[st.to_act]
 
+    def won(self) -> tuple[str, str] | None:
+        """``(winner, reason)`` once the rules have given a side the game on VP or by a wipeout
+        (the events fed so far); ``None`` otherwise, or when the judge has stopped."""
+        st = self.checker.state
+        result = None if self.stopped or st is None else st.result()
+        if result is None or result.winner is None or result.reason not in ("vp", "wipeout"):
+            return None
+        return result.winner, result.reason
+
     def assume_initiative(self, side: str) -> bool:
         """A round's initiative roll the log leaves out (the reader reports it): the round goes on
         as logged, ``side`` first, from a roll that gives it. False when the engine awaits no

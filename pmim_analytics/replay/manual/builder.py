@@ -89,12 +89,10 @@ from pmim_analytics.rules.mechanics import (
     deployment_rows,
     initiative_first,
     is_overheated,
-    is_wiped_out,
     may_rush,
     overheat_damage,
     rounds_left,
     rush_distance,
-    vp_winner,
     weapon_heat,
 )
 
@@ -205,6 +203,7 @@ class LogBuilder:
         disarmed, the unit destroyed), as the engine derives them once it has them: the
         statement's events so far go to the engine now."""
         self._feed(staged, stmt)
+        self._note_end(stmt)
         return [(ev.type, getattr(ev, "location", None)) for ev in self.judge.losses()]
 
     def _engine_refuses(self, refusal: str, stmt: Statement) -> None:
@@ -579,14 +578,13 @@ class LogBuilder:
                 unit.immobilized = True
             elif kind == "disarmed":
                 unit.disarmed = True
-        if any(k == "unit_destroyed" for k, _ in follows):
-            self._check_wipeout(unit.side, s)
 
-    def _check_wipeout(self, side: str, s: Body) -> None:
-        if self.ended is None and is_wiped_out(sum(1 for u in self.units.values()
-                                                   if u.side == side and not u.is_destroyed)):
-            other = "red" if side == "blue" else "blue"
-            self.ended = (s.round, other, "wipeout", s.line)
+    def _note_end(self, s: Body) -> None:
+        """Once the engine, fed the lines so far, has given a side the game (on VP, or by a
+        wipeout), the reader notes it at line ``s`` (lines after it are refused)."""
+        won = self.judge.won() if self.ended is None else None
+        if won is not None:
+            self.ended = (s.round, won[0], won[1], s.line)
 
     def _check_not_over(self, s: MarkerStmt) -> None:
         """A loss logged after the game ended is refused: after the VP line of the round a side
@@ -629,7 +627,7 @@ class LogBuilder:
         if s.kind == "destroyed" and s.location is None:
             self._emit(staged, UnitDestroyed, s.round, unit=unit.id, by=by)
             unit.destroyed_line = s.line
-            self._check_wipeout(unit.side, s)
+            self._derived(staged, s)  # the engine has it now, and says whether it wiped the side out
             return staged
         if not unit.is_warmech:
             raise Reject(s.location_tok or s.kind_tok, f"{s.unit.text!r} is not a Warmech; only Warmechs have "
@@ -814,9 +812,7 @@ class LogBuilder:
         self.vp_rounds[r] = s.line
         self.max_round = max(self.max_round, r)
         self.current = None
-        won = vp_winner(self.scenario.victory, s.blue, s.red)
-        if won is not None:
-            self.ended = (r, won, "vp", s.line)
+        self._derived(staged, s)  # the engine has the round's end now, and says whether it won the game
         return staged
 
     def _visit_footer(self, tag: Tag) -> list[Event]:
