@@ -198,12 +198,12 @@ class LogBuilder:
             self.fed = len(staged)
             self.refusal = self.refusal or refusal
 
-    def _derived(self, staged: list[Event], stmt: Body) -> list[tuple[str, str | None]]:
+    def _derived(self, staged: list[Event], stmt: Body, end: str = "wipeout") -> list[tuple[str, str | None]]:
         """What the statement's events lead to by the rules (a location destroyed, immobilized,
         disarmed, the unit destroyed), as the engine derives them once it has them: the
-        statement's events so far go to the engine now."""
+        statement's events so far go to the engine now. A win by ``end`` it gives is noted here."""
         self._feed(staged, stmt)
-        self._note_end(stmt)
+        self._note_end(stmt, end)
         return [(ev.type, getattr(ev, "location", None)) for ev in self.judge.losses()]
 
     def _engine_refuses(self, refusal: str, stmt: Statement) -> None:
@@ -579,11 +579,13 @@ class LogBuilder:
             elif kind == "disarmed":
                 unit.disarmed = True
 
-    def _note_end(self, s: Body) -> None:
-        """Once the engine, fed the lines so far, has given a side the game (on VP, or by a
-        wipeout), the reader notes it at line ``s`` (lines after it are refused)."""
+    def _note_end(self, s: Body, reason: str) -> None:
+        """Once the engine, fed the lines so far, has given a side the game by ``reason`` (a
+        wipeout after a loss, on VP at a VP line), the reader notes it at line ``s`` (lines after
+        it are refused). The engine may score a round as soon as its last activation can do
+        nothing more, but the log wins on VP only at the round's VP line."""
         won = self.judge.won() if self.ended is None else None
-        if won is not None:
+        if won is not None and won[1] == reason:
             self.ended = (s.round, won[0], won[1], s.line)
 
     def _check_not_over(self, s: MarkerStmt) -> None:
@@ -812,7 +814,7 @@ class LogBuilder:
         self.vp_rounds[r] = s.line
         self.max_round = max(self.max_round, r)
         self.current = None
-        self._derived(staged, s)  # the engine has the round's end now, and says whether it won the game
+        self._derived(staged, s, "vp")  # the engine has the round's end now, and says whether it won the game
         return staged
 
     def _visit_footer(self, tag: Tag) -> list[Event]:
