@@ -22,9 +22,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # scripts/venv-install.sh installs with uv where it can (about 12 s for the test extras on 2 cores),
-# with pip otherwise.
+# with pip otherwise. The installed packages are then byte-compiled once, in parallel: left to the
+# tests, dozens of processes started at once compiled the same libraries before the first .pyc landed.
 $(STAMP): pyproject.toml | $(BIN)/python
 	scripts/venv-install.sh $(VENV) -e '.[test,distributed]'
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null || true
 	touch $(STAMP) $(RUN_STAMP)
 
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
@@ -48,10 +50,9 @@ run: $(RUN_STAMP)
 ## make test: set up with the test extras, lint, check the layers and the types, run every test
 # The tests start hundreds of Python processes. Where PYTHONDONTWRITEBYTECODE is set (as on the
 # shared machine) Python keeps nothing it compiles, so each of them compiled streamlit, polars,
-# plotly and the rest anew: make test lifts that setting, so the first process to import a module
-# keeps its .pyc for the others (in .venv and the repository's __pycache__ folders, both ignored
-# by git). The project's own files are compiled in parallel up front (the workers all import them
-# at once). mypy runs beside the tests (scripts/test-with-types.sh).
+# plotly and the rest anew: the packages are compiled at install, the project's own files here, and
+# make test lifts that setting so what is left (pytest's rewritten test modules) is kept too (in
+# __pycache__ folders, ignored by git). mypy runs beside the tests (scripts/test-with-types.sh).
 test: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP)
 	$(BIN)/ruff check .
