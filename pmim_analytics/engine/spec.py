@@ -201,7 +201,7 @@ class GameSpec:
         optional rules its header records), ``readings`` the readings in doubt (its
         ``weapons`` reading is the rosters' business and is only recorded here); ``rules``, when
         given, is played instead of the rules id's own table (``pmim balance propose`` plays
-        candidate stats this way: :func:`pmim_analytics.rules.knobs.rules_with_stats`).
+        candidate stats this way: :func:`pmim_analytics.rules.catalogue.rules_with_stats`).
 
         Raises :class:`UnknownNameError` for an unknown rules id, scenario, unit, weapon or
         first-player setting and :class:`DataFileError` for optional rules that leave

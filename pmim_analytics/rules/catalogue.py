@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from pmim_analytics.errors import DataFileError, Location, UnknownNameError, display_path
 from pmim_analytics.limits import MAX_YAML_DEPTH, MAX_YAML_VALUES
+from pmim_analytics.rules.knobs import with_stats
 from pmim_analytics.rules.models import (
     Chassis,
     RulesVersion,
@@ -430,10 +431,15 @@ def load_scenario(scenario_id: str) -> Scenario:
         raise DataFileError(reason, Location(display_path(path), field=field)) from None
 
 
+@lru_cache(maxsize=64)
+def rules_with_stats(rules_id: str, stats: tuple[tuple[str, int], ...]) -> RulesVersion:
+    """:func:`~pmim_analytics.rules.knobs.with_stats` of the rules id ``rules_id`` (cached: a worker
+    plays many games of one table)."""
+    return with_stats(load_rules(rules_id), dict(stats))
+
+
 def clear_caches() -> None:
     """Forget loaded rules and scenarios (tests that point ``PMIM_DATA`` elsewhere)."""
-    from pmim_analytics.rules.knobs import rules_with_stats
-
     _raw_rules.cache_clear()
     load_rules.cache_clear()
     load_scenario.cache_clear()

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -156,11 +155,3 @@ def with_stats(rules: RulesVersion, stats: Mapping[str, int]) -> RulesVersion:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise PmimError(f"the stats {dict(stats)} make {rules.id} invalid at {where}: {first['msg']}") from None
-
-
-@lru_cache(maxsize=64)
-def rules_with_stats(rules_id: str, stats: tuple[tuple[str, int], ...]) -> RulesVersion:
-    """:func:`with_stats` of the rules id ``rules_id`` (cached: a worker plays many games of one table)."""
-    from pmim_analytics.rules.catalogue import load_rules
-
-    return with_stats(load_rules(rules_id), dict(stats))

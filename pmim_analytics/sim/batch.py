@@ -24,7 +24,7 @@ from pmim_analytics.errors import PmimError
 from pmim_analytics.model.events import GameEnd
 from pmim_analytics.replay.format import GameRecord, write_game
 from pmim_analytics.rules.army import Roster
-from pmim_analytics.rules.knobs import rules_with_stats
+from pmim_analytics.rules.catalogue import rules_with_stats
 from pmim_analytics.rules.readings import Readings
 from pmim_analytics.sim.parts import PART_SIZE as PART_SIZE  # games per chunk and part, re-exported
 
